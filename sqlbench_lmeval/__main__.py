@@ -1,0 +1,3 @@
+from sqlbench_lmeval.cli import main
+
+raise SystemExit(main())

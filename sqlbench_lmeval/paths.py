@@ -1,0 +1,28 @@
+"""Where things live on disk: the tasks folder and the cache of built bundles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CACHE_ENV = "SQLBENCH_LMEVAL_CACHE"
+DEFAULT_CACHE = Path("~/.cache/sqlbench_lmeval")
+
+
+def cache_dir(override: str | os.PathLike | None = None) -> Path:
+    """The cache root: ``override``, else ``$SQLBENCH_LMEVAL_CACHE``, else ``~/.cache/sqlbench_lmeval``."""
+    chosen = override or os.environ.get(CACHE_ENV) or DEFAULT_CACHE
+    return Path(chosen).expanduser().resolve()
+
+
+def tasks_dir() -> Path:
+    """The folder of our lm-eval YAML tasks.
+
+    A wheel carries it as ``sqlbench_lmeval/tasks``; a source checkout or editable install
+    keeps it at the top level, beside the package.
+    """
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "tasks", package.parent / "tasks"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"no tasks folder beside {package}; the installation is incomplete")
