@@ -12,8 +12,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 from sqlbench_lmeval import __version__
+from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
+from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
 
-BENCHMARK_NAMES = ("logiccat", "tpcds")
+__all__ = ["UserError", "build_parser", "main"]
 
 
 def _tasks_dir(args: argparse.Namespace) -> int:
@@ -43,6 +45,48 @@ _register("tasks-dir", "print the folder of our lm-eval tasks (for --include_pat
 )(_tasks_dir)
 
 
+def _score_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument("predictions", help='JSONL, one {"id": ..., "prediction": ...} per line')
+    parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+@_register("score", "score a predictions file offline (same numbers as the lm-eval task)")(
+    _score_args
+)
+def _score(args: argparse.Namespace) -> int:
+    import json
+
+    from sqlbench_lmeval.execution import Limits
+    from sqlbench_lmeval.offline import read_predictions, score_predictions
+
+    predictions = read_predictions(args.predictions)
+    result = score_predictions(
+        args.benchmark,
+        predictions,
+        cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    with open(args.output, "w", encoding="utf-8") as out:
+        json.dump(result, out, indent=1, ensure_ascii=False, default=str)
+        out.write("\n")
+    metrics = result["metrics"]
+    shown = ", ".join(
+        f"{name}={metrics[name]:.4f}" for name in ("ves", "ex", "ex_strict", "ex_set")
+    )
+    print(f"{args.benchmark}: {metrics['n']} items, {shown}; wrote {args.output}")
+    if result["missing_ids"]:
+        print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqlbench-lmeval",
@@ -65,7 +109,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as error:
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
         return 2
-
-
-class UserError(Exception):
-    """A problem the user can fix (bad input file, missing data); printed without a traceback."""

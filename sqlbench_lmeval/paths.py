@@ -10,7 +10,7 @@ DEFAULT_CACHE = Path("~/.cache/sqlbench_lmeval")
 
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
-    """The cache root: ``override``, else ``$SQLBENCH_LMEVAL_CACHE``, else ``~/.cache/sqlbench_lmeval``."""
+    """The cache root: ``override``, else ``$SQLBENCH_LMEVAL_CACHE``, else the default."""
     chosen = override or os.environ.get(CACHE_ENV) or DEFAULT_CACHE
     return Path(chosen).expanduser().resolve()
 

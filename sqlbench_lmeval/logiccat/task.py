@@ -1,0 +1,98 @@
+"""lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): documents and prompts.
+
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``); this module only
+turns the built bundle into documents and documents into prompts.
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.logiccat.benchmark import CATEGORIES, MINI_SET_IDS
+
+SUBSETS = ("all", "mini", *CATEGORIES)
+
+INSTRUCTION = (
+    "Write one SQLite query that answers the question. The database runs SQLite, so use "
+    "SQLite syntax and functions. Reply with the query in a ```sql code block."
+)
+
+COT_INSTRUCTION = (
+    "Think step by step: work out which values, formulas and tables the answer needs. "
+    "Then write one SQLite query that answers the question (SQLite syntax and functions). "
+    "End your reply with that final query in a ```sql code block."
+)
+
+
+def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
+    """``custom_dataset`` hook: LogicCat documents for ``subset`` as ``{"test": Dataset}``.
+
+    ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name. lm-eval
+    passes the task metadata and ``--metadata`` here too: ``cache_dir`` and ``source`` are
+    honoured (see ``logiccat.bundle.ensure_bundle``), anything else is ignored.
+    """
+    import datasets
+    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+
+    from sqlbench_lmeval.errors import UserError
+    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
+
+    if subset not in SUBSETS:
+        raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")
+    bundle = ensure_bundle(source=source, cache_dir=cache_dir)
+    records = {record.id: record for record in bundle.records}
+    schemas: dict[str, str] = {}
+    docs = []
+    for item in items_from_bundle(bundle):
+        if subset == "mini" and item.id not in MINI_SET_IDS:
+            continue
+        if subset in CATEGORIES and item.category != subset:
+            continue
+        record = records[item.id]
+        if record.db_id not in schemas:
+            schemas[record.db_id] = bundle.schema(record.db_id)
+        docs.append(
+            {
+                **item.to_doc(),
+                "db_id": record.db_id,
+                "schema": schemas[record.db_id],
+                "step": record.step,
+            }
+        )
+    features = datasets.Features(
+        {
+            name: datasets.Value("int64") if name == "id" else datasets.Value("string")
+            for name in docs[0]
+            if name != "flags"
+        }
+        | {"flags": datasets.Sequence(datasets.Value("string"))}
+    )
+    return {"test": datasets.Dataset.from_list(docs, features=features)}
+
+
+def _prompt(doc: dict, *parts: str) -> str:
+    header = (
+        "You are given a SQLite database. Its schema (the comments give units and meanings):\n\n"
+        f"{doc['schema'].strip()}\n\n"
+        f"Question: {doc['question'].strip()}\n\n"
+    )
+    return header + "".join(parts)
+
+
+def doc_to_text(doc: dict) -> str:
+    """Zero-shot: schema, question, instruction."""
+    return _prompt(doc, INSTRUCTION, "\n")
+
+
+def doc_to_text_cot(doc: dict) -> str:
+    """Zero-shot chain of thought: reason first, then the final query in a fenced block."""
+    return _prompt(doc, COT_INSTRUCTION, "\n")
+
+
+def doc_to_text_oracle_cot(doc: dict) -> str:
+    """The paper's "with CoT annotations" setting: the gold reasoning steps are given."""
+    steps = doc["step"].strip()
+    return _prompt(doc, f"Reasoning steps to follow:\n{steps}\n\n", INSTRUCTION, "\n")
+
+
+def doc_to_target(doc: dict) -> str:
+    """The gold query (shown in the sample log; scoring runs it, never compares its text)."""
+    return doc["gold_sql"]

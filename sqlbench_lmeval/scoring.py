@@ -1,0 +1,225 @@
+"""Score model outputs against gold SQL: extract, execute both sides, compare, aggregate.
+
+This is the one code path behind every number we publish: the lm-eval batch filter
+(``sqlbench_lmeval.lmeval_hooks``) and ``sqlbench-lmeval score`` both call
+:func:`score_items`, so the two give the same numbers by construction.
+
+Per item, in order:
+
+1. the SQL is extracted from the raw model output (``extract.extract_sql``);
+2. prediction and gold run in sandboxed worker processes (gold through the on-disk cache);
+3. the results are compared (``compare.compare``), ordered only when gold's outermost query
+   has an ORDER BY;
+4. the item's gold health is reported beside the verdict, never folded into VES.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+
+from sqlbench_lmeval.compare import COMPARISON_VERSION, compare, gold_order_matters
+from sqlbench_lmeval.execution import (
+    Database,
+    GoldCache,
+    Job,
+    Limits,
+    Outcome,
+    Status,
+    execute_many,
+)
+from sqlbench_lmeval.extract import extract_sql
+
+#: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
+EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set")
+
+#: Gold health values; anything but "ok" means EX on that item says little about the model.
+GOLD_HEALTHY = "ok"
+
+#: Status of an item whose prediction was never submitted (offline scoring only).
+MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark question with everything needed to score an answer to it."""
+
+    id: int
+    question: str
+    database: Database
+    gold_sql: str  # in the dialect we execute
+    dialect: str  # sqlglot dialect name of gold and predictions: "sqlite" or "duckdb"
+    category: str | None = None
+    gold_status: str = GOLD_HEALTHY  # judged when the data was built
+    flags: tuple[str, ...] = field(default=())
+
+    def to_doc(self) -> dict:
+        """The fields an lm-eval document carries so the filter can rebuild the item."""
+        return {
+            "id": self.id,
+            "question": self.question,
+            "engine": self.database.engine,
+            "db_path": self.database.path,
+            "db_setup": self.database.setup or "",
+            "gold_sql": self.gold_sql,
+            "dialect": self.dialect,
+            "category": self.category or "",
+            "gold_status": self.gold_status,
+            "flags": list(self.flags),
+        }
+
+    @classmethod
+    def from_doc(cls, doc: Mapping) -> Item:
+        return cls(
+            id=int(doc["id"]),
+            question=doc["question"],
+            database=Database(
+                engine=doc["engine"], path=doc["db_path"], setup=doc["db_setup"] or None
+            ),
+            gold_sql=doc["gold_sql"],
+            dialect=doc["dialect"],
+            category=doc["category"] or None,
+            gold_status=doc["gold_status"],
+            flags=tuple(doc["flags"]),
+        )
+
+
+ItemMetrics = Callable[[Item, "str | None"], Mapping[str, float]]
+
+
+def gold_health(outcome: Outcome) -> str:
+    """Judge a gold result: ok, empty, all_null, or the execution status when it did not run."""
+    if outcome.status is not Status.OK:
+        return outcome.status.value
+    if not outcome.rows:
+        return "empty"
+    if all(value is None for row in outcome.rows for value in row):
+        return "all_null"
+    return GOLD_HEALTHY
+
+
+def score_items(
+    items: Sequence[Item],
+    raw_outputs: Sequence[str | None],
+    *,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    gold_cache: GoldCache | None = None,
+    item_metrics: ItemMetrics | None = None,
+    prompt_tail: str = "",
+    progress: bool = True,
+) -> list[dict]:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
+
+    ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
+    with status ``missing`` and not executed.
+    """
+    if len(items) != len(raw_outputs):
+        raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
+    extractions = [
+        extract_sql(output, prompt_tail=prompt_tail) if output is not None else None
+        for output in raw_outputs
+    ]
+    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    run_gold = gold_cache.run if gold_cache is not None else execute_many
+    gold = run_gold(gold_jobs, limits, workers=workers, progress="gold SQL" if progress else None)
+    submitted = [i for i, extraction in enumerate(extractions) if extraction is not None]
+    predicted = execute_many(
+        [Job(items[i].database, extractions[i].sql) for i in submitted],
+        limits,
+        workers=workers,
+        progress="predicted SQL" if progress else None,
+    )
+    outcomes: list[Outcome | None] = [None] * len(items)
+    for i, outcome in zip(submitted, predicted, strict=True):
+        outcomes[i] = outcome
+
+    ordered_cache: dict[tuple[str, str], bool] = {}
+    results = []
+    for item, raw, extraction, pred, gold_outcome in zip(
+        items, raw_outputs, extractions, outcomes, gold, strict=True
+    ):
+        key = (item.gold_sql, item.dialect)
+        if key not in ordered_cache:
+            ordered_cache[key] = gold_order_matters(item.gold_sql, item.dialect)
+        results.append(
+            _score_one(item, raw, extraction, pred, gold_outcome, ordered_cache[key], item_metrics)
+        )
+    return results
+
+
+def _score_one(item, raw, extraction, pred, gold_outcome, ordered, item_metrics) -> dict:
+    health = gold_health(gold_outcome)
+    # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
+    gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
+    result = {
+        "id": item.id,
+        "category": item.category,
+        "status": MISSING if pred is None else pred.status.value,
+        "ves": 0,
+        "ex": 0,
+        "ex_strict": 0,
+        "ex_set": 0,
+        "extracted_sql": None if extraction is None else extraction.sql,
+        "extraction": MISSING if extraction is None else extraction.method,
+        "error": None if pred is None else pred.error,
+        "reason": MISSING if pred is None else None,
+        "gold_status": gold_status,
+        "gold_error": gold_outcome.error,
+        "flags": list(item.flags),
+        "ordered": ordered,
+    }
+    if pred is not None:
+        verdict = compare(pred, gold_outcome, ordered=ordered)
+        result.update(
+            ves=int(pred.status is Status.OK),
+            ex=int(verdict.ex),
+            ex_strict=int(verdict.ex_strict),
+            ex_set=int(verdict.ex_set),
+            reason=verdict.reason,
+        )
+    if item_metrics is not None:
+        sql = None if extraction is None else extraction.sql
+        result.update({name: float(value) for name, value in item_metrics(item, sql).items()})
+    return result
+
+
+def aggregate(scores: Sequence[Mapping]) -> dict:
+    """Means of every numeric per-item metric, EX per category, and counts that explain them.
+
+    ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
+    result: the number least disturbed by broken gold.
+    """
+    if not scores:
+        return {"n": 0}
+    numeric = [
+        name
+        for name, value in scores[0].items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
+    ]
+    metrics: dict = {"n": len(scores)}
+    for name in numeric:
+        metrics[name] = fmean(float(s[name]) for s in scores)
+    for category in sorted({s["category"] for s in scores if s.get("category")}):
+        in_category = [s for s in scores if s.get("category") == category]
+        metrics[f"ex_{category}"] = fmean(s["ex"] for s in in_category)
+        metrics[f"n_{category}"] = len(in_category)
+    healthy = [s for s in scores if s["gold_status"] == GOLD_HEALTHY]
+    metrics["n_healthy_gold"] = len(healthy)
+    metrics["ex_on_healthy_gold"] = fmean(s["ex"] for s in healthy) if healthy else 0.0
+    metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
+    metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
+    metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+    return metrics
+
+
+__all__ = [
+    "COMPARISON_VERSION",
+    "EXECUTION_METRICS",
+    "Item",
+    "aggregate",
+    "gold_health",
+    "score_items",
+]
