@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from sqlbench_lmeval.compare import COMPARISON_VERSION, compare, gold_order_matters
+from sqlbench_lmeval.compare import COMPARISON_VERSION, compare, gold_order_matters, ves
 from sqlbench_lmeval.execution import (
     Database,
     GoldCache,
@@ -123,34 +123,36 @@ def score_items(
         for output in raw_outputs
     ]
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
-    run_gold = gold_cache.run if gold_cache is not None else execute_many
-    gold = run_gold(gold_jobs, limits, workers=workers, progress="gold SQL" if progress else None)
     submitted = [i for i, extraction in enumerate(extractions) if extraction is not None]
-    predicted = execute_many(
-        [Job(items[i].database, extractions[i].sql) for i in submitted],
-        limits,
-        workers=workers,
-        progress="predicted SQL" if progress else None,
-    )
+    pred_jobs = [Job(items[i].database, extractions[i].sql) for i in submitted]
+    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
+    description = "executing SQL" if progress else None
+    if gold_cache is not None:
+        gold, predicted = gold_cache.run_together(
+            gold_jobs, pred_jobs, limits, workers=workers, progress=description
+        )
+    else:
+        both = execute_many(gold_jobs + pred_jobs, limits, workers=workers, progress=description)
+        gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
     outcomes: list[Outcome | None] = [None] * len(items)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
 
     ordered_cache: dict[tuple[str, str], bool] = {}
     results = []
-    for item, raw, extraction, pred, gold_outcome in zip(
-        items, raw_outputs, extractions, outcomes, gold, strict=True
+    for item, extraction, pred, gold_outcome in zip(
+        items, extractions, outcomes, gold, strict=True
     ):
         key = (item.gold_sql, item.dialect)
         if key not in ordered_cache:
             ordered_cache[key] = gold_order_matters(item.gold_sql, item.dialect)
         results.append(
-            _score_one(item, raw, extraction, pred, gold_outcome, ordered_cache[key], item_metrics)
+            _score_one(item, extraction, pred, gold_outcome, ordered_cache[key], item_metrics)
         )
     return results
 
 
-def _score_one(item, raw, extraction, pred, gold_outcome, ordered, item_metrics) -> dict:
+def _score_one(item, extraction, pred, gold_outcome, ordered, item_metrics) -> dict:
     health = gold_health(gold_outcome)
     # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
     gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
@@ -170,11 +172,13 @@ def _score_one(item, raw, extraction, pred, gold_outcome, ordered, item_metrics)
         "gold_error": gold_outcome.error,
         "flags": list(item.flags),
         "ordered": ordered,
+        # Carried per item so a sample log alone says which rules judged it.
+        "comparison_version": COMPARISON_VERSION,
     }
     if pred is not None:
         verdict = compare(pred, gold_outcome, ordered=ordered)
         result.update(
-            ves=int(pred.status is Status.OK),
+            ves=ves(pred),
             ex=int(verdict.ex),
             ex_strict=int(verdict.ex_strict),
             ex_set=int(verdict.ex_set),

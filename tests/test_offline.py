@@ -1,0 +1,53 @@
+"""Reading prediction files for ``sqlbench-lmeval score``: every bad input is named, never guessed."""
+
+import json
+
+import pytest
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.offline import read_predictions
+
+
+def write_lines(tmp_path, *lines):
+    path = tmp_path / "predictions.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_reads_ids_and_raw_predictions(tmp_path):
+    path = write_lines(
+        tmp_path,
+        json.dumps({"id": 1, "prediction": "SELECT 1"}),
+        "",
+        json.dumps({"id": "2", "prediction": "```sql\nSELECT 2\n```", "model": "extra keys ok"}),
+    )
+    assert read_predictions(path) == {1: "SELECT 1", 2: "```sql\nSELECT 2\n```"}
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("{not json", "predictions.jsonl:2: not valid JSON"),
+        ('["a", "list"]', 'predictions.jsonl:2: expected an object with "id" and "prediction"'),
+        ('{"id": 3}', 'predictions.jsonl:2: expected an object with "id" and "prediction"'),
+        ('{"id": "x3", "prediction": "SELECT 1"}', "predictions.jsonl:2: id must be an integer"),
+        ('{"id": true, "prediction": "SELECT 1"}', "predictions.jsonl:2: id must be an integer"),
+        ('{"id": 2.5, "prediction": "SELECT 1"}', "predictions.jsonl:2: id must be an integer"),
+        ('{"id": 3, "prediction": null}', "predictions.jsonl:2: prediction must be a string"),
+        ('{"id": 1, "prediction": "SELECT 2"}', "predictions.jsonl:2: id 1 appears more than once"),
+    ],
+)
+def test_a_malformed_line_names_its_line_number(tmp_path, bad_line, message):
+    path = write_lines(tmp_path, json.dumps({"id": 1, "prediction": "SELECT 1"}), bad_line)
+    with pytest.raises(UserError, match=message.replace("[", r"\[").replace(".", r"\.")):
+        read_predictions(path)
+
+
+def test_an_empty_file_is_an_error(tmp_path):
+    with pytest.raises(UserError, match="no predictions"):
+        read_predictions(write_lines(tmp_path, ""))
+
+
+def test_an_unreadable_file_is_an_error(tmp_path):
+    with pytest.raises(UserError, match="cannot read predictions"):
+        read_predictions(tmp_path / "absent.jsonl")

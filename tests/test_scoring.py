@@ -1,0 +1,183 @@
+"""The scoring path: raw output -> extracted SQL -> sandboxed execution -> verdict -> metrics.
+
+One tiny real SQLite database; each row of CASES is a model answer with the numbers it must get.
+"""
+
+import sqlite3
+
+import pytest
+
+from sqlbench_lmeval.compare import COMPARISON_VERSION
+from sqlbench_lmeval.execution import Database, GoldCache, Limits
+from sqlbench_lmeval.scoring import Item, aggregate, score_items
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    path = tmp_path_factory.mktemp("db") / "pumps.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """
+            CREATE TABLE pump (name TEXT, flow REAL, head REAL);
+            INSERT INTO pump VALUES ('A', 10.0, 2.5), ('B', 20.0, 1.0), ('C', 5.0, 4.0);
+            """
+        )
+    conn.close()
+    return Database(engine="sqlite", path=str(path))
+
+
+def item(database, id, gold_sql, category="physical", gold_status="ok"):
+    return Item(
+        id=id,
+        question=f"question {id}",
+        database=database,
+        gold_sql=gold_sql,
+        dialect="sqlite",
+        category=category,
+        gold_status=gold_status,
+    )
+
+
+FLOW_TIMES_HEAD = "SELECT name, flow * head FROM pump ORDER BY name"
+
+# (raw model output, expected status, ves, ex, ex_strict, ex_set)
+CASES = [
+    pytest.param(f"```sql\n{FLOW_TIMES_HEAD};\n```", "ok", 1, 1, 1, 1, id="gold in a fence"),
+    pytest.param(
+        "SELECT name, head * flow FROM pump ORDER BY name DESC",
+        "ok",
+        1,
+        0,
+        0,
+        1,
+        id="right rows, wrong order under an ordered gold",
+    ),
+    pytest.param("SELECT name, flow FROM pump ORDER BY name", "ok", 1, 0, 0, 0, id="wrong values"),
+    pytest.param("SELECT nme FROM pump", "error", 0, 0, 0, 0, id="unknown column"),
+    pytest.param("I cannot answer that.", "no_sql", 0, 0, 0, 0, id="prose only"),
+    pytest.param("", "no_sql", 0, 0, 0, 0, id="empty output"),
+    pytest.param(None, "missing", 0, 0, 0, 0, id="never submitted"),
+]
+
+
+@pytest.mark.parametrize(("raw", "status", "ves", "ex", "ex_strict", "ex_set"), CASES)
+def test_each_answer_gets_its_numbers(database, raw, status, ves, ex, ex_strict, ex_set):
+    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    assert (score["status"], score["ves"], score["ex"], score["ex_strict"], score["ex_set"]) == (
+        status,
+        ves,
+        ex,
+        ex_strict,
+        ex_set,
+    )
+    assert score["gold_status"] == "ok"
+    assert score["ordered"] is True
+    assert score["comparison_version"] == COMPARISON_VERSION
+
+
+def test_the_sample_log_fields_explain_the_verdict(database):
+    (score,) = score_items(
+        [item(database, 7, FLOW_TIMES_HEAD)],
+        ["Let me think.\n```sql\nSELECT nme FROM pump\n```\nThis lists names."],
+        progress=False,
+    )
+    assert score["id"] == 7
+    assert score["extracted_sql"] == "SELECT nme FROM pump"
+    assert score["extraction"] != "missing"
+    assert "nme" in score["error"]
+    assert score["reason"] == "pred_error"
+
+
+def test_a_failing_gold_never_changes_ves_and_is_reported(database):
+    (score,) = score_items(
+        [item(database, 2, "SELECT missing_column FROM pump")],
+        ["SELECT name FROM pump"],
+        progress=False,
+    )
+    assert score["ves"] == 1
+    assert score["ex"] == 0
+    assert score["gold_status"] == "error"
+    assert "missing_column" in score["gold_error"]
+
+
+@pytest.mark.parametrize(
+    ("gold_sql", "health"),
+    [
+        ("SELECT name FROM pump WHERE flow > 100", "empty"),
+        ("SELECT NULL, NULL FROM pump", "all_null"),
+    ],
+)
+def test_gold_health_is_judged_from_its_result(database, gold_sql, health):
+    (score,) = score_items([item(database, 3, gold_sql)], [gold_sql], progress=False)
+    assert score["gold_status"] == health
+    # The same query on both sides still matches: gold health is reported beside EX.
+    assert score["ex"] == 1
+
+
+def test_a_build_time_gold_verdict_outranks_a_clean_run(database):
+    (score,) = score_items(
+        [item(database, 4, "SELECT 1", gold_status="non_select")], ["SELECT 1"], progress=False
+    )
+    assert score["gold_status"] == "non_select"
+
+
+def test_an_empty_prediction_never_matches_an_empty_gold(database):
+    (score,) = score_items(
+        [item(database, 5, "SELECT name FROM pump WHERE flow > 100")],
+        ["-- nothing to see here"],
+        progress=False,
+    )
+    assert (score["status"], score["ex"], score["ex_set"]) == ("no_sql", 0, 0)
+
+
+def test_scores_come_back_in_input_order_through_the_gold_cache(database, tmp_path):
+    items = [item(database, i, f"SELECT {i}") for i in range(1, 41)]
+    outputs = [f"SELECT {i if i % 4 else i + 1}" for i in range(1, 41)]
+    cache = GoldCache(tmp_path / "gold")
+    cold = score_items(items, outputs, gold_cache=cache, workers=2, progress=False)
+    warm = score_items(items, outputs, gold_cache=cache, workers=2, progress=False)
+    assert [s["id"] for s in cold] == list(range(1, 41))
+    assert [s["ex"] for s in cold] == [0 if i % 4 == 0 else 1 for i in range(1, 41)]
+    assert cold == warm
+
+
+def test_item_metrics_are_added_per_item(database):
+    def lengths(item, sql):
+        return {"sql_length": len(sql or "")}
+
+    (score,) = score_items(
+        [item(database, 1, "SELECT 1")], ["SELECT 1"], item_metrics=lengths, progress=False
+    )
+    assert score["sql_length"] == 8.0
+
+
+def test_aggregate_gives_means_per_category_and_counts(database):
+    items = [
+        item(database, 1, "SELECT 1", category="physical"),
+        item(database, 2, "SELECT 2", category="physical"),
+        item(database, 3, "SELECT 3", category="mathematical"),
+        item(database, 4, "SELECT 1 WHERE 0", category="mathematical"),
+    ]
+    scores = score_items(
+        items, ["SELECT 1", "SELECT 9", "SELECT nope", "SELECT 1 WHERE 0"], progress=False
+    )
+    metrics = aggregate(scores)
+    assert metrics["n"] == 4
+    assert metrics["ves"] == 0.75
+    assert metrics["ex"] == 0.5
+    assert metrics["ex_physical"] == 0.5
+    assert metrics["ex_mathematical"] == 0.5
+    assert metrics["n_healthy_gold"] == 3
+    assert metrics["ex_on_healthy_gold"] == pytest.approx(1 / 3)
+    assert metrics["status_counts"] == {"ok": 3, "error": 1}
+    assert metrics["gold_status_counts"] == {"ok": 3, "empty": 1}
+
+
+def test_limits_reach_the_engine(database):
+    (score,) = score_items(
+        [item(database, 1, "SELECT 1")],
+        ["SELECT * FROM pump"],
+        limits=Limits(max_rows=2),
+        progress=False,
+    )
+    assert (score["status"], score["ves"]) == ("too_many_rows", 0)
