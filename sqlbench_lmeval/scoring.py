@@ -38,6 +38,9 @@ EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set")
 #: Gold health values; anything but "ok" means EX on that item says little about the model.
 GOLD_HEALTHY = "ok"
 
+#: Flags that make a gold result unrepeatable: no answer can be checked against it.
+UNREPEATABLE_FLAGS = frozenset({"random"})
+
 #: Status of an item whose prediction was never submitted (offline scoring only).
 MISSING = "missing"
 
@@ -194,7 +197,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     """Means of every numeric per-item metric, EX per category, and counts that explain them.
 
     ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
-    result: the number least disturbed by broken gold.
+    result that can be repeated (no RAND()): the number least disturbed by broken gold.
     """
     if not scores:
         return {"n": 0}
@@ -210,7 +213,11 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         in_category = [s for s in scores if s.get("category") == category]
         metrics[f"ex_{category}"] = fmean(s["ex"] for s in in_category)
         metrics[f"n_{category}"] = len(in_category)
-    healthy = [s for s in scores if s["gold_status"] == GOLD_HEALTHY]
+    healthy = [
+        s
+        for s in scores
+        if s["gold_status"] == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(s["flags"])
+    ]
     metrics["n_healthy_gold"] = len(healthy)
     metrics["ex_on_healthy_gold"] = fmean(s["ex"] for s in healthy) if healthy else 0.0
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
