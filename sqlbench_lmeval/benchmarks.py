@@ -6,6 +6,10 @@ Each benchmark is a module ``sqlbench_lmeval.<name>.benchmark`` that provides
 - ``dataset_version(cache_dir=None, **options) -> str`` naming the exact data scored,
 - optionally ``item_metrics(item, sql) -> dict[str, float]`` for numbers beyond execution
   (TPC-DS structural similarity),
+- optionally ``aggregate_metrics(scores) -> dict`` for run-level numbers beyond the means of
+  per-item numbers (TPC-DS: means over parseable predictions, the paper's Table 1 ratios),
+- optionally ``gold_complexity(**options)``, the complexity of its gold SQL without building
+  any database (``sqlbench-lmeval complexity``),
 - optionally ``PROMPT_TAIL``, the text our prompt ends with (see ``extract.extract_sql``).
 
 The engine never imports a benchmark; the CLI and the lm-eval hooks go through here.

@@ -54,6 +54,18 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _data_options(parser)
+
+
+def _data_options(parser: argparse.ArgumentParser) -> None:
+    """Options that choose a benchmark's data (passed on to its ``load_items``)."""
+    parser.add_argument("--source", help="logiccat: upstream source if the bundle must be built")
+    parser.add_argument("--scale-factor", type=float, help="tpcds: scale factor (default 1)")
+
+
+def _data_kwargs(args: argparse.Namespace) -> dict:
+    options = {"source": args.source, "scale_factor": args.scale_factor}
+    return {name: value for name, value in options.items() if value is not None}
 
 
 @_register("score", "score a predictions file offline (same numbers as the lm-eval task)")(
@@ -73,6 +85,7 @@ def _score(args: argparse.Namespace) -> int:
         limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
+        **_data_kwargs(args),
     )
     with open(args.output, "w", encoding="utf-8") as out:
         json.dump(result, out, indent=1, ensure_ascii=False, default=str)
@@ -84,6 +97,184 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{args.benchmark}: {metrics['n']} items, {shown}; wrote {args.output}")
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
+    return 0
+
+
+def _prepare_tpcds(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+    from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
+
+    scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
+    manifest = ensure_database(args.cache_dir, scale, progress=True)
+    empty = empty_gold_queries(manifest)
+    print(
+        f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
+        f"(built in {manifest['build_seconds']:.0f} s)"
+    )
+    print(f"gold queries with no rows at this scale: {', '.join(map(str, empty)) or 'none'}")
+    return 0
+
+
+def _prepare_logiccat(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.logiccat import bundle as logiccat
+
+    try:
+        if args.force:
+            raise logiccat.BundleMissing("rebuild requested")
+        bundle = logiccat.load_bundle(args.cache_dir)
+        print(logiccat.format_summary(bundle.manifest["health"], len(bundle.records)))
+    except logiccat.BundleMissing:  # build_bundle prints the health summary itself
+        bundle = logiccat.build_bundle(
+            args.source, args.cache_dir, force=args.force, progress=True, workers=args.workers
+        )
+    print(f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})")
+    return 0
+
+
+# `prepare NAME` dispatches here; each benchmark adds its own entry.
+_PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {
+    "tpcds": _prepare_tpcds,
+    "logiccat": _prepare_logiccat,
+}
+
+
+def _prepare_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument(
+        "--scale-factor", type=float, help="tpcds: TPC-DS scale factor of the database (default 1)"
+    )
+    parser.add_argument(
+        "--source",
+        help="logiccat: upstream checkout or folder like shared/logiccat (default: "
+        "$SQLBENCH_LMEVAL_LOGICCAT_SOURCE, else download the pinned archive)",
+    )
+    parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
+    parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
+
+
+@_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)
+def _prepare(args: argparse.Namespace) -> int:
+    if args.benchmark not in _PREPARE:
+        raise UserError(f"prepare {args.benchmark} is not available")
+    return _PREPARE[args.benchmark](args)
+
+
+def _gold_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument("--output", "-o", required=True, help="JSONL file, one line per item")
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _data_options(parser)
+
+
+@_register("gold", "run every gold query and write its result (JSONL), e.g. to audit gold")(
+    _gold_args
+)
+def _gold(args: argparse.Namespace) -> int:
+    import json
+
+    from sqlbench_lmeval.offline import gold_lines
+
+    lines = gold_lines(
+        args.benchmark,
+        cache_dir=args.cache_dir,
+        workers=args.workers,
+        progress=not args.no_progress,
+        **_data_kwargs(args),
+    )
+    with open(args.output, "w", encoding="utf-8") as out:
+        for line in lines:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"{args.benchmark}: gold results of {len(lines)} items written to {args.output}")
+    return 0
+
+
+def _complexity_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "benchmarks",
+        nargs="*",
+        metavar="WORKLOAD",
+        help=f"any of {', '.join(BENCHMARK_NAMES)} (its gold SQL), or a file of SQL queries "
+        '(one per line, or JSONL with a "sql" field; NAME=PATH names it)',
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument(
+        "--dialect", default="", help="sqlglot dialect of SQL files (default: generic SQL)"
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        help="also write the radar chart (paper Fig. 2, relative to the first workload) and "
+        "count histograms (Fig. 4 style) as PNGs into this folder",
+    )
+
+
+@_register("complexity", "mean complexity counts of each benchmark's gold SQL (paper Table 1)")(
+    _complexity_args
+)
+def _complexity(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.benchmarks import benchmark_module
+    from sqlbench_lmeval.structure import format_complexity_table, workload_complexity
+
+    workloads = []
+    for name in args.benchmarks or BENCHMARK_NAMES:
+        if name not in BENCHMARK_NAMES:  # a file of SQL queries
+            from sqlbench_lmeval.report.complexity import read_sql_workload
+
+            label, queries = read_sql_workload(name)
+            workloads.append(workload_complexity(label, queries, args.dialect))
+            continue
+        module = benchmark_module(name)
+        if hasattr(module, "gold_complexity"):
+            workloads.append(module.gold_complexity(cache_dir=args.cache_dir))
+        else:
+            items = module.load_items(cache_dir=args.cache_dir)
+            queries = [(item.id, item.gold_sql) for item in items]
+            workloads.append(workload_complexity(name, queries, items[0].dialect))
+    print(format_complexity_table(workloads))
+    if args.output:
+        from sqlbench_lmeval.report.complexity import (
+            from_workload_complexity,
+            write_complexity_plots,
+        )
+
+        for path in write_complexity_plots(from_workload_complexity(workloads), args.output):
+            print(f"wrote {path}")
+    return 0
+
+
+def _report_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="an lm-eval --output_path folder (or its model subfolder) written with "
+        "--log_samples, or a `sqlbench-lmeval score` JSON; NAME=PATH names the run",
+    )
+    parser.add_argument("--output", "-o", required=True, help="folder for report.md/.html + PNGs")
+    parser.add_argument(
+        "--resamples", type=int, default=2_000, help="bootstrap resamples (default: 2000)"
+    )
+    parser.add_argument("--seed", type=int, help="bootstrap seed (default: a fixed one)")
+
+
+@_register("report", "compare model runs: tables with bootstrap CIs, paired tests, charts")(
+    _report_args
+)
+def _report(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.report import read_runs, write_report
+    from sqlbench_lmeval.report.stats import SEED
+
+    if args.resamples < 100:
+        raise UserError("--resamples must be at least 100")
+    runs = read_runs(args.runs)
+    files = write_report(
+        runs, args.output, resamples=args.resamples, seed=SEED if args.seed is None else args.seed
+    )
+    names = ", ".join(run.name for run in runs)
+    print(f"report on {names}: wrote {files.markdown}, {files.html} and {len(files.images)} PNGs")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Offline scoring of prediction files: ``sqlbench-lmeval score BENCHMARK PREDICTIONS.jsonl``.
+"""Offline work on a benchmark: scoring prediction files (``sqlbench-lmeval score``) and
+writing every gold result (``sqlbench-lmeval gold``).
 
 For leaderboard submissions and outputs made outside lm-eval. Each input line is
 ``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
@@ -19,9 +20,9 @@ from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
-from sqlbench_lmeval.scoring import aggregate, score_items
+from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
 
 def read_predictions(path: str | Path) -> dict[int, str]:
@@ -88,6 +89,11 @@ def score_predictions(
         prompt_tail=getattr(module, "PROMPT_TAIL", ""),
         progress=progress,
     )
+    metrics = aggregate(scores)
+    # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
+    extra = getattr(module, "aggregate_metrics", None)
+    if extra is not None:
+        metrics.update(extra(scores))
     return {
         "task": benchmark,
         "comparison_version": COMPARISON_VERSION,
@@ -95,6 +101,68 @@ def score_predictions(
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
         "missing_ids": missing,
-        "metrics": aggregate(scores),
+        "metrics": metrics,
         "items": scores,
     }
+
+
+def gold_lines(
+    benchmark: str,
+    *,
+    cache_dir=None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+    **options,
+) -> list[dict]:
+    """Every gold result of ``benchmark`` (see :func:`gold_result_lines`), through the cache.
+
+    ``options`` choose the data, as for ``load_items`` (``source``, ``scale_factor``, ...).
+    """
+    items = benchmark_module(benchmark).load_items(cache_dir=cache_dir, **options)
+    cache = GoldCache(resolve_cache_dir(cache_dir) / "gold-results")
+    return gold_result_lines(
+        items, gold_cache=cache, limits=limits, workers=workers, progress=progress
+    )
+
+
+def gold_result_lines(
+    items,
+    *,
+    gold_cache: GoldCache | None = None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+) -> list[dict]:
+    """One JSON-ready dict per item: its gold query run, for audits.
+
+    Keys: ``id, db_id, gold_sql, gold_status, flags, status, error, columns, rows``. Rows are in
+    the engine's lossless JSON form (plain JSON values; tagged objects for values JSON cannot
+    hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
+    ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
+    """
+    runnable = [item for item in items if item.gold_status != "non_select"]
+    jobs = [Job(item.database, item.gold_sql) for item in runnable]
+    description = "gold SQL" if progress else None
+    run = gold_cache.run if gold_cache is not None else execute_many
+    ran = run(jobs, limits, workers=workers, progress=description)
+    outcomes = dict(zip((item.id for item in runnable), ran, strict=True))
+    lines = []
+    for item in items:
+        outcome = outcomes.get(item.id)
+        data = outcome.to_json() if outcome is not None else {}
+        health = gold_health(outcome) if outcome is not None else item.gold_status
+        lines.append(
+            {
+                "id": item.id,
+                "db_id": Path(item.database.path).stem,
+                "gold_sql": item.gold_sql,
+                "gold_status": item.gold_status if item.gold_status != GOLD_HEALTHY else health,
+                "flags": list(item.flags),
+                "status": outcome.status.value if outcome is not None else "not_run",
+                "error": outcome.error if outcome is not None else None,
+                "columns": data.get("columns", []),
+                "rows": data.get("rows", []),
+            }
+        )
+    return lines

@@ -1,0 +1,284 @@
+"""Gold results on disk, so a re-run executes only the predictions.
+
+One SQLite file, ``<root>/gold-cache.sqlite``, maps a key to an outcome. The key is a sha256
+over everything that can change a gold result:
+
+- the database file's content (sha256; memoized by path, inode, size and mtime, in memory and
+  in the cache file, so unchanged files are hashed once);
+- the exact SQL text;
+- the engine and its version (SQLite library version, DuckDB package version);
+- the setup hook and a fingerprint of its module's source file (a hook that imports helpers from
+  other modules is fingerprinted by its own file only: bump something in that file, or clear
+  the cache, when only a helper changes);
+- the limits, ``EXECUTION_VERSION`` (how results are produced and stored) and
+  ``COMPARISON_VERSION``.
+
+Each entry stores a checksum of its key and payload; an entry that fails the checksum or does
+not decode (a partial write, bit rot, a manual edit) is treated as missing and recomputed; a
+cache file that is not a database at all is moved aside. Only deterministic outcomes are stored
+(ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend on the machine, and
+never a failure to import the setup hook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
+from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
+from sqlbench_lmeval.execution.pool import execute_many
+from sqlbench_lmeval.execution.runner import SETUP_FAILED
+
+CACHE_FORMAT = "1"
+CACHE_FILE = "gold-cache.sqlite"
+CACHEABLE = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
+_HASH_BLOCK = 1 << 20
+_BATCH = 500  # keys per SELECT ... IN (...)
+
+
+class GoldCache:
+    """Run gold jobs through an on-disk cache of their outcomes (see the module docstring)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.path = self.root / CACHE_FILE
+        self._file_hashes: dict[tuple, str] = {}
+        self._setup_prints: dict[str, str] = {}
+
+    def run(
+        self,
+        jobs: Sequence[Job],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        workers: int | None = None,
+        progress: str | None = None,
+    ) -> list[Outcome]:
+        """Outcomes of ``jobs`` in order: cached ones read, the rest executed and stored."""
+        gold, _ = self.run_together(jobs, (), limits, workers=workers, progress=progress)
+        return gold
+
+    def run_together(
+        self,
+        gold_jobs: Sequence[Job],
+        other_jobs: Sequence[Job],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        workers: int | None = None,
+        progress: str | None = None,
+    ) -> tuple[list[Outcome], list[Outcome]]:
+        """Like :meth:`run` for ``gold_jobs``, executing ``other_jobs`` (never cached) in the
+        same parallel batch: one slow gold query then overlaps the predictions instead of
+        running before them. Returns (gold outcomes, other outcomes), each in input order."""
+        gold_jobs, other_jobs = list(gold_jobs), list(other_jobs)
+        keys = [self.key(job, limits) for job in gold_jobs]
+        with self._open() as db:
+            found = self._load(db, {k for k in keys if k is not None})
+        # Run each missing key once (duplicate gold queries are common); unkeyable jobs (e.g. a
+        # missing database file) always run, and their outcome is not stored.
+        to_run: list[Job] = []
+        slot_of_key: dict[str, int] = {}
+        slot_of_job: list[int | None] = []
+        for job, key in zip(gold_jobs, keys, strict=True):
+            if key is not None and key in found:
+                slot_of_job.append(None)
+            elif key is not None and key in slot_of_key:
+                slot_of_job.append(slot_of_key[key])
+            else:
+                slot_of_job.append(len(to_run))
+                if key is not None:
+                    slot_of_key[key] = len(to_run)
+                to_run.append(job)
+        outcomes = execute_many(to_run + other_jobs, limits, workers=workers, progress=progress)
+        fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
+        storable = {
+            key: fresh[slot]
+            for key, slot in slot_of_key.items()
+            if fresh[slot].status in CACHEABLE
+            and not (fresh[slot].error or "").startswith(SETUP_FAILED)
+        }
+        if storable:
+            with self._open() as db:
+                self._store(db, storable)
+        gold = [
+            found[key] if slot is None else fresh[slot]
+            for key, slot in zip(keys, slot_of_job, strict=True)
+        ]
+        return gold, others
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def key(self, job: Job, limits: Limits = DEFAULT_LIMITS) -> str | None:
+        """The cache key of ``job``, or None when it cannot be keyed (file missing)."""
+        try:
+            file_hash = self._file_hash(job.database.path)
+        except OSError:
+            return None
+        parts = [
+            CACHE_FORMAT,
+            EXECUTION_VERSION,
+            _comparison_version(),
+            job.database.engine,
+            _engine_version(job.database.engine),
+            file_hash,
+            job.database.setup or "",
+            self._setup_print(job.database),
+            [limits.timeout_s, limits.max_rows, limits.memory_mb],
+            job.sql,
+        ]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    def _file_hash(self, path: str) -> str:
+        resolved = os.path.realpath(path)
+        info = os.stat(resolved)
+        signature = (resolved, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._file_hashes.get(signature)
+        if cached is None:
+            stored_signature = json.dumps(signature[1:])
+            with self._open() as db:
+                row = db.execute(
+                    "SELECT signature, sha256 FROM files WHERE path = ?", (resolved,)
+                ).fetchone()
+                if row is not None and row[0] == stored_signature:
+                    cached = row[1]
+                else:
+                    cached = _sha256_file(resolved)
+                    db.execute(
+                        "INSERT OR REPLACE INTO files (path, signature, sha256) VALUES (?, ?, ?)",
+                        (resolved, stored_signature, cached),
+                    )
+            self._file_hashes[signature] = cached
+        return cached
+
+    def _setup_print(self, database: Database) -> str:
+        spec = database.setup
+        if not spec:
+            return ""
+        if spec not in self._setup_prints:
+            module = spec.partition(":")[0]
+            try:
+                origin = importlib.util.find_spec(module).origin  # type: ignore[union-attr]
+                self._setup_prints[spec] = _sha256_file(origin)
+            except Exception:
+                self._setup_prints[spec] = "unavailable"
+        return self._setup_prints[spec]
+
+    # -- storage ---------------------------------------------------------------------------
+
+    def _open(self) -> _CacheFile:
+        return _CacheFile(self.path)
+
+    def _load(self, db: sqlite3.Connection, keys: set[str]) -> dict[str, Outcome]:
+        found: dict[str, Outcome] = {}
+        ordered = sorted(keys)
+        for start in range(0, len(ordered), _BATCH):
+            batch = ordered[start : start + _BATCH]
+            marks = ",".join("?" * len(batch))
+            rows = db.execute(
+                f"SELECT key, checksum, payload FROM entries WHERE key IN ({marks})", batch
+            ).fetchall()
+            for key, checksum, payload in rows:
+                if checksum != _checksum(key, payload):
+                    continue  # corrupt or partial: recomputed and overwritten
+                try:
+                    found[key] = Outcome.from_json(json.loads(payload))
+                except Exception:
+                    continue
+        return found
+
+    def _store(self, db: sqlite3.Connection, entries: dict[str, Outcome]) -> None:
+        rows = []
+        for key, outcome in entries.items():
+            payload = json.dumps(outcome.to_json(), separators=(",", ":"), allow_nan=False)
+            rows.append((key, _checksum(key, payload), payload))
+        db.executemany(
+            "INSERT OR REPLACE INTO entries (key, checksum, payload) VALUES (?, ?, ?)", rows
+        )
+
+
+class _CacheFile:
+    """Context manager: the cache database, created if needed, committed on exit.
+
+    A file that is not a SQLite database (truncated, overwritten) is renamed aside and a fresh
+    cache is started, so a damaged cache costs a recomputation, never a failed run.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn: sqlite3.Connection | None = None
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = self._connect()
+        except sqlite3.DatabaseError:
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            os.replace(self.path, aside)
+            self.conn = self._connect()
+        return self.conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60)
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS entries "
+                "(key TEXT PRIMARY KEY, checksum TEXT NOT NULL, payload TEXT NOT NULL)"
+            )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS files "
+                "(path TEXT PRIMARY KEY, signature TEXT NOT NULL, sha256 TEXT NOT NULL)"
+            )
+            conn.execute("SELECT count(*) FROM entries").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def __exit__(self, kind, value, traceback) -> None:
+        assert self.conn is not None
+        try:
+            if kind is None:
+                self.conn.commit()
+        finally:
+            self.conn.close()
+
+
+def _checksum(key: str, payload: str) -> str:
+    return hashlib.sha256(f"{key}\n{payload}".encode()).hexdigest()
+
+
+def _sha256_file(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_engine_versions: dict[str, str] = {}
+
+
+def _engine_version(engine: str) -> str:
+    if engine not in _engine_versions:
+        if engine == "sqlite":
+            _engine_versions[engine] = sqlite3.sqlite_version
+        else:
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                _engine_versions[engine] = f"{engine} {version(engine)}"
+            except PackageNotFoundError:
+                _engine_versions[engine] = f"{engine} unknown"
+    return _engine_versions[engine]
+
+
+def _comparison_version() -> str:
+    from sqlbench_lmeval.compare import COMPARISON_VERSION
+
+    return COMPARISON_VERSION

@@ -1,0 +1,138 @@
+"""DuckDB, hardened: hostile SQL in, :class:`Outcome` out.
+
+A connection (:func:`connect`) is opened ``read_only`` with external access (files, network,
+replacement scans) off, no automatic install or load of extensions, a memory limit and one
+thread; the trusted ``Database.setup`` hook runs next, then ``SET lock_configuration = true``
+so no query can change any of this. DuckDB calls these settings hardening, not a sandbox, so
+queries still run in killable worker processes. :func:`run` accepts exactly one SELECT statement
+(DuckDB's own parser splits and types it) and stops it with ``interrupt()`` from a timer thread
+at the deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from sqlbench_lmeval.execution.fetch import fetch_limited
+from sqlbench_lmeval.execution.job import Limits
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+
+VERSION = duckdb.__version__
+
+
+def connect(
+    path: str, limits: Limits, setup: Callable[[duckdb.DuckDBPyConnection], object] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Open ``path`` read-only and locked down; raises FileNotFoundError or duckdb.Error."""
+    resolved = Path(path).resolve()
+    if not resolved.is_file():
+        raise FileNotFoundError(f"database file not found: {path}")
+    config = {
+        "enable_external_access": False,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "allow_community_extensions": False,
+        "memory_limit": f"{int(limits.memory_mb)}MB",
+        "threads": 1,  # parallelism comes from worker processes
+    }
+    conn = duckdb.connect(str(resolved), read_only=True, config=config)
+    try:
+        if setup is not None:
+            setup(conn)
+        conn.execute("SET lock_configuration = true")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+class _Interrupter:
+    """Calls ``conn.interrupt()`` at the deadline unless the query finished first."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, timeout_s: float) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._active = True
+        self.fired = False
+        self._timer = threading.Timer(timeout_s, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        # The lock makes "still running?" and interrupt() one step, so a late timer can never
+        # interrupt the next query on the same connection.
+        with self._lock:
+            if self._active:
+                self.fired = True
+                self._conn.interrupt()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._active = False
+        self._timer.cancel()
+
+
+def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
+    """Run one SELECT on a connection from :func:`connect`; never raises for bad SQL."""
+    start = time.monotonic()
+    try:
+        statements = conn.extract_statements(sql)
+    except Exception as error:
+        return _error(error, start)
+    if not statements:
+        return Outcome(Status.NO_SQL, error="no statement to run")
+    if len(statements) > 1:
+        return Outcome(
+            Status.ERROR,
+            error="several statements: exactly one SQL statement per query is allowed",
+            elapsed_s=time.monotonic() - start,
+        )
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        name = getattr(kind, "name", str(kind))
+        return Outcome(
+            Status.ERROR,
+            error=f"only SELECT statements are allowed (got {name})",
+            elapsed_s=time.monotonic() - start,
+        )
+    interrupter = _Interrupter(conn, limits.timeout_s)
+    try:
+        # Execute on the connection itself: interrupt() reaches only the connection it is
+        # called on, not cursors derived from it.
+        conn.execute(sql)
+        columns = tuple(d[0] for d in conn.description or ())
+        outcome = fetch_limited(conn.fetchmany, columns, limits, start)
+    except duckdb.InterruptException:
+        outcome = Outcome(
+            Status.TIMEOUT,
+            error=f"stopped after {limits.timeout_s:g} s",
+            elapsed_s=time.monotonic() - start,
+        )
+    except MemoryError:
+        outcome = Outcome(
+            Status.ERROR,
+            error=f"out of memory (limit {limits.memory_mb} MiB)",
+            elapsed_s=time.monotonic() - start,
+        )
+    except Exception as error:
+        outcome = _error(error, start)
+    finally:
+        interrupter.stop()
+    if interrupter.fired and outcome.status is not Status.TIMEOUT:
+        # The interrupt may surface as another error type (or mid-fetch); the clock decides.
+        outcome = Outcome(
+            Status.TIMEOUT,
+            error=f"stopped after {limits.timeout_s:g} s",
+            elapsed_s=time.monotonic() - start,
+        )
+    return outcome
+
+
+def _error(error: BaseException, start: float) -> Outcome:
+    message = str(error) or type(error).__name__
+    return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)

@@ -1,0 +1,41 @@
+"""What to run and under which limits: :class:`Database`, :class:`Limits`, :class:`Job`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Database:
+    """A database file that is opened read-only.
+
+    ``setup`` names a trusted hook ``"pkg.module:function"``; it is imported in the worker and
+    called with every new raw connection (``sqlite3.Connection`` or duckdb connection) after the
+    read-only open and the memory limit but before the sandbox (authorizer, locked configuration)
+    is closed, e.g. to register MySQL-compatible functions and a frozen clock.
+    """
+
+    engine: Literal["sqlite", "duckdb"]
+    path: str
+    setup: str | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-query limits, enforced inside the engine (and by killing the worker as a backstop)."""
+
+    timeout_s: float = 10.0  # wall clock per query
+    max_rows: int = 10_000  # more rows -> Status.TOO_MANY_ROWS
+    memory_mb: int = 1024  # per worker: SQLite heap limit / DuckDB memory_limit
+
+
+@dataclass(frozen=True)
+class Job:
+    """One query on one database; ``sql`` None, blank or comment-only gives Status.NO_SQL."""
+
+    database: Database
+    sql: str | None
+
+
+DEFAULT_LIMITS = Limits()  # frozen, so safe to share as a default argument

@@ -1,0 +1,130 @@
+"""The small, closed set of things that can happen when a query runs.
+
+Every query ends in exactly one :class:`Status`; an :class:`Outcome` carries it with the result
+(columns and rows as the engine returned them) or a message. ``to_json``/``from_json`` give a
+lossless JSON form: values JSON cannot hold exactly (Decimal, bytes, dates, non-finite floats,
+DuckDB lists and structs) are written as small tagged objects, so a cached gold result compares
+exactly like a fresh one.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import enum
+import math
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+# Bump when anything changes how a query's result is produced or stored (engine settings,
+# value conversion, this JSON form): the gold cache keys on it.
+EXECUTION_VERSION = "1"
+
+
+class Status(str, enum.Enum):
+    """How a query ended."""
+
+    OK = "ok"  # ran; columns and rows hold the full result
+    ERROR = "error"  # the engine refused or failed (message in Outcome.error)
+    TIMEOUT = "timeout"  # stopped at Limits.timeout_s (by the engine, or the worker was killed)
+    TOO_MANY_ROWS = "too_many_rows"  # more than Limits.max_rows rows, or a result too large
+    NO_SQL = "no_sql"  # nothing to run: None, blank or comment-only
+    CRASHED = "crashed"  # the worker process died while running it
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One query's result: a status plus rows (OK) or a message (everything else)."""
+
+    status: Status
+    columns: tuple[str, ...] = ()
+    rows: tuple[tuple, ...] = ()  # Python values as the engine returned them
+    error: str | None = None  # message for error/timeout/crashed/too_many_rows
+    elapsed_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict that :meth:`from_json` turns back into an equal Outcome."""
+        return {
+            "status": self.status.value,
+            "columns": list(self.columns),
+            "rows": [[_encode(value) for value in row] for row in self.rows],
+            "error": self.error,
+            "elapsed_s": self.elapsed_s,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Outcome:
+        return cls(
+            status=Status(data["status"]),
+            columns=tuple(data.get("columns", ())),
+            rows=tuple(tuple(_decode(value) for value in row) for row in data.get("rows", ())),
+            error=data.get("error"),
+            elapsed_s=float(data.get("elapsed_s", 0.0)),
+        )
+
+
+# Tagged values are one-key dicts {"$<tag>": payload}; a real dict value is itself tagged
+# ("$map"), so a plain JSON object never needs guessing.
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, Decimal):
+        return {"$decimal": str(value)}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    # datetime before date: datetime is a subclass of date.
+    if isinstance(value, dt.datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, dt.date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, dt.time):
+        return {"$time": value.isoformat()}
+    if isinstance(value, dt.timedelta):
+        return {"$timedelta": [value.days, value.seconds, value.microseconds]}
+    if isinstance(value, uuid.UUID):
+        return {"$uuid": str(value)}
+    if isinstance(value, (list, tuple)):
+        return {"$list" if isinstance(value, list) else "$tuple": [_encode(v) for v in value]}
+    if isinstance(value, dict):
+        return {"$map": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    # Anything exotic keeps its text form; comparison then sees a string (documented loss).
+    return {"$repr": repr(value)}
+
+
+def _decode(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    ((tag, payload),) = value.items()
+    if tag == "$float":
+        return float(payload)
+    if tag == "$decimal":
+        return Decimal(payload)
+    if tag == "$bytes":
+        return base64.b64decode(payload)
+    if tag == "$datetime":
+        return dt.datetime.fromisoformat(payload)
+    if tag == "$date":
+        return dt.date.fromisoformat(payload)
+    if tag == "$time":
+        return dt.time.fromisoformat(payload)
+    if tag == "$timedelta":
+        return dt.timedelta(days=payload[0], seconds=payload[1], microseconds=payload[2])
+    if tag == "$uuid":
+        return uuid.UUID(payload)
+    if tag == "$list":
+        return [_decode(v) for v in payload]
+    if tag == "$tuple":
+        return tuple(_decode(v) for v in payload)
+    if tag == "$map":
+        return {_decode(k): _decode(v) for k, v in payload}
+    if tag == "$repr":
+        return payload
+    raise ValueError(f"unknown tagged value {tag!r} in a stored outcome")

@@ -1,0 +1,364 @@
+"""Run many jobs in parallel worker processes that can be killed and replaced.
+
+Design (why it looks like this):
+
+- Workers are fresh interpreters started with ``subprocess`` (``python -m
+  sqlbench_lmeval.execution.worker``), never forked: the parent may hold threads (tqdm's
+  monitor, lm-eval, DuckDB) and a fork would copy their locks mid-use. multiprocessing's
+  ``spawn``/``forkserver`` would also work but re-import the parent's ``__main__`` in every worker
+  (the lm_eval console script imports torch); a plain subprocess imports only what it needs.
+- Each worker lives for the whole batch and keeps its connections open (one per database
+  file). The parent sends chunks of jobs (at most two chunks in flight per worker, so a worker
+  never waits for work and a slow query does not hold many others hostage); the worker answers
+  each job as soon as it ends, so the parent always knows which job is running and since when.
+- Watchdog: a job running longer than ``timeout_s + KILL_GRACE_S`` (the engine's own timeout
+  failed, e.g. a Python function looping inside a setup-registered SQL function) gets its worker
+  killed; the job becomes TIMEOUT, the rest of that worker's chunk is re-queued, a new worker
+  starts. A worker that dies (segfault, OOM kill) marks its current job CRASHED the same way.
+- Once the queue is empty, an idle worker takes over (duplicates) the back half of the jobs
+  waiting behind another worker's long query, so one slow query does not delay a whole chunk.
+- Results come back in input order; a tqdm bar shows progress when ``progress`` is given.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Job, Limits
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.protocol import HEADER, encode_frame
+
+KILL_GRACE_S = 2.0  # extra time before the watchdog kills a worker whose engine did not stop
+MAX_CHUNK = 32  # jobs per message to a worker
+READ_SIZE = 1 << 20
+BATCH_WAIT_S = 0.005
+STARTUP_FAILURES_ALLOWED = 3
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def default_workers() -> int:
+    """CPUs this process may use (affinity-aware), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def execute_many(
+    jobs: Sequence[Job],
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    workers: int | None = None,
+    progress: str | None = None,
+) -> list[Outcome]:
+    """Run ``jobs`` in worker processes; one Outcome per job, in input order.
+
+    ``workers`` defaults to the CPU count; ``workers=0`` runs everything in this process (no
+    isolation: for debugging only). ``progress`` is a tqdm description, or None for no bar.
+    Bad SQL never raises; only a failure to start any worker at all raises RuntimeError.
+    """
+    jobs = list(jobs)
+    if not jobs:
+        return []
+    bar = _progress_bar(len(jobs), progress)
+    try:
+        if workers == 0:
+            from sqlbench_lmeval.execution.runner import execute
+
+            results = []
+            for job in jobs:
+                results.append(execute(job, limits))
+                bar.update(1)
+            return results
+        count = min(workers or default_workers(), len(jobs))
+        return _Batch(jobs, limits, count, bar).run()
+    finally:
+        bar.close()
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(total: int, description: str | None):
+    if description is None:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="query")
+
+
+class _Worker:
+    """Parent-side handle of one worker process and its in-flight jobs."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [_PACKAGE_ROOT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sqlbench_lmeval.execution.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            bufsize=0,
+        )
+        self.rfd = self.proc.stdout.fileno()
+        self.wfd = self.proc.stdin.fileno()
+        os.set_blocking(self.wfd, False)
+        self.inbuf = bytearray()
+        self.outbuf = bytearray()
+        self.pending: deque[int] = deque()
+        self.ready = False
+        self.busy_since = 0.0
+        self.send(("init", list(sys.path)))
+
+    def send(self, message: object) -> None:
+        self.outbuf += encode_frame(message)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write as much of the buffer as the pipe takes now (non-blocking)."""
+        try:
+            while self.outbuf:
+                written = os.write(self.wfd, self.outbuf)
+                del self.outbuf[:written]
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            self.outbuf.clear()  # the worker is gone; its EOF on stdout reports it
+
+    def frames(self, data: bytes) -> list:
+        self.inbuf += data
+        messages = []
+        offset = 0
+        view = memoryview(self.inbuf)
+        while len(self.inbuf) - offset >= HEADER.size:
+            (size,) = HEADER.unpack_from(self.inbuf, offset)
+            end = offset + HEADER.size + size
+            if end > len(self.inbuf):
+                break
+            messages.append(pickle.loads(view[offset + HEADER.size : end]))
+            offset = end
+        view.release()
+        del self.inbuf[:offset]
+        return messages
+
+    def stop(self, kill: bool) -> None:
+        if kill and self.proc.poll() is None:
+            self.proc.kill()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if not kill:
+            try:
+                self.proc.wait(timeout=2.0)
+                return
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc.wait()
+
+
+class _Batch:
+    """One execute_many call: the queue, the workers and the event loop that drives them."""
+
+    def __init__(self, jobs: list[Job], limits: Limits, workers: int, bar) -> None:
+        self.jobs = jobs
+        self.limits = limits
+        self.count = workers
+        self.bar = bar
+        self.results: list[Outcome | None] = [None] * len(jobs)
+        self.remaining = len(jobs)
+        self.queue: deque[int] = deque(range(len(jobs)))
+        self.chunk = max(1, min(MAX_CHUNK, math.ceil(len(jobs) / (workers * 4))))
+        self.kill_after = limits.timeout_s + KILL_GRACE_S
+        self.selector = selectors.DefaultSelector()
+        self.workers: list[_Worker] = []
+        self.startup_failures = 0
+        self.stolen: set[int] = set()
+
+    def run(self) -> list[Outcome]:
+        try:
+            for _ in range(self.count):
+                self._start_worker()
+            while self.remaining:
+                self._dispatch()
+                self._wait_and_read()
+                self._watchdog()
+                if all(len(w.pending) > self.chunk // 2 for w in self.workers):
+                    # Every worker has work queued: let results pile up a little, so the
+                    # parent wakes once per many results instead of once per query (on a
+                    # 2-core machine those wake-ups compete with the workers for CPU).
+                    time.sleep(BATCH_WAIT_S)
+        finally:
+            for worker in self.workers:
+                self._unregister(worker)
+                worker.stop(kill=bool(worker.pending))
+            self.selector.close()
+        return self.results  # type: ignore[return-value]
+
+    # -- workers --------------------------------------------------------------------------
+
+    def _start_worker(self) -> None:
+        worker = _Worker()
+        self.workers.append(worker)
+        self.selector.register(worker.rfd, selectors.EVENT_READ, worker)
+
+    def _unregister(self, worker: _Worker) -> None:
+        for fd in (worker.rfd, worker.wfd):
+            try:
+                self.selector.unregister(fd)
+            except (KeyError, ValueError):
+                pass
+
+    def _retire(self, worker: _Worker, status: Status | None, message: str) -> None:
+        """Stop ``worker``; mark its running job (if any) with ``status``; re-queue the rest."""
+        self._unregister(worker)
+        worker.stop(kill=True)
+        self.workers.remove(worker)
+        if not worker.ready:
+            self.startup_failures += 1
+            if self.startup_failures >= STARTUP_FAILURES_ALLOWED:
+                raise RuntimeError(
+                    "SQL worker processes fail to start (see their error output above); "
+                    f"command: {sys.executable} -m sqlbench_lmeval.execution.worker"
+                )
+        elif worker.pending and status is not None:
+            culprit = worker.pending.popleft()
+            self._finish(culprit, Outcome(status, error=message, elapsed_s=self.kill_after))
+        self.queue.extendleft(reversed([i for i in worker.pending if self.results[i] is None]))
+        worker.pending.clear()
+        if self.remaining:
+            self._start_worker()
+
+    def _death_message(self, worker: _Worker) -> str:
+        code = worker.proc.wait()
+        if code < 0:
+            try:
+                return f"worker process died (signal {signal.Signals(-code).name})"
+            except ValueError:
+                return f"worker process died (signal {-code})"
+        return f"worker process exited with code {code}"
+
+    # -- loop steps -----------------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        for worker in self.workers:
+            if not worker.ready or len(worker.pending) >= self.chunk:
+                continue
+            if self.queue:
+                indices = []
+                while self.queue and len(indices) < self.chunk:
+                    indices.append(self.queue.popleft())
+            elif not worker.pending:
+                indices = self._steal()
+            else:
+                continue
+            if not indices:
+                continue
+            if not worker.pending:
+                worker.busy_since = time.monotonic()
+            worker.pending.extend(indices)
+            worker.send(("run", self.limits, [(i, self.jobs[i]) for i in indices]))
+            self._watch_writes(worker)
+
+    def _steal(self) -> list[int]:
+        """For an idle worker once the queue is empty: the back half of the jobs still waiting
+        behind another worker's running job (e.g. a 3 s query). Both copies may run; the first
+        result counts and the batch ends without waiting for the other."""
+        best: list[int] = []
+        for other in self.workers:
+            waiting = [
+                i
+                for i in list(other.pending)[1:]
+                if self.results[i] is None and i not in self.stolen
+            ]
+            if len(waiting) > len(best):
+                best = waiting
+        taken = best[len(best) // 2 :]
+        self.stolen.update(taken)
+        return taken
+
+    def _watch_writes(self, worker: _Worker) -> None:
+        try:
+            registered = self.selector.get_key(worker.wfd) is not None
+        except KeyError:
+            registered = False
+        if worker.outbuf and not registered:
+            self.selector.register(worker.wfd, selectors.EVENT_WRITE, worker)
+        elif not worker.outbuf and registered:
+            self.selector.unregister(worker.wfd)
+
+    def _wait_and_read(self) -> None:
+        now = time.monotonic()
+        wait = 0.5
+        for worker in self.workers:
+            if worker.pending:
+                wait = min(wait, max(0.0, worker.busy_since + self.kill_after - now))
+        for key, _ in self.selector.select(timeout=wait):
+            worker: _Worker = key.data
+            if worker not in self.workers:
+                continue  # retired earlier in this round
+            if key.fd == worker.wfd:
+                worker.flush()
+                self._watch_writes(worker)
+                continue
+            try:
+                data = os.read(worker.rfd, READ_SIZE)
+            except OSError:
+                data = b""
+            if not data:
+                self._retire(worker, Status.CRASHED, self._death_message(worker))
+                continue
+            self._receive(worker, worker.frames(data))
+
+    def _receive(self, worker: _Worker, messages: list) -> None:
+        now = time.monotonic()
+        for message in messages:
+            if message[0] == "ready":
+                worker.ready = True
+                self.startup_failures = 0
+            elif message[0] == "alive":
+                pass
+            else:
+                index, outcome = message
+                if worker.pending and worker.pending[0] == index:
+                    worker.pending.popleft()
+                elif index in worker.pending:
+                    worker.pending.remove(index)
+                else:
+                    continue
+                self._finish(index, outcome)
+            worker.busy_since = now
+
+    def _finish(self, index: int, outcome: Outcome) -> None:
+        if self.results[index] is None:
+            self.results[index] = outcome
+            self.remaining -= 1
+            self.bar.update(1)
+
+    def _watchdog(self) -> None:
+        now = time.monotonic()
+        for worker in list(self.workers):
+            if worker.pending and now - worker.busy_since > self.kill_after:
+                self._retire(
+                    worker,
+                    Status.TIMEOUT,
+                    f"did not stop within {self.kill_after:g} s; worker process killed",
+                )

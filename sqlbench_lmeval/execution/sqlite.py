@@ -1,0 +1,157 @@
+"""SQLite, sandboxed: hostile SQL in, :class:`Outcome` out.
+
+Defences, in the order a connection is built (:func:`connect`):
+
+1. the file must exist (a ``#`` or ``?`` in an unquoted URI path silently drops ``mode=ro`` and
+   creates an empty database), then ``file:<percent-quoted path>?mode=ro`` with ``uri=True``;
+2. ``PRAGMA hard_heap_limit`` (process-wide, so it bounds every SQLite allocation in the worker)
+   and in-memory temp storage, set while PRAGMA is still allowed;
+3. the trusted ``Database.setup`` hook (it may register functions);
+4. ``setlimit``: no ATTACHed databases, bounded string/blob and SQL length, no helper threads;
+5. an authorizer allow-list: SELECT, READ, FUNCTION (except ``load_extension``), RECURSIVE.
+   Everything else - writes, DDL, ATTACH, PRAGMA, transactions - is denied while the statement
+   is compiled, so it never runs;
+6. a progress handler that aborts the statement once the per-query deadline has passed.
+
+:func:`run` then executes exactly one statement and fetches at most ``max_rows + 1`` rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
+from sqlbench_lmeval.execution.job import Limits
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+
+VALUE_MAX_BYTES = 16 * MIB  # longest string/blob a query may build (zeroblob(1e9) fails fast)
+SQL_MAX_BYTES = 1_000_000  # longest statement text accepted
+PROGRESS_EVERY_OPS = 10_000  # VM instructions between deadline checks (~0.1 ms of work)
+
+_ALLOWED_ACTIONS = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+_DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer"})
+_SEVERAL_STATEMENTS = "You can only execute one statement at a time."
+
+
+class _Deadline:
+    """The progress handler's state: the monotonic time after which the statement is aborted."""
+
+    __slots__ = ("at",)
+
+    def __init__(self) -> None:
+        self.at = float("inf")
+
+    def __call__(self) -> int:
+        # Non-zero aborts the running statement with "interrupted".
+        return time.monotonic() > self.at
+
+
+class SandboxConnection(sqlite3.Connection):
+    """A sqlite3 connection that carries its progress-handler deadline."""
+
+    deadline: _Deadline
+
+
+def _authorize(action: int, arg1, arg2, db_name, source) -> int:
+    if action not in _ALLOWED_ACTIONS:
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _limit(conn: sqlite3.Connection, name: str, value: int) -> None:
+    # Connection.setlimit exists from Python 3.11; on 3.10 the authorizer alone denies ATTACH.
+    category = getattr(sqlite3, name, None)
+    if category is not None and hasattr(conn, "setlimit"):
+        conn.setlimit(category, value)
+
+
+def connect(
+    path: str, limits: Limits, setup: Callable[[sqlite3.Connection], object] | None = None
+) -> SandboxConnection:
+    """Open ``path`` read-only inside the sandbox; raises FileNotFoundError or sqlite3.Error."""
+    resolved = Path(path).resolve()
+    if not resolved.is_file():
+        raise FileNotFoundError(f"database file not found: {path}")
+    uri = "file:" + urllib.parse.quote(str(resolved)) + "?mode=ro"
+    conn = sqlite3.connect(
+        uri, uri=True, check_same_thread=False, isolation_level=None, factory=SandboxConnection
+    )
+    try:
+        conn.execute(f"PRAGMA hard_heap_limit = {int(limits.memory_mb) * MIB}")
+        conn.execute("PRAGMA temp_store = MEMORY")  # sorts spill into the bounded heap, not /tmp
+        if setup is not None:
+            setup(conn)
+        _limit(conn, "SQLITE_LIMIT_ATTACHED", 0)
+        _limit(conn, "SQLITE_LIMIT_LENGTH", VALUE_MAX_BYTES)
+        _limit(conn, "SQLITE_LIMIT_SQL_LENGTH", SQL_MAX_BYTES)
+        _limit(conn, "SQLITE_LIMIT_WORKER_THREADS", 0)
+        conn.set_authorizer(_authorize)
+        conn.deadline = _Deadline()
+        conn.set_progress_handler(conn.deadline, PROGRESS_EVERY_OPS)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
+    """Run one statement on a connection from :func:`connect`; never raises for bad SQL."""
+    deadline = conn.deadline
+    start = time.monotonic()
+    deadline.at = start + limits.timeout_s
+    cursor = None
+    try:
+        cursor = conn.execute(sql)
+        if cursor.description is None:  # only comments / empty statements
+            return Outcome(Status.NO_SQL, error="no statement to run")
+        columns = tuple(d[0] for d in cursor.description)
+        return fetch_limited(cursor.fetchmany, columns, limits, start)
+    except sqlite3.OperationalError as error:
+        if str(error) == "interrupted" and time.monotonic() >= deadline.at:
+            return _timeout(limits, start)
+        return _error(error, start)
+    except sqlite3.ProgrammingError as error:
+        if str(error) == _SEVERAL_STATEMENTS:
+            return Outcome(
+                Status.ERROR,
+                error="several statements: exactly one SQL statement per query is allowed",
+                elapsed_s=time.monotonic() - start,
+            )
+        return _error(error, start)
+    except MemoryError:
+        # hard_heap_limit surfaces as MemoryError, which is not a sqlite3.Error.
+        return Outcome(
+            Status.ERROR,
+            error=f"out of memory (limit {limits.memory_mb} MiB)",
+            elapsed_s=time.monotonic() - start,
+        )
+    except Exception as error:  # sqlite3.Error, UnicodeEncodeError of lone surrogates, ...
+        return _error(error, start)
+    finally:
+        deadline.at = float("inf")
+        if cursor is not None:
+            try:
+                cursor.close()
+            except Exception:
+                pass
+
+
+def _timeout(limits: Limits, start: float) -> Outcome:
+    return Outcome(
+        Status.TIMEOUT,
+        error=f"stopped after {limits.timeout_s:g} s",
+        elapsed_s=time.monotonic() - start,
+    )
+
+
+def _error(error: BaseException, start: float) -> Outcome:
+    message = str(error) or type(error).__name__
+    return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)

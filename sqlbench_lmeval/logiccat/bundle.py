@@ -1,0 +1,358 @@
+"""The built LogicCat bundle: SQLite databases + records with transpiled, judged gold.
+
+Layout (``<cache>/logiccat/v<BUILDER_VERSION>/``)::
+
+    manifest.json          source commit, builder and sqlglot versions, sha256 of every file,
+                           health summary, frozen clock
+    databases/<db_id>.sqlite
+    records.jsonl          one Record per line, in idx order
+
+A build writes everything into a temporary folder beside the target and renames it into place
+as the last step; the rename is the commit point, so an interrupted build never leaves a bundle
+that loads. :func:`load_bundle` checks the manifest and every file's checksum.
+
+Gold of the six Spider-derived databases (Population, concert, contract, exerciseclub,
+hospital, school): their MySQL dumps hold another schema than their questions assume, and the
+upstream "MySQL" gold of these 310 questions is SQLite dialect (``strftime``, ``julianday``)
+written against the authors' ``.sqlite`` files. So these databases are the authors' files
+copied unchanged, and ``gold_sql`` is the upstream gold text as written (``gold_sql_mysql``
+holds the same text). Everything else is built from the MySQL dumps, gold transpiled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.logiccat import gold as gold_module
+from sqlbench_lmeval.logiccat import health as health_module
+from sqlbench_lmeval.logiccat import mysqldump, transpile
+from sqlbench_lmeval.logiccat import source as source_module
+from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW_TEXT
+
+BUILDER_VERSION = "1"
+
+CATEGORIES = {1: "physical", 2: "mathematical", 3: "commonsense", 4: "hypothetical"}
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+DATABASES = "databases"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One LogicCat question with its gold in both dialects and the judged gold health."""
+
+    id: int  # upstream idx
+    db_id: str
+    type: int  # 1-4
+    category: str  # physical / mathematical / commonsense / hypothetical
+    question: str
+    step: str  # upstream chain-of-thought annotation
+    gold_sql_mysql: str  # upstream gold as written
+    gold_sql: str  # what we execute on SQLite
+    gold_status: str  # ok / empty / all_null / error / non_select
+    flags: tuple[str, ...]  # clock_dependent / random / nondeterministic_order / mysql_specific
+
+    @classmethod
+    def from_json(cls, data: dict) -> Record:
+        return cls(**{**data, "flags": tuple(data["flags"])})
+
+
+class Bundle:
+    """A loaded bundle: its folder, manifest and records."""
+
+    def __init__(self, root: Path, manifest: dict, records: list[Record]):
+        self.root = root
+        self.manifest = manifest
+        self.records = records
+        self._schemas: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"Bundle({str(self.root)!r}, {len(self.records)} records)"
+
+    def database_path(self, db_id: str) -> Path:
+        """The SQLite file of ``db_id``."""
+        path = self.root / DATABASES / f"{db_id}.sqlite"
+        if db_id not in self.manifest.get("databases", {}) or not path.is_file():
+            raise KeyError(f"no LogicCat database {db_id!r} in {self.root}")
+        return path
+
+    def schema(self, db_id: str) -> str:
+        """The CREATE TABLE (and CREATE VIEW) statements exactly as stored in the database,
+        upstream column comments included, separated by ``;`` and a blank line."""
+        if db_id not in self._schemas:
+            uri = f"file:{self.database_path(db_id)}?mode=ro"
+            with sqlite3.connect(uri, uri=True) as conn:
+                rows = conn.execute(
+                    "SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') "
+                    "AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+                    "ORDER BY type = 'view', rowid"
+                ).fetchall()
+            self._schemas[db_id] = ";\n\n".join(row[0].strip() for row in rows) + ";"
+        return self._schemas[db_id]
+
+
+def bundle_dir(cache_dir: str | os.PathLike | None = None) -> Path:
+    """Where the bundle of this builder version lives."""
+    from sqlbench_lmeval.paths import cache_dir as cache_root
+
+    return cache_root(cache_dir) / "logiccat" / f"v{BUILDER_VERSION}"
+
+
+class BundleMissing(UserError):
+    """No complete bundle in the cache."""
+
+
+def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
+    """The bundle in the cache; raises BundleMissing (a UserError) if absent or corrupt."""
+    root = bundle_dir(cache_dir)
+    manifest_path = root / MANIFEST
+    hint = "build it with `sqlbench-lmeval prepare logiccat`"
+    if not manifest_path.is_file():
+        raise BundleMissing(f"no LogicCat bundle at {root}; {hint}")
+    try:
+        manifest = json.loads(manifest_path.read_text("utf-8"))
+        files = manifest["files"]
+    except (ValueError, KeyError) as error:
+        raise BundleMissing(
+            f"corrupt LogicCat manifest {manifest_path} ({error}); {hint}"
+        ) from None
+    if manifest.get("builder_version") != BUILDER_VERSION:
+        raise BundleMissing(f"{root} was built by another builder version; {hint}")
+    for relative, expected in files.items():
+        path = root / relative
+        if not path.is_file() or source_module.sha256_file(path) != expected:
+            raise BundleMissing(f"LogicCat bundle file {path} is missing or changed; {hint}")
+    with open(root / RECORDS, encoding="utf-8") as handle:
+        records = [Record.from_json(json.loads(line)) for line in handle if line.strip()]
+    return Bundle(root, manifest, records)
+
+
+def ensure_bundle(
+    source=None, cache_dir: str | os.PathLike | None = None, *, progress: bool = True
+) -> Bundle:
+    """The cached bundle, built first if it is missing."""
+    try:
+        return load_bundle(cache_dir)
+    except BundleMissing:
+        return build_bundle(source, cache_dir, progress=progress)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------------------------
+
+
+def _category(value: object) -> tuple[int, str]:
+    try:
+        number = int(str(value).strip())
+        return number, CATEGORIES[number]
+    except (ValueError, KeyError):
+        raise UserError(f"unknown LogicCat question type {value!r}") from None
+
+
+def build_database(source, db_id: str, target: Path) -> None:
+    """One SQLite database: the authors' file (Spider-derived) or converted from the dump."""
+    if db_id in gold_module.SPIDER_DERIVED:
+        shutil.copyfile(source_module.spider_sqlite_file(source, db_id), target)
+        return
+    text = source_module.dump_file(source, db_id).read_text("utf-8")
+    conn = sqlite3.connect(target)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        with conn:
+            mysqldump.load_dump(text, conn, view_to_sqlite=transpile.tree_to_sqlite)
+        conn.execute("VACUUM")
+    except mysqldump.DumpError as error:
+        raise UserError(f"cannot convert the dump of {db_id}: {error}") from None
+    finally:
+        conn.close()
+
+
+def _build_and_prepare(
+    source, db_id: str, target: Path, queries: list[str]
+) -> list[gold_module.PreparedGold]:
+    """Build one database, then transpile its gold queries against its column types."""
+    build_database(source, db_id, target)
+    types = gold_module.column_types(str(target))
+    return [gold_module.prepare_gold(db_id, query, types) for query in queries]
+
+
+def _build_databases(
+    source, raw_records: list[dict], directory: Path, workers: int | None
+) -> tuple[dict[str, Path], list[gold_module.PreparedGold]]:
+    """Every database plus every prepared gold, one task per database over ``workers``
+    processes (0: in this process)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    by_db: dict[str, list[int]] = {}
+    for position, record in enumerate(raw_records):
+        by_db.setdefault(record["db_id"], []).append(position)
+    paths = {db_id: directory / f"{db_id}.sqlite" for db_id in sorted(by_db)}
+    # Largest first, so the slowest tasks do not start last.
+    order = sorted(by_db, key=lambda db_id: -len(by_db[db_id]))
+    tasks = [
+        (source, db_id, paths[db_id], [raw_records[i]["query"] for i in by_db[db_id]])
+        for db_id in order
+    ]
+    count = (os.cpu_count() or 1) if workers is None else workers
+    results = None
+    if count > 1:
+        import multiprocessing
+        from concurrent.futures.process import BrokenProcessPool
+
+        context = multiprocessing.get_context("spawn")
+        try:
+            with ProcessPoolExecutor(min(count, len(tasks)), mp_context=context) as pool:
+                results = list(pool.map(_build_and_prepare, *zip(*tasks, strict=False)))
+        except BrokenProcessPool:
+            # Spawned workers cannot start when __main__ is not importable (code piped to
+            # python's stdin, some notebooks): build in this process instead.
+            results = None
+    if results is None:
+        results = [_build_and_prepare(*task) for task in tasks]
+    prepared: list = [None] * len(raw_records)
+    for db_id, golds in zip(order, results, strict=False):
+        for position, prep in zip(by_db[db_id], golds, strict=False):
+            prepared[position] = prep
+    return paths, prepared
+
+
+def _write_json_line(handle, data: dict) -> None:
+    handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def build_bundle(
+    source=None,
+    cache_dir: str | os.PathLike | None = None,
+    *,
+    force: bool = False,
+    progress: bool = True,
+    workers: int | None = None,
+) -> Bundle:
+    """Build the bundle from ``source`` (see ``source.resolve_source``) and load it.
+
+    An existing complete bundle is returned as is unless ``force``.
+    """
+    import sqlglot
+
+    from sqlbench_lmeval.paths import cache_dir as cache_root
+
+    target = bundle_dir(cache_dir)
+    if not force:
+        try:
+            return load_bundle(cache_dir)
+        except BundleMissing:
+            pass
+    started = time.monotonic()
+    upstream = source_module.resolve_source(source, cache_root(cache_dir), progress=progress)
+    raw_records = source_module.load_records(upstream)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_work(target.parent)
+    work = Path(tempfile.mkdtemp(prefix=f".building-v{BUILDER_VERSION}-", dir=target.parent))
+    try:
+        (work / DATABASES).mkdir()
+        db_paths, prepared = _build_databases(upstream, raw_records, work / DATABASES, workers)
+        db_ids = sorted(db_paths)
+        health = health_module.judge_health(
+            prepared,
+            [str(db_paths[r["db_id"]]) for r in raw_records],
+            workers=workers,
+            progress=progress,
+        )
+        records = []
+        for raw, prep, judged in zip(raw_records, prepared, health, strict=False):
+            number, category = _category(raw["type"])
+            records.append(
+                Record(
+                    id=int(raw["idx"]),
+                    db_id=raw["db_id"],
+                    type=number,
+                    category=category,
+                    question=raw["question"],
+                    step=raw.get("step") or "",
+                    gold_sql_mysql=raw["query"],
+                    gold_sql=prep.sql,
+                    gold_status=judged.status,
+                    flags=judged.flags,
+                )
+            )
+        with open(work / RECORDS, "w", encoding="utf-8") as handle:
+            for record in records:
+                _write_json_line(handle, asdict(record))
+
+        summary = health_module.health_summary(health)
+        files = {
+            path.relative_to(work).as_posix(): source_module.sha256_file(path)
+            for path in sorted(work.rglob("*"))
+            if path.is_file()
+        }
+        manifest = {
+            "benchmark": "logiccat",
+            "builder_version": BUILDER_VERSION,
+            "source_repository": source_module.REPOSITORY,
+            "source_commit": upstream.commit,
+            "sqlglot_version": sqlglot.__version__,
+            "sqlite_version": sqlite3.sqlite_version,
+            "frozen_now": FROZEN_NOW_TEXT,
+            "records": len(records),
+            "databases": {db_id: f"{DATABASES}/{db_id}.sqlite" for db_id in db_ids},
+            "health": summary,
+            "files": files,
+            "build_seconds": round(time.monotonic() - started, 1),
+        }
+        (work / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), "utf-8")
+        _commit(work, target, force)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if progress:
+        print(format_summary(summary, len(records), manifest["build_seconds"]))
+    return load_bundle(cache_dir)
+
+
+STALE_AFTER_S = 6 * 3600
+
+
+def _remove_stale_work(folder: Path) -> None:
+    """Temporary folders of builds killed hard (SIGKILL, power loss) that nobody will finish."""
+    for path in folder.glob(".building-*"):
+        try:
+            if time.time() - path.stat().st_mtime > STALE_AFTER_S:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _commit(work: Path, target: Path, force: bool) -> None:
+    """Rename ``work`` to ``target``: the one step that makes the bundle visible."""
+    if target.exists():
+        if not force:
+            # A concurrent build finished first: keep that one.
+            return
+        old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=target.parent))
+        target.rename(old / "bundle")
+        try:
+            work.rename(target)
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+        return
+    try:
+        work.rename(target)
+    except OSError:
+        if not target.exists():
+            raise
+
+
+def format_summary(summary: dict, count: int, seconds: float | None = None) -> str:
+    """The health summary printed after a build."""
+    statuses = ", ".join(f"{name} {n}" for name, n in summary["status"].items())
+    flags = ", ".join(f"{name} {n}" for name, n in summary["flags"].items()) or "none"
+    took = f" in {seconds:.0f} s" if seconds is not None else ""
+    return f"LogicCat bundle: {count} questions{took}\n  gold status: {statuses}\n  flags: {flags}"

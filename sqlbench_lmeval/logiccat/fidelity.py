@@ -1,0 +1,271 @@
+"""How faithfully our SQLite gold reproduces MySQL: agreement with the MariaDB reference run.
+
+The reference (``shared/logiccat/reference/mariadb-10.11-gold-results.json``) holds, per item,
+the status and full result of the upstream MySQL gold executed on MariaDB 10.11 loaded from
+the same dumps. Comparable items are those whose gold ran on MariaDB (status ``ok``) outside
+the six Spider-derived databases (their gold is SQLite-only): 3,531 items.
+
+Two results agree when they have the same number of rows and columns and the rows match as
+multisets, values compared positionally: NULL only equals NULL, numbers at relative tolerance
+1e-4, everything else as text (MariaDB's ``2023-01-01T08:00:00`` is read as MySQL's
+``2023-01-01 08:00:00``). Column names are not compared.
+
+The reference was produced on 2026-11-29 (``REFERENCE_NOW``): the day its ``CURDATE()``
+results imply (every ``DATEDIFF(CURDATE(), d)`` is 354 days more than at ``FROZEN_NOW``).
+Clock-dependent gold can only agree with it when run at that instant, so the measurement runs
+the gold with the clock set there (:func:`install_reference_clock`); the benchmark itself
+always uses ``FROZEN_NOW``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlbench_lmeval.logiccat import gold
+from sqlbench_lmeval.logiccat.mysql_functions import install
+
+REFERENCE_ENV = "SQLBENCH_LMEVAL_MARIADB_REFERENCE"
+REFERENCE_NOW = dt.datetime(2026, 11, 29, 12, 0, 0)
+REFERENCE_CLOCK_SETUP = "sqlbench_lmeval.logiccat.fidelity:install_reference_clock"
+RELATIVE_TOLERANCE = 1e-4
+
+
+def install_reference_clock(conn: sqlite3.Connection) -> None:
+    """``mysql_functions.install`` with the clock at ``REFERENCE_NOW`` (measurement only)."""
+    install(conn, now=REFERENCE_NOW)
+
+
+# ---------------------------------------------------------------------------------------------
+# Values and rows
+# ---------------------------------------------------------------------------------------------
+
+
+def reference_value(value: object) -> object:
+    """A reference JSON value as a Python value comparable with ours."""
+    if isinstance(value, dict):
+        if "decimal" in value:
+            return float(value["decimal"])
+        if "temporal" in value:
+            return str(value["temporal"]).replace("T", " ")
+        if "bytes_hex" in value:
+            return bytes.fromhex(value["bytes_hex"])
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def values_agree(ours: object, theirs: object, rel_tol: float = RELATIVE_TOLERANCE) -> bool:
+    """One value of ours against one of the reference."""
+    if ours is None or theirs is None:
+        return ours is None and theirs is None
+    a, b = _number(ours), _number(theirs)
+    if a is not None and b is not None:
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12)
+    if a is not None or b is not None:  # a number against text: MySQL would compare numbers
+        text, number = (theirs, a) if a is not None else (ours, b)
+        try:
+            return math.isclose(float(str(text)), number, rel_tol=rel_tol, abs_tol=1e-12)
+        except ValueError:
+            return False
+    if isinstance(ours, bytes) != isinstance(theirs, bytes):
+        return False
+    return str(ours) == str(theirs)
+
+
+def _sort_key(row: Sequence[object]) -> tuple:
+    key = []
+    for value in row:
+        number = _number(value)
+        if number is None and isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                pass
+        if value is None:
+            key.append((0, ""))
+        elif number is not None and math.isfinite(number):
+            key.append((1, f"{number:.2e}"))
+        else:
+            key.append((2, str(value)))
+    return tuple(key)
+
+
+def rows_agree(
+    ours: Sequence[Sequence[object]],
+    theirs: Sequence[Sequence[object]],
+    rel_tol: float = RELATIVE_TOLERANCE,
+) -> bool:
+    """Same rows as multisets (values compared with :func:`values_agree`)."""
+    if len(ours) != len(theirs):
+        return False
+    if not ours:
+        return True
+    if any(len(row) != len(ours[0]) for row in ours) or any(
+        len(row) != len(ours[0]) for row in theirs
+    ):
+        return False
+
+    def same(a: Sequence[object], b: Sequence[object]) -> bool:
+        return all(values_agree(x, y, rel_tol) for x, y in zip(a, b, strict=False))
+
+    if all(
+        same(a, b)
+        for a, b in zip(sorted(ours, key=_sort_key), sorted(theirs, key=_sort_key), strict=False)
+    ):
+        return True
+    if len(ours) > 500:
+        return False
+    # Sorting can pair rows differently when numbers differ within the tolerance: match greedily.
+    remaining = list(theirs)
+    for row in ours:
+        for index, candidate in enumerate(remaining):
+            if same(row, candidate):
+                del remaining[index]
+                break
+        else:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------------------------
+
+CLASSES = ("ties", "clock_random", "mysql_specific", "decimal_scale", "our_error", "other")
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """Agreement with the reference and why the rest differs."""
+
+    comparable: int
+    agree: int
+    disagreements: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.agree / self.comparable if self.comparable else 0.0
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{name} {len(self.disagreements.get(name, ()))}" for name in CLASSES)
+        return (
+            f"{self.agree}/{self.comparable} = {self.rate:.2%} agree with MariaDB; "
+            f"the rest: {parts}"
+        )
+
+
+def load_reference(path: str | Path) -> dict[int, dict]:
+    """The reference results by idx."""
+    data = json.loads(Path(path).read_text("utf-8"))
+    return {int(item["idx"]): item for item in data["results"]}
+
+
+def comparable_ids(records: Iterable, reference: Mapping[int, dict]) -> list[int]:
+    """Items whose MySQL gold ran on MariaDB, outside the Spider-derived databases."""
+    return [
+        record.id
+        for record in records
+        if record.db_id not in gold.SPIDER_DERIVED
+        and reference.get(record.id, {}).get("status") == "ok"
+    ]
+
+
+def _loosely_agree(ours: object, raw: object) -> bool:
+    """Agreement up to MySQL's decimal rounding: a DECIMAL shown with s places may be off by a
+    unit in its last place (intermediates are rounded too), and cancellation noise near 0."""
+    theirs = reference_value(raw)
+    a, b = _number(ours), _number(theirs)
+    if a is None or b is None:
+        return values_agree(ours, theirs)
+    unit = 1e-9
+    if isinstance(raw, dict) and "decimal" in raw:
+        digits = str(raw["decimal"]).partition(".")[2]
+        unit = max(unit, 10.0 ** -len(digits.split("E")[0].split("e")[0]))
+    return abs(a - b) <= unit + 2e-2 * abs(b)
+
+
+def _rows_loosely_agree(ours: Sequence[Sequence[object]], theirs: Sequence[Sequence]) -> bool:
+    if len(ours) != len(theirs):
+        return False
+    pairs = zip(
+        sorted(ours, key=_sort_key),
+        sorted(theirs, key=lambda row: _sort_key([reference_value(v) for v in row])),
+        strict=False,
+    )
+    return all(
+        len(a) == len(b) and all(_loosely_agree(x, y) for x, y in zip(a, b, strict=False))
+        for a, b in pairs
+    )
+
+
+def classify(record, ok: bool, rows: Sequence[Sequence[object]], theirs: Sequence) -> str:
+    """Why one comparable item disagrees (first matching reason in CLASSES order)."""
+    flags = set(record.flags)
+    if not ok:
+        return "our_error"
+    if gold.NONDETERMINISTIC_ORDER in flags:
+        return "ties"
+    if flags & {gold.CLOCK_DEPENDENT, gold.RANDOM}:
+        return "clock_random"
+    if gold.MYSQL_SPECIFIC in flags:
+        return "mysql_specific"
+    if _rows_loosely_agree(rows, theirs):
+        # MySQL rounds DECIMAL results and intermediates (div_precision_increment = 4:
+        # 1/60 -> 0.0167); we compute in binary floating point and do not emulate that.
+        return "decimal_scale"
+    return "other"
+
+
+def measure(
+    records: Sequence,
+    results: Mapping[int, tuple[bool, Sequence[Sequence[object]]]],
+    reference: Mapping[int, dict],
+) -> Fidelity:
+    """Agreement of ``results`` (id -> (ran ok, rows)) with the reference."""
+    by_id = {record.id: record for record in records}
+    ids = comparable_ids(records, reference)
+    agree = 0
+    reasons: dict[str, list[int]] = {name: [] for name in CLASSES}
+    for item_id in ids:
+        ok, rows = results.get(item_id, (False, ()))
+        theirs = reference[item_id]["rows"]
+        if ok and rows_agree(rows, [[reference_value(v) for v in row] for row in theirs]):
+            agree += 1
+            continue
+        reasons[classify(by_id[item_id], ok, rows, theirs)].append(item_id)
+    return Fidelity(len(ids), agree, {name: tuple(ids) for name, ids in reasons.items()})
+
+
+def run_gold(
+    bundle, ids: Iterable[int], *, setup: str = REFERENCE_CLOCK_SETUP, workers: int | None = None
+) -> dict[int, tuple[bool, tuple[tuple, ...]]]:
+    """Our gold results (through the execution engine) for ``ids``: id -> (ran ok, rows)."""
+    from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
+
+    wanted = set(ids)
+    records = [r for r in bundle.records if r.id in wanted and r.gold_status != gold.NON_SELECT]
+    jobs = [
+        Job(Database("sqlite", str(bundle.database_path(r.db_id)), setup), r.gold_sql)
+        for r in records
+    ]
+    outcomes = execute_many(jobs, Limits(), workers=workers, progress=None)
+    return {r.id: (o.ok, o.rows) for r, o in zip(records, outcomes, strict=False)}
+
+
+def count_by_class(fidelity: Fidelity) -> Counter:
+    return Counter({name: len(ids) for name, ids in fidelity.disagreements.items()})

@@ -1,0 +1,452 @@
+"""Read model runs into one typed form: lm-eval output folders and ``sqlbench-lmeval score`` JSON.
+
+A run is one model's scored items, per task. Two sources give the same per-item score dicts
+(both come from ``scoring.score_items``):
+
+- an lm-eval ``--output_path DIR --log_samples`` folder: ``DIR/<model>/results_<ts>.json`` and
+  ``DIR/<model>/samples_<task>_<ts>.jsonl``. lm-eval writes each ``filtered_resps`` entry as
+  ``str(score_dict)`` (a Python repr, with ``nan``), and bare ``NaN`` in the JSON lines, so both
+  are parsed tolerantly. When a folder holds several invocations, each task's newest samples win.
+- a ``sqlbench-lmeval score`` output file: ``{task, comparison_version, dataset_version, items}``.
+
+A run argument may be ``NAME=PATH`` to name the run; otherwise the name is lm-eval's
+``model_name`` or the file/folder name.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import MappingProxyType
+
+from sqlbench_lmeval.errors import UserError
+
+#: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
+_KNOWN_FIELDS = frozenset(
+    {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
+    | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
+    | {"gold_error"}
+)
+
+#: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.
+UNKNOWN_STATUS = "unknown"
+
+
+@dataclass(frozen=True)
+class ScoredItem:
+    """One item's verdict, as ``scoring.score_items`` made it."""
+
+    id: int
+    status: str  # ok, error, timeout, too_many_rows, no_sql, crashed, missing
+    ves: float
+    ex: float
+    ex_strict: float
+    ex_set: float
+    category: str | None = None
+    gold_status: str = "ok"
+    error: str | None = None
+    reason: str | None = None
+    extraction: str | None = None
+    extracted_sql: str | None = None
+    flags: tuple[str, ...] = ()
+    # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
+    numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def from_score(cls, score: Mapping) -> ScoredItem:
+        """Build from a score dict; a ``ValueError``/``KeyError``/``TypeError`` if malformed."""
+        numbers = {
+            name: float(value)
+            for name, value in score.items()
+            if name not in _KNOWN_FIELDS and _is_number(value)
+        }
+        return cls(
+            id=int(score["id"]),
+            status=str(score["status"]),
+            ves=_number(score["ves"]),
+            ex=_number(score["ex"]),
+            ex_strict=_number(score.get("ex_strict", math.nan)),
+            ex_set=_number(score.get("ex_set", math.nan)),
+            category=score.get("category") or None,
+            gold_status=str(score.get("gold_status") or "ok"),
+            error=score.get("error"),
+            reason=score.get("reason"),
+            extraction=score.get("extraction"),
+            extracted_sql=score.get("extracted_sql"),
+            flags=tuple(score.get("flags") or ()),
+            numbers=MappingProxyType(numbers),
+        )
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """The items of one task (or of a group of tasks) in one run."""
+
+    name: str
+    items: tuple[ScoredItem, ...]
+    comparison_version: str | None = None
+    dataset_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One model's results: its tasks, and lm-eval groups over them (name, leaf task names)."""
+
+    name: str
+    source: str
+    tasks: tuple[TaskResult, ...]
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def comparison_version(self) -> str | None:
+        """The one comparison version of every item (reading refuses runs that mix them)."""
+        versions = {task.comparison_version for task in self.tasks} - {None}
+        return next(iter(versions)) if versions else None
+
+    def views(self) -> dict[str, TaskResult]:
+        """Every reportable unit by name: each group (items of its tasks), then each task.
+
+        A group whose tasks share item ids is left out: its items could not be paired by id.
+        """
+        return dict(self._views)
+
+    @cached_property
+    def _views(self) -> dict[str, TaskResult]:
+        by_name = {task.name: task for task in self.tasks}
+        views: dict[str, TaskResult] = {}
+        for group, members in self.groups:
+            present = [by_name[name] for name in members if name in by_name]
+            items = tuple(item for task in present for item in task.items)
+            if not present or len({item.id for item in items}) != len(items):
+                continue
+            views[group] = TaskResult(
+                name=group,
+                items=items,
+                comparison_version=_joined(task.comparison_version for task in present),
+                dataset_version=_joined(task.dataset_version for task in present),
+            )
+            for task in present:
+                views.setdefault(task.name, task)
+        for task in self.tasks:
+            views.setdefault(task.name, task)
+        return views
+
+
+def read_runs(specs: Iterable[str]) -> list[Run]:
+    """Every run named by ``specs`` (``PATH`` or ``NAME=PATH``); run names must be unique."""
+    runs: list[Run] = []
+    for spec in specs:
+        runs.extend(read_run(spec))
+    seen: dict[str, str] = {}
+    for run in runs:
+        if run.name in seen:
+            raise UserError(
+                f"two runs are named {run.name!r} ({seen[run.name]} and {run.source}); "
+                "name them with NAME=PATH"
+            )
+        seen[run.name] = run.source
+    if not runs:
+        raise UserError("no runs given")
+    return runs
+
+
+def read_run(spec: str) -> list[Run]:
+    """The run(s) at ``spec``: a score JSON, an lm-eval results JSON, a model folder, or an
+    lm-eval output folder (one run per model subfolder)."""
+    name, path = _split_spec(spec)
+    if not path.exists():
+        raise UserError(f"run {spec!r}: {path} does not exist")
+    if path.is_file():
+        if path.suffix == ".jsonl" and path.name.startswith("samples_"):
+            return [_read_lmeval_folder(path.parent, name)]
+        data = _load_json(path)
+        if isinstance(data, dict) and "items" in data and "task" in data:
+            return [_read_score_file(path, data, name)]
+        if isinstance(data, dict) and "results" in data:
+            return [_read_lmeval_folder(path.parent, name)]
+        raise UserError(
+            f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval results file"
+        )
+    if _lmeval_files(path):
+        return [_read_lmeval_folder(path, name)]
+    models = sorted(child for child in path.iterdir() if child.is_dir() and _lmeval_files(child))
+    if not models:
+        raise UserError(
+            f"{path}: no lm-eval results or samples found (run lm_eval with "
+            "--output_path DIR --log_samples and pass DIR or DIR/<model>)"
+        )
+    if name is not None and len(models) > 1:
+        shown = ", ".join(model.name for model in models)
+        raise UserError(f"{path} holds {len(models)} models ({shown}); name each model folder")
+    return [_read_lmeval_folder(model, name) for model in models]
+
+
+def _split_spec(spec: str) -> tuple[str | None, Path]:
+    # A path that exists wins over NAME=PATH, so a file name containing "=" still works.
+    if Path(spec).exists() or "=" not in spec:
+        return None, Path(spec)
+    name, _, path = spec.partition("=")
+    if not name:
+        raise UserError(f"run {spec!r}: empty name before '='")
+    return name, Path(path)
+
+
+def _load_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserError(f"cannot read {path}: {error}") from error
+
+
+# --- sqlbench-lmeval score output -------------------------------------------------------------
+
+
+def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
+    task = str(data["task"])
+    items = []
+    for number, score in enumerate(data["items"]):
+        try:
+            items.append(ScoredItem.from_score(score))
+        except (KeyError, TypeError, ValueError) as error:
+            raise UserError(f"{path}: item {number} is not a score dict ({error!r})") from error
+    item_versions = {score.get("comparison_version") for score in data["items"]} - {None}
+    version = data.get("comparison_version")
+    versions = item_versions | ({version} if version is not None else set())
+    result = TaskResult(
+        name=task,
+        items=tuple(items),
+        comparison_version=_single_version(versions, f"{path} ({task})"),
+        dataset_version=data.get("dataset_version"),
+    )
+    return Run(name=name or path.stem, source=str(path), tasks=(result,))
+
+
+# --- lm-eval output folders --------------------------------------------------------------------
+
+
+def _lmeval_files(folder: Path) -> list[Path]:
+    return sorted(
+        path
+        for pattern in ("results_*.json", "samples_*.jsonl")
+        for path in folder.glob(pattern)
+        if path.is_file()
+    )
+
+
+def _timestamp(path: Path) -> str:
+    # lm-eval names files <kind>_<task>_<ISO time with ':' -> '-'>: sortable as text.
+    return path.stem.rpartition("_")[2]
+
+
+def _samples_task(path: Path) -> str:
+    return path.stem[len("samples_") : path.stem.rfind("_")]
+
+
+def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
+    results_files = sorted(folder.glob("results_*.json"), key=_timestamp)
+    samples_files = sorted(folder.glob("samples_*.jsonl"), key=_timestamp)
+    if not samples_files:
+        raise UserError(
+            f"{folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples "
+            "(the report needs per-item results)"
+        )
+    newest: dict[str, Path] = {}
+    for path in samples_files:  # in time order, so the newest file of each task wins
+        newest[_samples_task(path)] = path
+    results = [_load_json(path) for path in results_files]
+    tasks = []
+    for task_name, path in newest.items():
+        items, versions, dataset_versions = _read_samples(path)
+        tasks.append(
+            TaskResult(
+                name=task_name,
+                items=items,
+                comparison_version=_single_version(versions, f"{path}"),
+                dataset_version=_single_version(dataset_versions, f"{path} (dataset version)"),
+            )
+        )
+    tasks.sort(key=lambda task: task.name)
+    run = Run(
+        name=name or _model_name(results, folder),
+        source=str(folder),
+        tasks=tuple(tasks),
+        groups=_groups(results, {task.name for task in tasks}),
+    )
+    _single_version(
+        {task.comparison_version for task in tasks} - {None}, f"{folder} (across tasks)"
+    )
+    return run
+
+
+def _model_name(results: list[dict], folder: Path) -> str:
+    for data in reversed(results):
+        if isinstance(data, dict) and data.get("model_name"):
+            return str(data["model_name"])
+    return folder.name
+
+
+def _groups(results: list[dict], tasks: set[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """lm-eval groups whose leaf tasks we have samples for, each with its leaf task names."""
+    children: dict[str, list[str]] = {}
+    for data in results:
+        if isinstance(data, dict):
+            children.update(data.get("group_subtasks") or {})
+
+    def leaves(name: str, seen: frozenset[str]) -> list[str]:
+        if name in seen:  # a malformed file must not loop forever
+            return []
+        kids = children.get(name) or []
+        if not kids:
+            return [name]
+        return [leaf for kid in kids for leaf in leaves(kid, seen | {name})]
+
+    groups = []
+    for group, kids in children.items():
+        if not kids or group in tasks:
+            continue
+        members = tuple(leaf for leaf in leaves(group, frozenset()) if leaf in tasks)
+        if members:
+            groups.append((group, members))
+    return tuple(groups)
+
+
+def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str]]:
+    """Items of one samples file, plus the comparison and dataset versions they carry."""
+    by_doc: dict[object, ScoredItem] = {}
+    versions: set[str] = set()
+    dataset_versions: set[str] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read {path}: {error}") from error
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            sample = json.loads(line)  # Python's json reads lm-eval's bare NaN
+        except json.JSONDecodeError as error:
+            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
+        doc = sample.get("doc") or {}
+        score = _score_dict(sample.get("filtered_resps"))
+        if score is not None:
+            if score.get("comparison_version") is not None:
+                versions.add(str(score["comparison_version"]))
+            score = dict(score)
+            for key, value in _doc_fields(doc).items():
+                if score.get(key) in (None, ""):
+                    score[key] = value
+        else:
+            score = _from_metrics(sample, doc)
+            if score is None:
+                continue  # another filter's line, or a line without our metrics
+        if doc.get("dataset_version"):
+            dataset_versions.add(str(doc["dataset_version"]))
+        try:
+            item = ScoredItem.from_score(score)
+        except (KeyError, TypeError, ValueError) as error:
+            raise UserError(f"{where}: no readable score ({error!r})") from error
+        key = sample.get("doc_id", item.id)
+        # With several filters a doc has several lines; the one with a real score dict wins.
+        if key not in by_doc or by_doc[key].status == UNKNOWN_STATUS:
+            by_doc[key] = item
+    if not by_doc:
+        raise UserError(f"{path}: no scored samples (is this a sqlbench-lmeval task?)")
+    return tuple(by_doc.values()), versions, dataset_versions
+
+
+def _doc_fields(doc: Mapping) -> dict:
+    """What a doc knows that a score dict may lack (older score dicts had no category)."""
+    fields = {"id": doc.get("id"), "category": doc.get("category") or None}
+    if doc.get("gold_status"):
+        fields["gold_status"] = doc["gold_status"]
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:
+    """A score rebuilt from lm-eval's top-level metric values, when ``filtered_resps`` is not
+    our score dict; None when the line has no EX at all."""
+    if "ex" not in sample or "ves" not in sample or "id" not in doc:
+        return None
+    score = {
+        name: value
+        for name, value in sample.items()
+        if _is_number(value) and name not in ("doc_id",)
+    }
+    score.update(_doc_fields(doc))
+    score["status"] = UNKNOWN_STATUS
+    return score
+
+
+def _score_dict(filtered) -> dict | None:
+    """Our score dict from a samples line's ``filtered_resps`` (a list holding a dict, its
+    Python repr, or that nested once more); None when it holds anything else."""
+    while isinstance(filtered, list) and len(filtered) == 1:
+        filtered = filtered[0]
+    if isinstance(filtered, str):
+        try:
+            filtered = parse_python_literal(filtered)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    if isinstance(filtered, dict) and "status" in filtered and "ex" in filtered:
+        return filtered
+    return None
+
+
+def parse_python_literal(text: str):
+    """``ast.literal_eval`` that also reads ``nan`` and ``inf`` (as ``str(dict)`` writes them)."""
+    return _literal(ast.parse(text.strip(), mode="eval").body)
+
+
+def _literal(node: ast.AST):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {
+            _literal(key): _literal(value)
+            for key, value in zip(node.keys, node.values, strict=True)
+        }
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_literal(element) for element in node.elts]
+    if isinstance(node, ast.Name) and node.id in ("nan", "inf"):
+        return float(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _literal(node.operand)
+        if _is_number(value):
+            return -value if isinstance(node.op, ast.USub) else value
+    raise ValueError(f"not a literal: {ast.dump(node)[:80]}")
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return float(value)
+    return float(value)
+
+
+def _single_version(versions: set, where: str) -> str | None:
+    versions = {str(version) for version in versions if version is not None}
+    if len(versions) > 1:
+        raise UserError(f"{where}: items carry different versions ({', '.join(sorted(versions))})")
+    return next(iter(versions)) if versions else None
+
+
+def _joined(values: Iterable[str | None]) -> str | None:
+    distinct = sorted({value for value in values if value is not None})
+    return ", ".join(distinct) if distinct else None
+
+
+__all__ = ["Run", "ScoredItem", "TaskResult", "parse_python_literal", "read_run", "read_runs"]

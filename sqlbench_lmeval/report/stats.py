@@ -1,0 +1,181 @@
+"""Statistics for comparing runs: bootstrap confidence intervals and the exact McNemar test.
+
+Confidence intervals are percentile bootstrap intervals over items: ``RESAMPLES`` resamples
+(2,000) of the items with replacement, drawn from a generator seeded with ``SEED``, so a report
+is reproducible number for number. A paired interval resamples items, not runs: both models'
+answers to an item stay together, which is what makes the difference between two models on the
+same questions much tighter than the two separate intervals suggest.
+
+NaN values (e.g. a similarity a benchmark could not compute) are left out of a mean.
+
+Speed: a resample's mean depends only on how many copies of each distinct value it draws.
+For columns with few distinct values (the 0/1 execution metrics, paired differences in
+{-1, 0, 1}) those counts are drawn directly from their multinomial distribution - the same
+bootstrap distribution, at a cost independent of the item count. Other columns resample items
+(as count matrices, one matrix product per chunk of resamples).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Bootstrap resamples per interval.
+RESAMPLES = 2_000
+#: Seed of every bootstrap; each interval starts from it, so intervals do not depend on order.
+SEED = 20_240_719
+#: Coverage of every interval.
+LEVEL = 0.95
+
+# Resamples drawn at once: bounds memory (a chunk is CHUNK x n counts) at any item count.
+_CHUNK = 250
+# Columns with at most this many distinct values are resampled through value counts.
+_FEW_VALUES = 32
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its bootstrap confidence interval (all NaN when there is nothing to average)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int  # values that entered the mean (NaN values excluded)
+
+
+def bootstrap_ci(
+    values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> Interval:
+    """Mean of ``values`` and its percentile bootstrap interval over items."""
+    (interval,) = bootstrap_cis(
+        np.asarray(values, dtype=float).reshape(-1, 1),
+        resamples=resamples,
+        seed=seed,
+        level=level,
+    )
+    return interval
+
+
+def paired_bootstrap_ci(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> Interval:
+    """Mean of ``a[i] - b[i]`` and its bootstrap interval, resampling the pairs ``i``."""
+    a_values, b_values = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a_values.shape != b_values.shape:
+        raise ValueError(f"paired samples differ in length: {a_values.size} vs {b_values.size}")
+    return bootstrap_ci(a_values - b_values, resamples=resamples, seed=seed, level=level)
+
+
+def bootstrap_cis(
+    values, *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> list[Interval]:
+    """One interval per column of the (items x metrics) array ``values``.
+
+    Every column is resampled from a generator seeded with ``seed``, so two equal columns get
+    equal intervals whatever their position.
+    """
+    matrix = np.asarray(values, dtype=float)
+    if matrix.ndim != 2:
+        raise ValueError("values must be a 2-d array (items x metrics)")
+    n, columns = matrix.shape
+    boot = np.full((resamples, columns), np.nan)
+    many_values = []
+    for column in range(columns):
+        present = matrix[:, column][~np.isnan(matrix[:, column])]
+        distinct, frequency = np.unique(present, return_counts=True)
+        if present.size == 0:
+            continue
+        if distinct.size <= _FEW_VALUES:
+            boot[:, column] = _category_means(
+                distinct, frequency, n, resamples, np.random.default_rng(seed)
+            )
+        else:
+            many_values.append(column)
+    if many_values:
+        boot[:, many_values] = _item_means(
+            matrix[:, many_values], resamples, np.random.default_rng(seed)
+        )
+    tail = (1.0 - level) / 2.0 * 100.0
+    intervals = []
+    for column in range(columns):
+        present = matrix[:, column][~np.isnan(matrix[:, column])]
+        column_boot = boot[:, column]
+        # A resample that drew only NaN items has no mean; it is left out of the percentiles.
+        column_boot = column_boot[~np.isnan(column_boot)]
+        if present.size == 0 or column_boot.size == 0:
+            intervals.append(Interval(math.nan, math.nan, math.nan, int(present.size)))
+            continue
+        low, high = np.percentile(column_boot, [tail, 100.0 - tail])
+        intervals.append(
+            Interval(float(present.mean()), float(low), float(high), int(present.size))
+        )
+    return intervals
+
+
+def _category_means(distinct, frequency, n: int, resamples: int, rng) -> np.ndarray:
+    """Bootstrap means of a column with few distinct values (0/1 metrics, paired differences).
+
+    Resampling n items with replacement only matters through how many copies of each distinct
+    value (and of NaN) it draws, and those counts are Multinomial(n, frequency / n): drawing
+    them directly is the same bootstrap, in O(resamples x distinct values) instead of
+    O(resamples x n).
+    """
+    missing = n - int(frequency.sum())  # NaN items: drawn, then left out of the mean
+    probabilities = np.append(frequency, missing) / n
+    counts = rng.multinomial(n, probabilities, size=resamples)[:, :-1].astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts @ distinct) / counts.sum(axis=1)
+
+
+def _item_means(matrix, resamples: int, rng) -> np.ndarray:
+    """Bootstrap means of each column of ``matrix`` by resampling its rows (items)."""
+    n, columns = matrix.shape
+    present = (~np.isnan(matrix)).astype(float)
+    sums = np.where(np.isnan(matrix), 0.0, matrix)
+    boot = np.empty((resamples, columns))
+    for start in range(0, resamples, _CHUNK):
+        size = min(_CHUNK, resamples - start)
+        # Each resample as item multiplicities: a (size x n) count matrix, then one matmul.
+        picks = rng.integers(0, n, size=(size, n))
+        offsets = (np.arange(size) * n)[:, None]
+        weights = np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
+        weights = weights.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot[start : start + size] = (weights @ sums) / (weights @ present)
+    return boot
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs.
+
+    Under the null hypothesis each discordant pair goes either way with probability 1/2, so the
+    smaller count is Binomial(b + c, 1/2); the p-value doubles its lower tail (capped at 1).
+    Python's exact integer arithmetic keeps this exact at any size.
+    """
+    if b < 0 or c < 0:
+        raise ValueError("counts must be non-negative")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+__all__ = [
+    "LEVEL",
+    "RESAMPLES",
+    "SEED",
+    "Interval",
+    "bootstrap_ci",
+    "bootstrap_cis",
+    "mcnemar_exact",
+    "paired_bootstrap_ci",
+]

@@ -1,0 +1,715 @@
+"""SQL structure: feature bags, structural similarity and complexity counts, built on sqlglot.
+
+Ma, Pu and Zhu (2024, arXiv:2407.19517, "Evaluating LLMs for Text-to-SQL Generation With
+Complex SQL Workload") compare a generated query with the gold query through seven features
+collected over the query and all its subqueries and CTEs. The authors published no code, so
+this module fixes the definitions; every choice below is ours and is documented here.
+
+Normalisation (applied to both queries before any feature is read):
+
+1. Parse with sqlglot in the item's dialect. Anything that does not parse into exactly one
+   query (SELECT, set operation, VALUES; not another statement, not a bare expression) is
+   *unparseable* (:func:`structure_of` returns None).
+2. Identifiers are case-insensitive: every name is lower-cased, quoted ones too (DuckDB and
+   SQLite match names without regard to case).
+3. Aliases are resolved: with the schema, sqlglot's ``qualify`` attaches every column to its
+   source, expands ``GROUP BY 1`` and references to select-list aliases, and rewrites
+   ``JOIN ... USING``; a column of a base table is written ``table.column`` with the table's
+   real name (so ``ss1.x``, ``store_sales.x`` and an unqualified ``x`` are the same token); a
+   column of a CTE or derived table is written by its bare name (CTE and alias names are
+   arbitrary). ``ORDER BY 1`` positions are dropped. When ``qualify`` fails (it happens with odd
+   predictions) the names stay as written, lower-cased, and ``Structure.qualified`` is False.
+4. Literals: arithmetic on numeric literals is folded (``2001+1`` is ``2002``, ``50/100.0`` is
+   ``0.5``), unary minus is part of the number, numbers are written canonically (``100.00`` is
+   ``100``), ``INTERVAL '30 days'`` and ``INTERVAL 30 DAY`` are both ``INTERVAL 30 DAY``, and a
+   string keeps its case (SQL string comparison is case-sensitive). Numbers and strings share one
+   token space, so ``d_year = '2000'`` and ``d_year = 2000`` give the same constant. A string
+   literal cast to a date or timestamp is the string (``CAST('2000-01-27' AS DATE)``,
+   ``DATE '2000-01-27'`` and ``'2000-01-27'`` are one form).
+
+Features (each a multiset, "bag", of string tokens):
+
+- ``tables``: every reference to a base table (a self-join counts twice); references to CTEs
+  are not tables.
+- ``columns``: every column reference anywhere (select list, predicates, GROUP BY, ORDER BY,
+  ...); ``*`` is not a column.
+- ``where_predicates``: the basic predicates of every WHERE, HAVING and JOIN ... ON condition. A
+  compound predicate counts as its basic predicates: AND, OR, NOT and parentheses are split
+  (NOT directly on a basic predicate stays part of it: ``NOT EXISTS``, ``NOT IN``). Column =
+  column equalities between two different sources are joins, not predicates. A subquery inside
+  a predicate is written ``(subquery)``: its own predicates are collected where it is.
+  Comparisons are written in a canonical orientation (``5 < x`` is ``x > 5``, equality operands
+  sorted) and IN lists are sorted.
+- ``constants``: every literal (after folding), including LIMIT values; not type parameters
+  (``DECIMAL(7, 2)``), not ORDER BY/GROUP BY positions, not NULL or booleans.
+- ``functions``: names of the non-aggregate function calls, window functions included (``RANK``,
+  ``SUBSTRING``, ``COALESCE``, ``GROUPING``, ...). CAST and CASE are syntax, not functions.
+- ``aggregation``: every aggregate call with its normalised argument
+  (``SUM(store_sales.ss_net_profit)``, ``COUNT(*)``, window aggregates too) and every grouping
+  key (``GROUP BY item.i_brand``; ``ROLLUP item.i_brand`` for a key inside ROLLUP, likewise
+  CUBE and GROUPING SETS).
+- ``joins``: one token per equi-join condition, written in ON or in WHERE alike (comma joins and
+  ``JOIN ... ON`` give the same token), operands sorted, prefixed with the side of an outer join
+  (``LEFT``, ``RIGHT``, ``FULL``). ``qualify`` rewrites ``JOIN ... USING (c)`` into its equality;
+  if names do not resolve, a USING join is one ``USING c`` token per column. A cross join has
+  no condition and no token.
+
+Similarity of a prediction to the gold query (:func:`similarity`):
+
+- ``sim_<feature>``: multiset Jaccard similarity, sum of the minimum counts over sum of the
+  maximum counts; 1.0 when both bags are empty.
+- ``structural_similarity``: the mean of the seven ``sim_<feature>`` (the paper's Table 2 average).
+- ``structural_count_similarity``: per feature min(|pred|, |gold|) / max(|pred|, |gold|) of the
+  bag sizes (1.0 when both are 0), averaged over the seven features.
+- An unparseable prediction scores 0.0 on all of them (and ``parsed`` 0.0). In a mean over all
+  items it counts as 0; the mean over parseable predictions is ``mean(x) / mean(parsed)``.
+
+Complexity counts of one query (:func:`complexity_of`), the quantities of the paper's Table 1:
+
+- ``distinct_column_count``: distinct column tokens referenced in select lists, JOIN conditions
+  and WHERE clauses;
+- ``join_count``: the size of the ``joins`` bag (join conditions);
+- ``where_predicate_count``: the size of the ``where_predicates`` bag;
+- ``cte_count``: CTE definitions (nested WITH included);
+- ``function_call_count``: function calls, aggregates included (``functions`` bag plus the
+  aggregate calls of the ``aggregation`` bag);
+- ``subquery_count``: query blocks nested in another query's clauses: derived tables, scalar,
+  IN, EXISTS and ANY subqueries. CTE bodies are counted by ``cte_count``, and the members of a
+  UNION/INTERSECT/EXCEPT are one block.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from statistics import fmean
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+#: The seven features of the paper, in its order.
+FEATURES = (
+    "tables",
+    "columns",
+    "where_predicates",
+    "constants",
+    "functions",
+    "aggregation",
+    "joins",
+)
+
+#: The complexity counts of the paper's Table 1.
+COMPLEXITY = (
+    "distinct_column_count",
+    "join_count",
+    "where_predicate_count",
+    "cte_count",
+    "function_call_count",
+    "subquery_count",
+)
+
+#: Function-like nodes that are syntax rather than function calls.
+_NOT_FUNCTIONS = (
+    exp.Cast,
+    exp.TryCast,
+    exp.Case,
+    exp.If,  # CASE branches
+    exp.Exists,  # a predicate
+    exp.Connector,  # AND, OR, XOR
+    exp.Collate,
+)
+
+#: Window-only functions sqlglot models as aggregates; they are functions here, like ``RANK``.
+_WINDOW_FUNCTIONS = tuple(
+    getattr(exp, name)
+    for name in (
+        "Rank",
+        "DenseRank",
+        "RowNumber",
+        "Ntile",
+        "PercentRank",
+        "CumeDist",
+        "Lag",
+        "Lead",
+        "FirstValue",
+        "LastValue",
+        "NthValue",
+    )
+    if hasattr(exp, name)
+)
+
+#: Basic predicates are split through these.
+_CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
+
+#: Comparison flipped when the constant is on the left: ``5 < x`` is ``x > 5``.
+_FLIPPED = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
+
+_SUBQUERY_PLACEHOLDER = "(subquery)"
+
+#: Column meta key holding the source alias a column had before alias resolution.
+_SOURCE = "sqlbench_source_alias"
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The features and complexity counts of one parsed query (treat the contents as read-only)."""
+
+    features: Mapping[str, Counter] = field(repr=False)
+    complexity: Mapping[str, int]
+    qualified: bool  # False when alias resolution failed and names are as written
+
+
+# ---------------------------------------------------------------- parsing and normalisation
+
+
+#: What counts as a query: SELECT (also with WITH, or DuckDB's FROM-first form), set
+#: operations, VALUES and DuckDB's PIVOT statement. A bare expression (sqlglot reads ``SELEC x``
+#: as the expression ``SELEC AS x``) or another statement (DELETE, DROP, ...) is not one.
+_QUERY_TYPES = (exp.Query, exp.Values, exp.Pivot)
+
+
+def parse_one(sql: str | None, dialect: str) -> exp.Expression | None:
+    """The single query ``sql`` holds, or None when it is empty, unparseable, not a query or
+    several statements."""
+    if sql is None or not sql.strip():
+        return None
+    try:
+        statements = [s for s in sqlglot.parse(sql, dialect=dialect) if s is not None]
+    except Exception:  # ParseError, TokenError, and whatever odd input makes sqlglot raise
+        return None
+    if len(statements) != 1 or not isinstance(statements[0], _QUERY_TYPES):
+        return None
+    return statements[0]
+
+
+def normalize(
+    tree: exp.Expression, dialect: str, schema: Mapping | None = None
+) -> tuple[exp.Expression, bool]:
+    """A normalised copy of ``tree`` (see the module docstring) and whether aliases resolved."""
+    # Lower-cased before qualify, so that names match the schema's whatever their quoting.
+    original = _lowercase_identifiers(_drop_order_positions(tree.copy()))
+    qualified = True
+    try:
+        tree = qualify(
+            original.copy(),
+            dialect=dialect,
+            schema=dict(schema) if schema is not None else None,
+            expand_stars=False,
+            validate_qualify_columns=False,
+            quote_identifiers=False,
+            identify=False,
+        )
+        _resolve_aliases(tree)
+    except Exception:
+        # sqlglot could not resolve the names (it happens with odd predictions): keep them as
+        # written; ``qualified`` reports it.
+        tree = original
+        qualified = False
+    for identifier in tree.find_all(exp.Identifier):
+        identifier.set("quoted", False)  # tokens are compared, never run
+    return _normalize_intervals(_fold_constants(_uncast_date_literals(tree))), qualified
+
+
+def _drop_order_positions(tree: exp.Expression) -> exp.Expression:
+    """Replace ``ORDER BY 1`` positions by NULL: they carry no feature, and sqlglot cannot
+    expand them next to an unexpanded ``SELECT *``."""
+    for ordered in list(tree.find_all(exp.Ordered)):
+        if _is_position(ordered.this) and isinstance(ordered.parent, exp.Order):
+            ordered.set("this", exp.Null())
+    return tree
+
+
+def _resolve_aliases(tree: exp.Expression) -> None:
+    """Write each column's source as the real table name (base tables) or drop it (CTEs)."""
+    for scope in traverse_scope(tree):
+        for column in scope.columns:
+            # The alias still tells a self-join (d1.x = d2.x) from a filter on one source.
+            column.meta[_SOURCE] = column.table
+            source = scope.sources.get(column.table) if column.table else None
+            if isinstance(source, exp.Table):
+                column.set("table", exp.to_identifier(source.name))
+            elif isinstance(source, Scope):
+                column.set("table", None)
+
+
+def _lowercase_identifiers(tree: exp.Expression) -> exp.Expression:
+    """Lower-case every identifier, quoted ones too (DuckDB and SQLite match names caselessly)."""
+    for identifier in tree.find_all(exp.Identifier):
+        identifier.set("this", identifier.this.lower())
+    return tree
+
+
+def _number(node: exp.Expression) -> Decimal | None:
+    """The value of a numeric literal (possibly negated or in parentheses), or None."""
+    if isinstance(node, exp.Paren):
+        return _number(node.this)
+    if isinstance(node, exp.Neg):
+        inner = _number(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return Decimal(node.this)
+        except InvalidOperation:
+            return None
+    return None
+
+
+def canonical_number(value: Decimal) -> str:
+    """``100.00`` -> ``100``, ``1.20`` -> ``1.2``, ``-5`` -> ``-5`` (never exponent notation)."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _fold_constants(tree: exp.Expression) -> exp.Expression:
+    """Write numbers canonically and replace arithmetic on them by its value, innermost first."""
+    operations = {
+        exp.Add: lambda a, b: a + b,
+        exp.Sub: lambda a, b: a - b,
+        exp.Mul: lambda a, b: a * b,
+        exp.Div: lambda a, b: a / b,
+    }
+    # Children come after their parent in pre-order, so reversed pre-order is bottom-up.
+    for node in reversed(list(tree.dfs())):
+        value = None
+        operation = operations.get(type(node))
+        if operation is not None:
+            left, right = _number(node.this), _number(node.expression)
+            if left is not None and right is not None:
+                try:
+                    value = operation(left, right)
+                except ArithmeticError:  # division by zero and friends stay as written
+                    value = None
+        elif isinstance(node, (exp.Neg, exp.Paren)):
+            value = _number(node)
+        elif isinstance(node, exp.Literal) and not node.is_string:
+            value = _number(node)  # 100.00 -> 100
+        if value is not None:
+            folded = _literal(value)
+            if node is tree:
+                return folded
+            node.replace(folded)
+    return tree
+
+
+_DATE_TYPES = {exp.DataType.Type.DATE, exp.DataType.Type.TIMESTAMP, exp.DataType.Type.DATETIME}
+
+
+def _uncast_date_literals(tree: exp.Expression) -> exp.Expression:
+    """``CAST('2000-01-27' AS DATE)`` and ``DATE '2000-01-27'`` -> ``'2000-01-27'``: the
+    engines compare a date column with the plain string the same way."""
+    for cast in list(tree.find_all(exp.Cast)):
+        literal = cast.this
+        if isinstance(literal, exp.Literal) and literal.is_string and cast.to.this in _DATE_TYPES:
+            cast.replace(literal)
+    return tree
+
+
+def _normalize_intervals(tree: exp.Expression) -> exp.Expression:
+    """``INTERVAL '30 days'``, ``INTERVAL 30 DAY`` -> ``INTERVAL '30' DAY``."""
+    for interval in tree.find_all(exp.Interval):
+        amount = interval.this
+        if isinstance(amount, exp.Literal):
+            try:
+                interval.set("this", exp.Literal.string(canonical_number(Decimal(amount.this))))
+            except InvalidOperation:
+                pass
+        unit = interval.args.get("unit")
+        if unit is not None and unit.name:
+            name = unit.name.upper()
+            interval.set("unit", exp.var(name[:-1] if name.endswith("S") else name))
+    return tree
+
+
+def _literal(value: Decimal) -> exp.Expression:
+    text = canonical_number(value)
+    if text.startswith("-"):
+        return exp.Neg(this=exp.Literal.number(text[1:]))
+    return exp.Literal.number(text)
+
+
+# ---------------------------------------------------------------- features
+
+
+def structure_of(sql: str | None, dialect: str, schema: Mapping | None = None) -> Structure | None:
+    """Features and complexity of ``sql``, or None when it is not one parseable statement."""
+    tree = parse_one(sql, dialect)
+    if tree is None:
+        return None
+    try:
+        normalized, qualified = normalize(tree, dialect, schema)
+        features = _features(normalized, dialect)
+        counts = _complexity(normalized, features, dialect)
+    except Exception:
+        # sqlglot accepted the text but cannot work with the tree (it happens with odd input):
+        # the prediction counts as unparseable rather than crashing the scoring of a whole run.
+        return None
+    return Structure(features=features, complexity=counts, qualified=qualified)
+
+
+def _render(node: exp.Expression, dialect: str) -> str:
+    return node.sql(dialect=dialect, comments=False)
+
+
+def _column_token(column: exp.Column) -> str:
+    return f"{column.table}.{column.name}" if column.table else column.name
+
+
+def _features(tree: exp.Expression, dialect: str) -> dict[str, Counter]:
+    cte_names = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    predicates, joins = _predicates_and_joins(tree, dialect)
+    return {
+        "tables": Counter(
+            table.name
+            for table in tree.find_all(exp.Table)
+            if table.name and not (table.name in cte_names and not table.db)
+        ),
+        "columns": Counter(
+            _column_token(column)
+            for column in tree.find_all(exp.Column)
+            if not isinstance(column.this, exp.Star)
+        ),
+        "where_predicates": predicates,
+        "constants": Counter(_constants(tree)),
+        "functions": Counter(_function_name(f) for f in _function_calls(tree)),
+        "aggregation": Counter(
+            [_render(call, dialect) for call in _aggregate_calls(tree)]
+            + _grouping_keys(tree, dialect)
+        ),
+        "joins": joins,
+    }
+
+
+def _function_calls(tree: exp.Expression) -> Iterator[exp.Func]:
+    for node in tree.find_all(exp.Func):
+        if isinstance(node, _NOT_FUNCTIONS):
+            continue
+        if _is_aggregate(node):
+            continue
+        yield node
+
+
+def _is_aggregate(node: exp.Expression) -> bool:
+    """An aggregate call: not GROUPING() and not a window-only function such as RANK()."""
+    return isinstance(node, exp.AggFunc) and not isinstance(
+        node, (exp.Grouping, *_WINDOW_FUNCTIONS)
+    )
+
+
+def _function_name(node: exp.Func) -> str:
+    return node.name.upper() if isinstance(node, exp.Anonymous) else node.sql_name()
+
+
+def _aggregate_calls(tree: exp.Expression) -> Iterator[exp.AggFunc]:
+    for node in tree.find_all(exp.AggFunc):
+        if _is_aggregate(node):
+            yield node
+
+
+def _grouping_keys(tree: exp.Expression, dialect: str) -> list[str]:
+    """``GROUP BY key`` per plain key; ``ROLLUP key`` / ``CUBE key`` / ``GROUPING SETS set``."""
+    keys = []
+    for group in tree.find_all(exp.Group):
+        # MySQL's ``GROUP BY a WITH ROLLUP`` is ROLLUP(a).
+        plain = "ROLLUP" if group.args.get("rollup") else "GROUP BY"
+        if group.args.get("all"):
+            keys.append("GROUP BY ALL")
+        for key in group.expressions:
+            if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+                kind = {"rollup": "ROLLUP", "cube": "CUBE"}.get(key.key, "GROUPING SETS")
+                keys.extend(f"{kind} {_render(k, dialect)}" for k in key.expressions)
+            elif not _is_position(key):
+                keys.append(f"{plain} {_render(key, dialect)}")
+    return keys
+
+
+def _is_position(node: exp.Expression) -> bool:
+    """A positional reference (``ORDER BY 1``, ``GROUP BY 2``)."""
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _constants(tree: exp.Expression) -> Iterator[str]:
+    for node in tree.find_all(exp.Literal, exp.Interval):
+        if isinstance(node, exp.Interval):
+            yield _interval_token(node)
+            continue
+        if node.find_ancestor(exp.DataType, exp.Interval) is not None:
+            continue  # type parameters; interval amounts are part of the interval token
+        parent = node.parent
+        if isinstance(parent, exp.Ordered) and isinstance(parent.parent, exp.Order):
+            if not node.is_string:
+                continue  # ORDER BY 1
+        if isinstance(parent, exp.Group) and not node.is_string:
+            continue  # GROUP BY 1
+        if node.is_string:
+            yield node.this
+        else:
+            value = _number(parent) if isinstance(parent, exp.Neg) else _number(node)
+            yield canonical_number(value) if value is not None else node.this
+
+
+def _interval_token(node: exp.Interval) -> str:
+    amount = node.this.name if isinstance(node.this, exp.Literal) else _render(node.this, "")
+    unit = node.args.get("unit")
+    return f"INTERVAL {amount} {unit.name if unit is not None else ''}".strip()
+
+
+# ---------------------------------------------------------------- predicates and joins
+
+
+def _basic_predicates(condition: exp.Expression) -> Iterator[exp.Expression]:
+    """Split AND, OR, NOT and parentheses down to basic predicates."""
+    if isinstance(condition, _CONNECTIVES):
+        for child in (condition.this, condition.args.get("expression")):
+            if child is not None:
+                yield from _basic_predicates(child)
+    elif isinstance(condition, exp.Not):
+        inner = condition.this
+        if isinstance(inner, (*_CONNECTIVES, exp.Not)):
+            yield from _basic_predicates(inner)
+        else:
+            yield condition
+    else:
+        yield condition
+
+
+def _is_join_condition(predicate: exp.Expression) -> bool:
+    """``a.x = b.y`` between two columns of different (or unknown) sources."""
+    if not isinstance(predicate, exp.EQ):
+        return False
+    left, right = predicate.this, predicate.expression
+    if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+        return False
+    left_source = left.meta.get(_SOURCE, left.table)
+    right_source = right.meta.get(_SOURCE, right.table)
+    return not (left_source and left_source == right_source)
+
+
+def _predicate_token(predicate: exp.Expression, dialect: str) -> str:
+    def hide(node: exp.Expression) -> exp.Expression:
+        # Subqueries are placeholders: their own predicates are collected where they are.
+        if isinstance(node, (exp.Subquery, exp.Query)):
+            return exp.Var(this=_SUBQUERY_PLACEHOLDER)
+        return node
+
+    root = predicate.copy()
+    hidden = root.transform(hide, copy=False) if not isinstance(root, exp.Query) else root
+    return _render(_orient(hidden), dialect)
+
+
+def _orient(node: exp.Expression) -> exp.Expression:
+    target = node.this if isinstance(node, exp.Not) else node
+    if isinstance(target, (exp.EQ, exp.NEQ)):
+        left, right = target.this, target.expression
+        # The column side first (``x = 5``); otherwise a fixed order.
+        constant_left = not left.find(exp.Column) and right.find(exp.Column) is not None
+        mixed = bool(left.find(exp.Column)) != bool(right.find(exp.Column))
+        if constant_left or (not mixed and left.sql() > right.sql()):
+            target.set("this", right)
+            target.set("expression", left)
+    elif type(target) in _FLIPPED:
+        left, right = target.this, target.expression
+        if not left.find(exp.Column) and right.find(exp.Column):
+            flipped = _FLIPPED[type(target)](this=right, expression=left)
+            if target is node:
+                return flipped
+            node.set("this", flipped)
+    elif isinstance(target, exp.In) and target.expressions:
+        target.set("expressions", sorted(target.expressions, key=lambda e: e.sql()))
+    return node
+
+
+def _join_token(predicate: exp.EQ, side: str) -> str:
+    sides = sorted((_column_token(predicate.this), _column_token(predicate.expression)))
+    prefix = f"{side} " if side else ""
+    return f"{prefix}{sides[0]} = {sides[1]}"
+
+
+def _predicates_and_joins(tree: exp.Expression, dialect: str) -> tuple[Counter, Counter]:
+    predicates: Counter = Counter()
+    joins: Counter = Counter()
+
+    def take(condition: exp.Expression, side: str) -> None:
+        for predicate in _basic_predicates(condition):
+            if _is_join_condition(predicate):
+                joins[_join_token(predicate, side)] += 1
+            else:
+                predicates[_predicate_token(predicate, dialect)] += 1
+
+    for clause in tree.find_all(exp.Where, exp.Having):
+        take(clause.this, "")
+    for join in tree.find_all(exp.Join):
+        side = (join.side or "").upper()
+        if join.args.get("on") is not None:
+            take(join.args["on"], side)
+        for column in join.args.get("using") or []:
+            prefix = f"{side} " if side else ""
+            joins[f"{prefix}USING {column.name}"] += 1
+    return predicates, joins
+
+
+# ---------------------------------------------------------------- complexity
+
+
+def _local_nodes(node: exp.Expression) -> Iterator[exp.Expression]:
+    """``node`` and its descendants, not entering nested query blocks."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in current.iter_expressions():
+            if isinstance(child, (exp.Query, exp.Subquery)):
+                continue
+            stack.append(child)
+
+
+def _complexity(tree: exp.Expression, features: Mapping[str, Counter], dialect: str) -> dict:
+    columns: set[str] = set()
+    for select in tree.find_all(exp.Select):
+        parts = list(select.expressions)
+        if select.args.get("where") is not None:
+            parts.append(select.args["where"])
+        parts.extend(j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on"))
+        for part in parts:
+            columns.update(
+                _column_token(n)
+                for n in _local_nodes(part)
+                if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star)
+            )
+    aggregate_calls = sum(1 for _ in _aggregate_calls(tree))
+    return {
+        "distinct_column_count": len(columns),
+        "join_count": sum(features["joins"].values()),
+        "where_predicate_count": sum(features["where_predicates"].values()),
+        "cte_count": sum(1 for _ in tree.find_all(exp.CTE)),
+        "function_call_count": sum(features["functions"].values()) + aggregate_calls,
+        "subquery_count": _subquery_count(tree),
+    }
+
+
+def _subquery_count(tree: exp.Expression) -> int:
+    count = 0
+    for query in tree.find_all(exp.Select, exp.SetOperation):
+        if query is tree:
+            continue
+        parent = query.parent
+        while isinstance(parent, (exp.Subquery, exp.Paren)):
+            parent = parent.parent
+        if isinstance(parent, (exp.SetOperation, exp.CTE)) or parent is None:
+            continue
+        if isinstance(parent, exp.With):  # the outer query of a WITH is not nested
+            continue
+        count += 1
+    return count
+
+
+def complexity_of(sql: str | None, dialect: str, schema: Mapping | None = None) -> dict | None:
+    """The six complexity counts of ``sql``, or None when it is unparseable."""
+    structure = structure_of(sql, dialect, schema)
+    return None if structure is None else dict(structure.complexity)
+
+
+# ---------------------------------------------------------------- similarity
+
+
+def jaccard(a: Counter, b: Counter) -> float:
+    """Multiset Jaccard: sum of minimum counts over sum of maximum counts; 1.0 if both empty."""
+    keys = set(a) | set(b)
+    if not keys:
+        return 1.0
+    return sum(min(a[k], b[k]) for k in keys) / sum(max(a[k], b[k]) for k in keys)
+
+
+def count_similarity(a: Counter, b: Counter) -> float:
+    """min/max of the bag sizes; 1.0 when both are empty."""
+    size_a, size_b = sum(a.values()), sum(b.values())
+    if size_a == size_b == 0:
+        return 1.0
+    return min(size_a, size_b) / max(size_a, size_b)
+
+
+SIMILARITY_METRICS = (
+    "structural_similarity",
+    "structural_count_similarity",
+    *(f"sim_{feature}" for feature in FEATURES),
+)
+
+
+def similarity(prediction: Structure | None, gold: Structure) -> dict[str, float]:
+    """Structural similarity of a prediction to gold; all 0.0 when the prediction is None."""
+    if prediction is None:
+        return dict.fromkeys(SIMILARITY_METRICS, 0.0)
+    per_feature = {f: jaccard(prediction.features[f], gold.features[f]) for f in FEATURES}
+    counts = [count_similarity(prediction.features[f], gold.features[f]) for f in FEATURES]
+    return {
+        "structural_similarity": fmean(per_feature.values()),
+        "structural_count_similarity": fmean(counts),
+        **{f"sim_{feature}": value for feature, value in per_feature.items()},
+    }
+
+
+# ---------------------------------------------------------------- workloads
+
+
+@dataclass(frozen=True)
+class WorkloadComplexity:
+    """Complexity counts of a set of queries (e.g. one benchmark's gold SQL)."""
+
+    name: str
+    per_query: Mapping[int, Mapping[str, int]]  # id -> counts, parseable queries only
+    unparseable: tuple[int, ...]
+
+    @property
+    def means(self) -> dict[str, float]:
+        rows = list(self.per_query.values())
+        return {c: fmean(r[c] for r in rows) if rows else 0.0 for c in COMPLEXITY}
+
+    @property
+    def share_without_cte(self) -> float:
+        rows = list(self.per_query.values())
+        return fmean(r["cte_count"] == 0 for r in rows) if rows else 0.0
+
+
+def workload_complexity(
+    name: str,
+    queries: Iterable[tuple[int, str]],
+    dialect: str,
+    schema: Mapping | None = None,
+) -> WorkloadComplexity:
+    """Complexity counts of every ``(id, sql)`` of a workload."""
+    per_query: dict[int, dict[str, int]] = {}
+    unparseable = []
+    for query_id, sql in queries:
+        counts = complexity_of(sql, dialect, schema)
+        if counts is None:
+            unparseable.append(query_id)
+        else:
+            per_query[query_id] = counts
+    return WorkloadComplexity(name, per_query, tuple(unparseable))
+
+
+def format_complexity_table(workloads: Sequence[WorkloadComplexity]) -> str:
+    """Per-workload means of the six complexity counts as a plain-text table."""
+    header = ["workload", "queries", *COMPLEXITY, "no_cte_share"]
+    rows = [header]
+    for w in workloads:
+        queries = str(len(w.per_query))
+        if w.unparseable:
+            queries += f" (+{len(w.unparseable)} unparseable)"
+        means = w.means
+        rows.append(
+            [
+                w.name,
+                queries,
+                *(f"{means[c]:.2f}" for c in COMPLEXITY),
+                f"{w.share_without_cte:.2f}",
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )

@@ -1,0 +1,269 @@
+"""TPC-DS data from DuckDB's ``tpcds`` extension: gold queries, schema DDL, the built database.
+
+Everything comes from the ``duckdb-extension-tpcds`` package, loaded from the file it installs
+(``<site-packages>/duckdb_extension_tpcds/extensions/v<duckdb version>/tpcds.duckdb_extension``),
+so nothing is downloaded and no TPC query text is stored in this repository:
+
+- gold SQL: the 99 queries of ``FROM tpcds_queries()`` (DuckDB's dialect of the TPC-DS queries);
+- schema: the 24 tables that ``CALL dsdgen(sf=0, keys=true)`` creates, rendered as CREATE TABLE
+  statements with their primary keys;
+- database: ``CALL dsdgen(sf=...)`` into ``<cache>/tpcds/v<BUILDER_VERSION>/sf<sf>/tpcds.duckdb``,
+  built once, into a temporary file that is renamed into place, then a ``manifest.json`` that
+  records the scale factor, the versions and the row count of every gold query at that scale.
+  The manifest is written last: a database without one is an interrupted build and is rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
+
+#: Bump when the build changes what ends up in the database or the manifest.
+BUILDER_VERSION = 1
+
+EXTENSION_PACKAGE = "duckdb_extension_tpcds"
+DATABASE_NAME = "tpcds.duckdb"
+MANIFEST_NAME = "manifest.json"
+QUERY_COUNT = 99
+
+
+def _duckdb():
+    import duckdb  # imported on use: `import sqlbench_lmeval.tpcds.data` stays cheap
+
+    return duckdb
+
+
+def extension_path() -> Path:
+    """The TPC-DS extension file of the installed ``duckdb-extension-tpcds`` package."""
+    duckdb = _duckdb()
+    spec = importlib.util.find_spec(EXTENSION_PACKAGE)
+    install = f"pip install duckdb-extension-tpcds=={duckdb.__version__}"
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError(f"the TPC-DS extension package is not installed; run `{install}`")
+    package = Path(next(iter(spec.submodule_search_locations)))
+    path = package / "extensions" / f"v{duckdb.__version__}" / "tpcds.duckdb_extension"
+    if not path.is_file():
+        raise UserError(
+            f"no TPC-DS extension for duckdb {duckdb.__version__} in {package} (the extension "
+            f"only loads into the duckdb version it was built for); run `{install}`"
+        )
+    return path
+
+
+def connect_with_extension(database: str | os.PathLike = ":memory:"):
+    """A read-write DuckDB connection with the TPC-DS extension loaded."""
+    duckdb = _duckdb()
+    connection = duckdb.connect(str(database))
+    try:
+        path = str(extension_path()).replace("'", "''")
+        connection.execute(f"LOAD '{path}'")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+@lru_cache(maxsize=1)
+def gold_queries() -> Mapping[int, str]:
+    """``{query_nr: sql}`` for the 99 TPC-DS queries, as the extension ships them."""
+    with contextlib.closing(connect_with_extension()) as connection:
+        rows = connection.execute("SELECT query_nr, query FROM tpcds_queries()").fetchall()
+    queries = {int(number): sql.strip() for number, sql in rows}
+    if sorted(queries) != list(range(1, QUERY_COUNT + 1)):
+        raise RuntimeError(f"the TPC-DS extension returned queries {sorted(queries)}")
+    return queries
+
+
+@lru_cache(maxsize=1)
+def _schema_rows() -> tuple[tuple[tuple[str, str, str, bool], ...], Mapping[str, tuple[str, ...]]]:
+    """Columns ``(table, column, type, nullable)`` in order, and primary keys per table."""
+    with contextlib.closing(connect_with_extension()) as connection:
+        connection.execute("CALL dsdgen(sf=0, keys=true)")
+        # Base tables of this database only (not the catalog's own views).
+        columns = connection.execute(
+            "SELECT c.table_name, c.column_name, c.data_type, c.is_nullable "
+            "FROM duckdb_columns() AS c JOIN duckdb_tables() AS t "
+            "USING (database_name, schema_name, table_name) "
+            "WHERE c.database_name = current_database() AND c.schema_name = 'main' "
+            "ORDER BY c.table_name, c.column_index"
+        ).fetchall()
+        keys = connection.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE constraint_type = 'PRIMARY KEY' AND database_name = current_database()"
+        ).fetchall()
+    return tuple(columns), {table: tuple(names) for table, names in keys}
+
+
+def schema_mapping() -> dict[str, dict[str, str]]:
+    """``{table: {column: type}}`` of the 24 tables (for sqlglot's ``qualify``)."""
+    columns, _keys = _schema_rows()
+    mapping: dict[str, dict[str, str]] = {}
+    for table, column, data_type, _nullable in columns:
+        mapping.setdefault(table, {})[column] = data_type
+    return mapping
+
+
+@lru_cache(maxsize=1)
+def schema_ddl() -> str:
+    """CREATE TABLE statements of the 24 tables, one column per line, with primary keys."""
+    columns, keys = _schema_rows()
+    tables: dict[str, list[str]] = {}
+    for table, column, data_type, nullable in columns:
+        tables.setdefault(table, []).append(
+            f"  {column} {data_type}" + ("" if nullable else " NOT NULL")
+        )
+    statements = []
+    for table, lines in tables.items():
+        if table in keys:
+            lines = [*lines, f"  PRIMARY KEY ({', '.join(keys[table])})"]
+        statements.append(f"CREATE TABLE {table} (\n" + ",\n".join(lines) + "\n);")
+    return "\n\n".join(statements)
+
+
+# ---------------------------------------------------------------- the database
+
+
+def scale_factor_label(scale_factor: float) -> str:
+    """``1`` -> ``"1"``, ``0.01`` -> ``"0.01"``: the folder name part and the version part."""
+    return format(float(scale_factor), "g")
+
+
+#: dsdgen never finishes below this scale factor (0.001 spun for minutes without output).
+MIN_SCALE_FACTOR = 0.01
+
+
+def check_scale_factor(scale_factor) -> float:
+    """``scale_factor`` as a float of at least :data:`MIN_SCALE_FACTOR`, or a UserError."""
+    try:
+        value = float(scale_factor)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"scale factor must be a number, got {scale_factor!r}") from error
+    if not MIN_SCALE_FACTOR <= value < float("inf"):
+        raise UserError(
+            f"scale factor must be a number of at least {MIN_SCALE_FACTOR:g} "
+            f"(TPC-DS's generator does not finish below it), got {scale_factor!r}"
+        )
+    return value
+
+
+def database_dir(cache_dir=None, scale_factor: float = 1.0) -> Path:
+    label = scale_factor_label(scale_factor)
+    return resolve_cache_dir(cache_dir) / "tpcds" / f"v{BUILDER_VERSION}" / f"sf{label}"
+
+
+def read_manifest(directory: Path) -> dict | None:
+    """The manifest of a finished build in ``directory`` by this duckdb version, or None.
+
+    A build by another duckdb version counts as missing: its generator and storage may differ.
+    """
+    try:
+        manifest = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (directory / DATABASE_NAME).is_file():
+        return None
+    if not isinstance(manifest, dict) or manifest.get("duckdb_version") != _duckdb().__version__:
+        return None
+    return manifest
+
+
+def ensure_database(cache_dir=None, scale_factor: float = 1.0, *, progress: bool = False) -> dict:
+    """The manifest of the TPC-DS database at ``scale_factor``, building it on first use.
+
+    The manifest's ``database`` is the absolute path of the DuckDB file.
+    """
+    scale_factor = check_scale_factor(scale_factor)
+    directory = database_dir(cache_dir, scale_factor)
+    manifest = read_manifest(directory)
+    if manifest is None:
+        directory.mkdir(parents=True, exist_ok=True)
+        with _build_lock(directory):
+            manifest = read_manifest(directory)  # another process may have built it meanwhile
+            if manifest is None:
+                manifest = _build(directory, scale_factor, progress=progress)
+    manifest["database"] = str(directory / DATABASE_NAME)
+    return manifest
+
+
+@contextlib.contextmanager
+def _build_lock(directory: Path) -> Iterator[None]:
+    """Serialise builds of one directory across processes (a no-op where fcntl is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(directory / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _build(directory: Path, scale_factor: float, *, progress: bool) -> dict:
+    duckdb = _duckdb()
+    target = directory / DATABASE_NAME
+    temporary = directory / f".{DATABASE_NAME}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    say = print if progress else (lambda *_args, **_kwargs: None)
+    try:
+        say(f"building the TPC-DS database at scale factor {scale_factor_label(scale_factor)} ...")
+        started = time.monotonic()
+        connection = connect_with_extension(temporary)
+        try:
+            connection.execute("CALL dsdgen(sf=?)", [scale_factor])
+            connection.execute("CHECKPOINT")
+        finally:
+            connection.close()
+        build_seconds = time.monotonic() - started
+        say(f"built in {build_seconds:.1f} s; running the 99 gold queries once ...")
+        started = time.monotonic()
+        gold_rows = _gold_row_counts(temporary)
+        gold_seconds = time.monotonic() - started
+        os.replace(temporary, target)
+    finally:
+        for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    manifest = {
+        "builder_version": BUILDER_VERSION,
+        "scale_factor": scale_factor,
+        "duckdb_version": duckdb.__version__,
+        "build_seconds": round(build_seconds, 2),
+        "gold_seconds": round(gold_seconds, 2),
+        "gold_row_counts": {str(number): count for number, count in gold_rows.items()},
+    }
+    _write_atomically(directory / MANIFEST_NAME, json.dumps(manifest, indent=1) + "\n")
+    empty = sorted(number for number, count in gold_rows.items() if count == 0)
+    say(f"done; gold queries with no rows at this scale: {empty or 'none'}")
+    return manifest
+
+
+def _gold_row_counts(database: Path) -> dict[int, int]:
+    """Rows returned by every gold query (our own trusted SQL, run in this process)."""
+    duckdb = _duckdb()
+    counts = {}
+    with contextlib.closing(duckdb.connect(str(database), read_only=True)) as connection:
+        for number, sql in gold_queries().items():
+            counts[number] = len(connection.execute(sql).fetchall())
+    return counts
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def empty_gold_queries(manifest: Mapping) -> list[int]:
+    """Gold queries that return no rows in the database the manifest describes."""
+    return sorted(int(n) for n, count in manifest["gold_row_counts"].items() if count == 0)

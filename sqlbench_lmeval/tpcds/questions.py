@@ -1,0 +1,222 @@
+"""Natural-language questions for the 99 TPC-DS queries, and the rule that ties them to gold.
+
+The paper (Ma, Pu, Zhu 2024) used the business questions of the TPC-DS specification, which
+leave the substitution parameters out, so a model cannot know which year or state is meant. We
+ship our own questions (``questions.jsonl``, one JSON object per line with ``query_nr`` and
+``question``), written as an analyst would ask: every constant the gold query uses, what to
+return, the ordering and the row limit, and no table or column names unless they are values
+the query returns. Users may supply their own file (e.g. the specification's text) in the same
+format; it must have exactly one question for each of the 99 queries.
+
+"Every constant appears" is checked by :func:`missing_constants`, with this definition:
+
+- The constants of a gold query are its sqlglot literals, except type parameters
+  (``DECIMAL(7, 2)``), ORDER BY/GROUP BY positions, a SUBSTRING start position of 1 (implied by
+  "the first N characters"), a literal 1 that multiplies a column (``x * 1.000`` only makes the
+  division decimal), and the channel tags of queries 4, 11 and 74 (``'s'``, ``'c'``, ``'w'``),
+  which only label rows inside the query and never reach its result.
+- A string appears when it occurs verbatim and case-sensitively in the question, not inside a
+  longer word (a letter or digit at either end of the string may not touch another one). The
+  empty string appears as ``''``. A LIKE pattern also appears as its text without the ``%``/``_``
+  wildcards at its ends. Dates are strings, so they appear verbatim (``2000-08-23``).
+- A number appears when the question contains a number of equal value (``100.00`` is ``100``;
+  a leading minus sign is read both ways), or, for a literal inside arithmetic on literals,
+  the value of that arithmetic (``2001+1`` is satisfied by ``2002``, and so is its ``1``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from sqlbench_lmeval.errors import UserError
+
+#: The questions we ship.
+QUESTIONS_FILE = Path(__file__).with_name("questions.jsonl")
+
+QUERY_COUNT = 99
+
+#: Row labels that exist only inside a query (channel tags of a UNION ALL), never in its result.
+INTERNAL_LABELS: Mapping[int, frozenset[str]] = {
+    4: frozenset({"s", "c", "w"}),
+    11: frozenset({"s", "w"}),
+    74: frozenset({"s", "w"}),
+}
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)")
+
+
+def load_questions(path: str | Path | None = None) -> dict[int, str]:
+    """``{query_nr: question}`` from ``path`` (default: ours); a UserError names any problem."""
+    source = Path(path) if path is not None else QUESTIONS_FILE
+    try:
+        lines = source.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read TPC-DS questions {source}: {error}") from error
+    questions: dict[int, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
+        if not isinstance(record, dict) or "query_nr" not in record or "question" not in record:
+            raise UserError(f'{where}: expected an object with "query_nr" and "question"')
+        query_nr, question = record["query_nr"], record["question"]
+        if isinstance(query_nr, bool) or not isinstance(query_nr, int):
+            raise UserError(f"{where}: query_nr must be an integer, got {query_nr!r}")
+        if not 1 <= query_nr <= QUERY_COUNT:
+            raise UserError(f"{where}: query_nr must be between 1 and {QUERY_COUNT}")
+        if not isinstance(question, str) or not question.strip():
+            raise UserError(f"{where}: question must be a non-empty string")
+        if query_nr in questions:
+            raise UserError(f"{where}: query_nr {query_nr} appears more than once")
+        questions[query_nr] = question.strip()
+    missing = sorted(set(range(1, QUERY_COUNT + 1)) - set(questions))
+    if missing:
+        shown = ", ".join(map(str, missing[:20])) + (" ..." if len(missing) > 20 else "")
+        raise UserError(f"{source}: no question for query_nr {shown}")
+    return questions
+
+
+def questions_fingerprint(path: str | Path | None = None) -> str:
+    """The first 12 hex digits of the SHA-256 of a questions file (part of the dataset version)."""
+    source = Path(path) if path is not None else QUESTIONS_FILE
+    return hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- constants in questions
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One constant of a gold query and the forms in which a question may carry it."""
+
+    written: str  # as the query writes it, for messages
+    strings: tuple[str, ...] = ()  # any of these verbatim, or
+    numbers: tuple[Decimal, ...] = ()  # a number of any of these values
+
+
+def required_constants(query_nr: int, gold_sql: str) -> list[Constant]:
+    """The constants of a gold query that its question must carry (see the module docstring)."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(gold_sql, dialect="duckdb")
+    labels = INTERNAL_LABELS.get(query_nr, frozenset())
+    constants: list[Constant] = []
+    for literal in tree.find_all(exp.Literal):
+        if _exempt(literal, exp):
+            continue
+        if literal.is_string:
+            if literal.this in labels:
+                continue
+            forms = [literal.this]
+            if isinstance(literal.parent, (exp.Like, exp.ILike)):
+                forms.append(literal.this.strip("%_"))
+            constants.append(Constant(f"'{literal.this}'", strings=tuple(forms)))
+        else:
+            value = Decimal(literal.this)
+            if isinstance(literal.parent, exp.Neg):
+                value = -value
+            values = [value]
+            folded = _folded_value(literal, exp)
+            if folded is not None:
+                values.append(folded)
+            constants.append(Constant(literal.this, numbers=tuple(values)))
+    return constants
+
+
+def _exempt(literal, exp) -> bool:
+    parent = literal.parent
+    if literal.find_ancestor(exp.DataType) is not None:
+        return True  # DECIMAL(7, 2)
+    if not literal.is_string and isinstance(parent, exp.Ordered):
+        return True  # ORDER BY 1
+    if not literal.is_string and isinstance(parent, exp.Group):
+        return True  # GROUP BY 1
+    if isinstance(parent, exp.Substring) and parent.args.get("start") is literal:
+        return literal.this == "1"
+    if isinstance(parent, exp.Mul) and not literal.is_string and Decimal(literal.this) == 1:
+        other = parent.expression if parent.this is literal else parent.this
+        return other.find(exp.Column) is not None
+    return False
+
+
+def _folded_value(literal, exp) -> Decimal | None:
+    """The value of the largest arithmetic expression of literals around ``literal``."""
+    arithmetic = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Paren)
+    top = None
+    node = literal.parent
+    while isinstance(node, arithmetic) and _evaluate(node, exp) is not None:
+        top = node
+        node = node.parent
+    return None if top is None else _evaluate(top, exp)
+
+
+def _evaluate(node, exp) -> Decimal | None:
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return None
+        return Decimal(node.this)
+    if isinstance(node, exp.Paren):
+        return _evaluate(node.this, exp)
+    if isinstance(node, exp.Neg):
+        inner = _evaluate(node.this, exp)
+        return None if inner is None else -inner
+    operations = {
+        exp.Add: lambda a, b: a + b,
+        exp.Sub: lambda a, b: a - b,
+        exp.Mul: lambda a, b: a * b,
+        exp.Div: lambda a, b: a / b,
+    }
+    operation = operations.get(type(node))
+    if operation is None:
+        return None
+    left, right = _evaluate(node.this, exp), _evaluate(node.expression, exp)
+    if left is None or right is None:
+        return None
+    try:
+        return operation(left, right)
+    except (ArithmeticError, InvalidOperation):
+        return None
+
+
+def numbers_in(text: str) -> set[Decimal]:
+    """Every number written in ``text``; one with a leading minus counts with and without it."""
+    values = set()
+    for match in _NUMBER.finditer(text):
+        value = Decimal(match.group())
+        values.update({value, abs(value)})
+    return values
+
+
+def _string_appears(value: str, text: str) -> bool:
+    if value == "":
+        return "''" in text
+    before = r"(?<![0-9A-Za-z])" if value[0].isalnum() else ""
+    after = r"(?![0-9A-Za-z])" if value[-1].isalnum() else ""
+    return re.search(before + re.escape(value) + after, text) is not None
+
+
+def _appears(constant: Constant, text: str, numbers: set[Decimal]) -> bool:
+    if constant.strings:
+        return any(_string_appears(form, text) for form in constant.strings)
+    return any(value in numbers for value in constant.numbers)
+
+
+def missing_constants(query_nr: int, gold_sql: str, question: str) -> list[str]:
+    """The gold query's constants that ``question`` does not carry, as the query writes them."""
+    numbers = numbers_in(question)
+    missing = []
+    for constant in required_constants(query_nr, gold_sql):
+        if not _appears(constant, question, numbers) and constant.written not in missing:
+            missing.append(constant.written)
+    return missing

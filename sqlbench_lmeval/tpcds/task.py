@@ -1,0 +1,72 @@
+"""lm-eval hooks for the ``tpcds`` task (tasks/tpcds/tpcds.yaml): documents and the prompt.
+
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``, with
+``benchmark: tpcds`` adding the structure metrics); this module turns the built database, the
+gold queries and the questions into documents, and a document into the zero-shot prompt.
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+
+INSTRUCTION = (
+    "Write one DuckDB SQL query that answers the question. The database runs DuckDB, so use "
+    "DuckDB syntax and functions. Reply with the query in a ```sql code block."
+)
+
+
+def load_dataset(
+    scale_factor: float = DEFAULT_SCALE_FACTOR,
+    cache_dir=None,
+    questions_file=None,
+    **_metadata,
+):
+    """``custom_dataset`` hook: the 99 TPC-DS documents as ``{"test": Dataset}``.
+
+    lm-eval passes the task metadata and ``--metadata`` here: ``scale_factor`` (database size,
+    default 1), ``questions_file`` (a JSONL file of your own questions, ``query_nr`` and
+    ``question`` per line) and ``cache_dir`` are honoured, anything else is ignored. A
+    document's ``id`` is the TPC-DS query number.
+    """
+    import datasets
+
+    from sqlbench_lmeval.tpcds.benchmark import dataset_version, load_items
+    from sqlbench_lmeval.tpcds.data import schema_ddl
+
+    options = {
+        "cache_dir": cache_dir,
+        "scale_factor": scale_factor,
+        "questions_file": questions_file,
+    }
+    items = load_items(**options)
+    version = dataset_version(**options)
+    schema = schema_ddl()
+    docs = [
+        {**item.to_doc(), "query_nr": item.id, "schema": schema, "dataset_version": version}
+        for item in items
+    ]
+    integers = ("id", "query_nr")
+    features = datasets.Features(
+        {
+            name: datasets.Value("int64" if name in integers else "string")
+            for name in docs[0]
+            if name != "flags"
+        }
+        | {"flags": datasets.Sequence(datasets.Value("string"))}
+    )
+    return {"test": datasets.Dataset.from_list(docs, features=features)}
+
+
+def doc_to_text(doc: dict) -> str:
+    """Zero-shot: the schema, the question, the instruction naming DuckDB."""
+    return (
+        "You are given a DuckDB database with the TPC-DS decision-support schema:\n\n"
+        f"{doc['schema'].strip()}\n\n"
+        f"Question: {doc['question'].strip()}\n\n"
+        f"{INSTRUCTION}\n"
+    )
+
+
+def doc_to_target(doc: dict) -> str:
+    """The gold query (shown in the sample log; scoring runs it, never compares its text)."""
+    return doc["gold_sql"]

@@ -1,0 +1,129 @@
+"""GoldCache: warm runs execute nothing; keys follow everything that can change a result."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Outcome, Status
+from sqlbench_lmeval.execution import cache as cache_module
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Records the jobs that really reach execute_many."""
+    calls: list[list[Job]] = []
+    real = cache_module.execute_many
+
+    def recording(jobs, *args, **kwargs):
+        calls.append(list(jobs))
+        return real(jobs, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "execute_many", recording)
+    return calls
+
+
+@pytest.fixture
+def db(tmp_path) -> Database:
+    path = tmp_path / "gold.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (a INTEGER, r REAL, d TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?)", [(1, 0.1, "x"), (2, 2.5, None)])
+    conn.commit()
+    conn.close()
+    return Database("sqlite", str(path))
+
+
+def _jobs(db: Database) -> list[Job]:
+    return [
+        Job(db, "SELECT * FROM t ORDER BY a"),
+        Job(db, "SELECT nope FROM t"),  # errors are deterministic: cached
+        Job(db, "SELECT * FROM t ORDER BY a"),  # duplicate: run once
+        Job(db, None),
+    ]
+
+
+def test_warm_run_executes_nothing_and_returns_equal_outcomes(tmp_path, db, spy):
+    cache = GoldCache(tmp_path / "cache")
+    cold = cache.run(_jobs(db), workers=1)
+    assert [len(c) for c in spy] == [3]  # the duplicate ran once
+    warm = GoldCache(tmp_path / "cache").run(_jobs(db), workers=1)
+    assert [len(c) for c in spy] == [3, 0]
+    assert warm == cold
+    assert cold[0].rows == ((1, 0.1, "x"), (2, 2.5, None))
+    assert cold[1].status is Status.ERROR
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["sql_text", "limits", "database_content", "setup"],
+)
+def test_key_changes_with_everything_that_can_change_a_result(tmp_path, db, change, hooks_dir):
+    cache = GoldCache(tmp_path / "cache")
+    job, limits = Job(db, "SELECT a FROM t"), Limits()
+    before = cache.key(job, limits)
+    if change == "sql_text":
+        job = Job(db, "SELECT a FROM t ")
+    elif change == "limits":
+        limits = Limits(max_rows=5)
+    elif change == "database_content":
+        conn = sqlite3.connect(db.path)
+        conn.execute("INSERT INTO t VALUES (3, 3.0, 'z')")
+        conn.commit()
+        conn.close()
+    else:
+        job = Job(Database("sqlite", db.path, setup="sqlbench_test_hooks:register"), job.sql)
+    assert GoldCache(tmp_path / "cache").key(job, limits) != before
+
+
+def test_setup_source_change_changes_the_key(tmp_path, db, monkeypatch):
+    module = tmp_path / "hook_fingerprint_mod.py"
+    module.write_text("def setup(conn):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    job = Job(Database("sqlite", db.path, setup="hook_fingerprint_mod:setup"), "SELECT 1")
+    before = GoldCache(tmp_path / "c").key(job)
+    module.write_text("def setup(conn):\n    conn.create_function('f', 0, lambda: 1)\n")
+    assert GoldCache(tmp_path / "c").key(job) != before
+
+
+def test_corrupt_entry_is_recomputed(tmp_path, db, spy):
+    cache = GoldCache(tmp_path / "cache")
+    (first,) = cache.run([Job(db, "SELECT a FROM t")], workers=1)
+    conn = sqlite3.connect(cache.path)
+    conn.execute("UPDATE entries SET payload = replace(payload, '1', '7')")
+    conn.commit()
+    conn.close()
+    (again,) = GoldCache(tmp_path / "cache").run([Job(db, "SELECT a FROM t")], workers=1)
+    assert [len(c) for c in spy] == [1, 1]
+    assert again.rows == first.rows == ((1,), (2,))
+
+
+def test_cache_file_that_is_not_a_database_is_replaced(tmp_path, db):
+    cache = GoldCache(tmp_path / "cache")
+    cache.run([Job(db, "SELECT a FROM t")], workers=1)
+    cache.path.write_bytes(b"garbage" * 100)
+    (outcome,) = GoldCache(tmp_path / "cache").run([Job(db, "SELECT a FROM t")], workers=1)
+    assert outcome.rows == ((1,), (2,))
+    assert list(cache.path.parent.glob("*.corrupt-*"))
+
+
+def test_timeouts_and_missing_files_are_not_cached(tmp_path, db, spy):
+    slow = Job(
+        db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+    )
+    missing = Job(Database("sqlite", str(tmp_path / "nope.sqlite")), "SELECT 1")
+    limits = Limits(timeout_s=0.2)
+    for _ in range(2):
+        outcomes = GoldCache(tmp_path / "cache").run([slow, missing], limits, workers=1)
+        assert [o.status for o in outcomes] == [Status.TIMEOUT, Status.ERROR]
+    assert [len(c) for c in spy] == [2, 2]
+
+
+def test_run_together_runs_other_jobs_in_the_same_batch_uncached(tmp_path, db, spy):
+    cache = GoldCache(tmp_path / "cache")
+    gold, other = cache.run_together([Job(db, "SELECT 1")], [Job(db, "SELECT 2")], workers=1)
+    assert (gold[0].rows, other[0].rows) == (((1,),), ((2,),))
+    gold, other = cache.run_together([Job(db, "SELECT 1")], [Job(db, "SELECT 2")], workers=1)
+    assert [len(c) for c in spy] == [2, 1]
+    assert isinstance(gold[0], Outcome) and other[0].rows == ((2,),)

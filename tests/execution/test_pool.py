@@ -1,0 +1,130 @@
+"""execute_many: input order, killed and replaced workers, setup hooks, progress, in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many
+from sqlbench_lmeval.execution import pool as pool_module
+
+HOOK = "sqlbench_test_hooks:register"
+
+
+def test_results_come_back_in_input_order(tiny_sqlite):
+    database = Database("sqlite", str(tiny_sqlite))
+    jobs = [Job(database, f"SELECT a, b FROM t WHERE a = {i % 100}") for i in range(500)]
+    outcomes = execute_many(jobs, workers=2)
+    assert [o.rows for o in outcomes] == [((i % 100, f"name{i % 100}"),) for i in range(500)]
+
+
+def test_empty_batch():
+    assert execute_many([]) == []
+
+
+def test_progress_bar_and_in_process_mode_agree(tiny_sqlite, capsys):
+    database = Database("sqlite", str(tiny_sqlite))
+    jobs = [Job(database, "SELECT sum(a) FROM t"), Job(database, "SELECT nope FROM t")]
+    pooled = execute_many(jobs, workers=1, progress="gold")
+    local = execute_many(jobs, workers=0)
+    assert [(o.status, o.rows, o.error) for o in pooled] == [
+        (o.status, o.rows, o.error) for o in local
+    ]
+    assert pooled[0].rows == ((4950,),)
+    assert "gold" in capsys.readouterr().err
+
+
+def test_crashing_worker_marks_only_its_job_and_is_replaced(tiny_sqlite, hooks_dir):
+    database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
+    sqls = ["SELECT 1"] * 5 + ["SELECT die()"] + ["SELECT 2"] * 5 + ["SELECT die()", "SELECT 3"]
+    outcomes = execute_many([Job(database, sql) for sql in sqls], workers=2)
+    statuses = [o.status for o in outcomes]
+    assert statuses == [Status.CRASHED if "die" in s else Status.OK for s in sqls]
+    assert "SIGKILL" in outcomes[5].error
+    assert outcomes[-1].rows == ((3,),)
+
+
+def test_hung_worker_is_killed_after_timeout_plus_grace(tiny_sqlite, hooks_dir, monkeypatch):
+    # A Python function sleeping inside SQLite never reaches the progress handler: only the
+    # watchdog can stop it.
+    monkeypatch.setattr(pool_module, "KILL_GRACE_S", 1.0)
+    database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
+    sqls = ["SELECT 1", "SELECT slow_sleep(60)", "SELECT 2", "SELECT 3"]
+    outcomes = execute_many([Job(database, s) for s in sqls], Limits(timeout_s=0.3), workers=1)
+    assert [o.status for o in outcomes] == [Status.OK, Status.TIMEOUT, Status.OK, Status.OK]
+    assert "killed" in outcomes[1].error
+
+
+def test_setup_hook_functions_are_callable_under_the_authorizer(tiny_sqlite, hooks_dir):
+    database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
+    (outcome,) = execute_many([Job(database, "SELECT frozen_now()")], workers=1)
+    assert outcome.rows == (("2024-01-01 00:00:00",),)
+
+
+def test_setup_hook_runs_for_duckdb(tiny_duckdb, hooks_dir):
+    # DuckDB's create_function needs types it can infer from annotations; a hook that fails
+    # reports an error instead of crashing anything.
+    database = Database("duckdb", str(tiny_duckdb), setup="sqlbench_test_hooks:broken")
+    (outcome,) = execute_many([Job(database, "SELECT 1")], workers=1)
+    assert outcome.status is Status.ERROR
+    assert "setup hook failed" in outcome.error and "hook exploded" in outcome.error
+
+
+@pytest.mark.parametrize(
+    ("setup", "fragment"),
+    [
+        ("sqlbench_test_hooks:broken", "hook exploded"),
+        ("sqlbench_test_hooks:missing", "missing"),
+        ("no_such_module_xyz:f", "no_such_module_xyz"),
+        ("not a spec", "pkg.module:function"),
+    ],
+)
+def test_bad_setup_hooks_are_errors(tiny_sqlite, hooks_dir, setup, fragment):
+    outcome = execute(Job(Database("sqlite", str(tiny_sqlite), setup=setup), "SELECT 1"))
+    assert outcome.status is Status.ERROR
+    assert outcome.error.startswith("setup hook failed") and fragment in outcome.error
+
+
+@pytest.mark.parametrize(
+    ("database", "fragment"),
+    [
+        (Database("sqlite", "/nonexistent/x.sqlite"), "not found"),
+        (Database("duckdb", "/nonexistent/x.duckdb"), "not found"),
+    ],
+)
+def test_missing_database_is_an_error(database, fragment):
+    outcome = execute(Job(database, "SELECT 1"))
+    assert outcome.status is Status.ERROR and fragment in outcome.error
+
+
+def test_unknown_engine_is_an_error(tiny_sqlite):
+    outcome = execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
+    assert outcome.status is Status.ERROR and "unknown engine" in outcome.error
+
+
+def test_rebuilt_database_file_is_reopened(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "x.sqlite"
+    for value in (1, 2):
+        path.unlink(missing_ok=True)
+        conn = sqlite3.connect(path)
+        conn.execute(f"CREATE TABLE v AS SELECT {value} AS x")
+        conn.commit()
+        conn.close()
+        assert execute(Job(Database("sqlite", str(path)), "SELECT x FROM v")).rows == ((value,),)
+
+
+def test_sqlite_and_duckdb_jobs_mix_in_one_batch(tiny_sqlite, tiny_duckdb):
+    jobs = [
+        Job(Database("sqlite", str(tiny_sqlite)), "SELECT count(*) FROM t"),
+        Job(Database("duckdb", str(tiny_duckdb)), "SELECT count(*) FROM t"),
+    ]
+    assert [o.rows for o in execute_many(jobs, workers=2)] == [((100,),), ((100,),)]
+
+
+def test_jobs_behind_a_slow_query_are_taken_over_and_results_stay_exact(tiny_sqlite, hooks_dir):
+    database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
+    sqls = ["SELECT slow_sleep(1)"] + [f"SELECT {i}" for i in range(300)]
+    outcomes = execute_many([Job(database, s) for s in sqls], Limits(timeout_s=10), workers=2)
+    assert all(o.status is Status.OK for o in outcomes)
+    assert [o.rows for o in outcomes[1:]] == [((i,),) for i in range(300)]

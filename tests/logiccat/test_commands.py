@@ -1,0 +1,48 @@
+"""`sqlbench-lmeval prepare logiccat` and `sqlbench-lmeval gold logiccat`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from sqlbench_lmeval import cli
+from sqlbench_lmeval.logiccat import bundle
+
+LAYOUT = Path(__file__).resolve().parents[2] / "fixtures" / "logiccat" / "shared_layout"
+
+
+def cached(fixture_bundle, tmp_path) -> Path:
+    cache = tmp_path / "cache"
+    shutil.copytree(fixture_bundle.root, bundle.bundle_dir(cache))
+    return cache
+
+
+def test_prepare_reports_a_cached_bundle(fixture_bundle, tmp_path, capsys):
+    cache = cached(fixture_bundle, tmp_path)
+    assert cli.main(["prepare", "logiccat", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    assert "gold status: all_null 1, empty 1, error 1, non_select 1, ok 8" in out
+    assert f"bundle at {bundle.bundle_dir(cache)}" in out
+
+
+def test_prepare_refuses_data_that_is_not_the_pinned_commit(tmp_path, capsys):
+    code = cli.main(["prepare", "logiccat", "--source", str(LAYOUT), "--cache-dir", str(tmp_path)])
+    assert code == 2
+    assert "sha256 check failed" in capsys.readouterr().err
+
+
+def test_gold_writes_one_line_per_item(fixture_bundle, tmp_path, capsys):
+    cache = cached(fixture_bundle, tmp_path)
+    output = tmp_path / "gold.jsonl"
+    code = cli.main(
+        ["gold", "logiccat", "--cache-dir", str(cache), "--output", str(output), "--no-progress"]
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
+    assert [line["id"] for line in lines] == list(range(1, 13))
+    assert set(lines[0]) == {
+        "id", "db_id", "gold_sql", "gold_status", "flags", "status", "error", "columns", "rows"
+    }  # fmt: skip
+    assert lines[8]["rows"] == [[None]]
+    assert "gold results of 12 items" in capsys.readouterr().out

@@ -1,0 +1,191 @@
+"""Reading runs: score JSON files and lm-eval output folders (written by lm-eval's own tracker)."""
+
+import json
+import math
+
+import pytest
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.report.runs import parse_python_literal, read_run, read_runs
+
+
+def test_a_score_file_is_one_run_named_after_the_file(write_score_file, score_item):
+    path = write_score_file(
+        "model-a",
+        [
+            score_item(1, 1, category="physical"),
+            score_item(2, 0, "error", category="physical", error="no such column: x"),
+            score_item(3, 0, "missing", category="mathematical"),
+        ],
+    )
+    (run,) = read_run(str(path))
+    assert run.name == "model-a"
+    assert run.comparison_version == "1"
+    (task,) = run.tasks
+    assert (task.name, task.dataset_version) == ("logiccat", "data-v1")
+    assert [(item.id, item.status, item.ex, item.ves) for item in task.items] == [
+        (1, "ok", 1.0, 1.0),
+        (2, "error", 0.0, 0.0),
+        (3, "missing", 0.0, 0.0),
+    ]
+    assert task.items[1].error == "no such column: x"
+    assert task.items[2].category == "mathematical"
+
+
+def test_name_equals_path_names_the_run(write_score_file, score_item):
+    path = write_score_file("out", [score_item(1, 1)])
+    (run,) = read_run(f"Qwen 7B={path}")
+    assert run.name == "Qwen 7B"
+
+
+def test_two_runs_with_one_name_are_refused(write_score_file, score_item):
+    path = write_score_file("out", [score_item(1, 1)])
+    with pytest.raises(UserError, match="two runs are named 'x'.*NAME=PATH"):
+        read_runs([f"x={path}", f"x={path}"])
+
+
+def test_extra_numbers_are_kept_and_nan_survives(write_score_file, score_item):
+    path = write_score_file(
+        "t", [score_item(1, 1, sim_tables=0.5, join_count=2.0, gold_join_count=4.0)], task="tpcds"
+    )
+    (run,) = read_run(str(path))
+    item = run.tasks[0].items[0]
+    assert dict(item.numbers) == {"sim_tables": 0.5, "join_count": 2.0, "gold_join_count": 4.0}
+
+
+def test_items_with_different_comparison_versions_are_refused(write_score_file, score_item):
+    path = write_score_file("mixed", [score_item(1, 1, version="1"), score_item(2, 1, version="2")])
+    with pytest.raises(UserError, match="different versions \\(1, 2\\)"):
+        read_run(str(path))
+
+
+def test_missing_paths_and_foreign_json_are_user_errors(tmp_path):
+    with pytest.raises(UserError, match="does not exist"):
+        read_run(str(tmp_path / "absent"))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": 1}))
+    with pytest.raises(UserError, match="neither"):
+        read_run(str(other))
+    with pytest.raises(UserError, match="no lm-eval results"):
+        read_run(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{'a': 1, 'b': None, 'c': True, 'd': [1, 'x'], 'e': (2, 3)}", None),
+        ("{'sim': nan, 'low': -inf, 'high': inf, 'neg': -2.5}", None),
+    ],
+)
+def test_python_literals_with_nan_parse(text, expected):
+    value = parse_python_literal(text)
+    if "nan" in text:
+        assert math.isnan(value["sim"]) and value["low"] == -math.inf
+        assert value["high"] == math.inf and value["neg"] == -2.5
+    else:
+        assert value == {"a": 1, "b": None, "c": True, "d": [1, "x"], "e": [2, 3]}
+
+
+@pytest.mark.parametrize("text", ["__import__('os')", "{'a': f(1)}", "-'x'", "[1, *x]"])
+def test_python_literal_parsing_never_evaluates_code(text):
+    with pytest.raises(ValueError):
+        parse_python_literal(text)
+
+
+# --- lm-eval output folders --------------------------------------------------------------------
+
+
+def test_an_lmeval_folder_reads_like_a_score_file(write_lmeval_run, score_item):
+    output = write_lmeval_run(
+        "org/model-a",
+        {
+            "tpcds": [
+                score_item(1, 1, sim_tables=1.0, structural_similarity=0.9),
+                score_item(2, 0, "timeout", sim_tables=math.nan, structural_similarity=0.0),
+            ]
+        },
+    )
+    model_folder = output / "org__model-a"
+    assert sorted(path.name.split("_")[0] for path in model_folder.iterdir()) == [
+        "results",
+        "samples",
+    ]
+    # lm-eval's quirks are really there: a str() of our dict, and a bare NaN.
+    line = next(model_folder.glob("samples_*.jsonl")).read_text().splitlines()[1]
+    assert "'status': 'timeout'" in line and "NaN" in line
+
+    for spec in (output, model_folder, next(model_folder.glob("results_*.json"))):
+        (run,) = read_run(str(spec))
+        assert run.name == "org/model-a"  # lm-eval's model_name, not the sanitised folder
+        assert run.comparison_version == "1"
+        (task,) = run.tasks
+        assert (task.name, task.dataset_version) == ("tpcds", "data-v1")
+        first, second = task.items
+        assert (first.id, first.status, first.ex, first.numbers["sim_tables"]) == (1, "ok", 1, 1)
+        assert (second.status, second.ex) == ("timeout", 0)
+        assert math.isnan(second.numbers["sim_tables"])
+
+
+def test_groups_become_views_over_their_tasks(write_lmeval_run, score_item):
+    output = write_lmeval_run(
+        "m",
+        {
+            "logiccat_physical": [score_item(1, 1, category="physical")],
+            "logiccat_mathematical": [score_item(2, 0, category="mathematical")],
+        },
+        groups={"logiccat": ["logiccat_physical", "logiccat_mathematical"]},
+    )
+    (run,) = read_run(str(output))
+    views = run.views()
+    assert list(views) == ["logiccat", "logiccat_physical", "logiccat_mathematical"]
+    assert sorted(item.id for item in views["logiccat"].items) == [1, 2]
+    assert views["logiccat"].dataset_version == "data-v1"
+
+
+def test_the_newest_samples_of_each_task_win(write_lmeval_run, score_item):
+    output = write_lmeval_run("m", {"tpcds": [score_item(1, 0)], "other": [score_item(5, 1)]})
+    write_lmeval_run("m", {"tpcds": [score_item(1, 1)]}, output=output)
+    (run,) = read_run(str(output))
+    by_name = {task.name: task for task in run.tasks}
+    assert by_name["tpcds"].items[0].ex == 1  # the second invocation
+    assert by_name["other"].items[0].ex == 1  # only in the first one, still read
+
+
+def test_a_folder_with_several_models_gives_several_runs(write_lmeval_run, score_item):
+    output = write_lmeval_run("a", {"tpcds": [score_item(1, 1)]})
+    write_lmeval_run("b", {"tpcds": [score_item(1, 0)]}, output=output)
+    assert [run.name for run in read_run(str(output))] == ["a", "b"]
+    with pytest.raises(UserError, match="holds 2 models"):
+        read_run(f"x={output}")
+
+
+def test_results_without_samples_ask_for_log_samples(write_lmeval_run, score_item):
+    output = write_lmeval_run("m", {"tpcds": [score_item(1, 1)]})
+    for samples in output.glob("*/samples_*"):
+        samples.unlink()
+    with pytest.raises(UserError, match="--log_samples"):
+        read_run(str(output))
+
+
+def test_an_unreadable_score_dict_falls_back_to_the_logged_metrics(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    line = {
+        "doc_id": 0,
+        "doc": {"id": 7, "category": "physical"},
+        "filtered_resps": ["not a dict"],
+        "ves": 1,
+        "ex": 1,
+        "ex_strict": 0,
+        "ex_set": 1,
+    }
+    (folder / "samples_t_2025-01-01T00-00-00.000001.jsonl").write_text(json.dumps(line) + "\n")
+    (run,) = read_run(str(folder))
+    (item,) = run.tasks[0].items
+    assert (item.id, item.status, item.ex, item.ex_strict, item.category) == (
+        7,
+        "unknown",
+        1,
+        0,
+        "physical",
+    )

@@ -1,0 +1,172 @@
+"""Run the real ``lm_eval`` CLI against the scripted loopback server and read what it wrote.
+
+Usage from any test (``tests/`` is on ``sys.path``, see ``pythonpath`` in pyproject.toml)::
+
+    from support.lm_eval_run import run_lm_eval
+
+    def test_logiccat_end_to_end(tmp_path):
+        results, samples = run_lm_eval(
+            "logiccat_mini",                       # str or list of task names / YAML paths
+            answer=lambda prompt: "```sql\\nSELECT 1\\n```",   # prompt text -> model output
+            workdir=tmp_path,
+            extra_args=["--limit", "3"],
+        )
+        assert results["results"]["logiccat_mini"]["ex,score"] == 0.0
+        assert samples["logiccat_mini"][0]["filtered_resps"]
+
+Arguments:
+
+- ``tasks``: task names (or YAML paths) as for ``--tasks``; a list is joined with commas.
+- ``answer``: ``Callable[[str], str]`` or a constant string; called with the prompt text of
+  each request (completions: the prompt; chat: the last user message). See
+  ``support.openai_server``.
+- ``include_path``: passed as ``--include_path`` when given (lm-eval takes one folder).
+- ``chat``: False runs ``--model local-completions`` (``tokenizer_backend=None,
+  tokenized_requests=False``); True runs ``--model local-chat-completions`` with
+  ``--apply_chat_template``.
+- ``extra_args``: more CLI arguments, e.g. ``["--limit", "5", "--gen_kwargs", "..."]``.
+- ``workdir``: where outputs go (use pytest's ``tmp_path``); a fresh temp folder by default.
+- ``env``: extra environment variables for the CLI (on top of ours, see below).
+- ``lm_eval``: the command to run; by default the ``lm_eval`` script beside the current
+  interpreter.
+
+Returns ``(results, samples)``: ``results`` is the parsed ``results_*.json``; ``samples`` maps
+each task name to its list of ``--log_samples`` records (``doc``, ``target``, ``arguments``,
+``resps``, ``filtered_resps`` and every metric at top level). lm-eval writes a missing metric
+as a bare ``NaN``, which is not JSON; it is read here as ``float("nan")``.
+
+The CLI runs with ``--output_path``, ``--log_samples`` and ``--batch_size 1``, with
+``HF_HUB_OFFLINE=1``, ``HF_DATASETS_OFFLINE=1``, ``TRANSFORMERS_OFFLINE=1`` and ``HF_HOME`` in
+``workdir`` (nothing may be fetched from a hub). A failing run raises ``AssertionError`` with
+the command, the exit code, the tail of its output and any error from ``answer``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from support.openai_server import ScriptedOpenAIServer
+
+TIMEOUT_S = 600
+_TAIL_CHARS = 6000
+
+
+def lm_eval_command() -> list[str]:
+    """The ``lm_eval`` console script of the running environment (``python -m`` as fallback)."""
+    script = Path(sys.executable).with_name("lm_eval")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lm_eval"]
+
+
+def offline_env(workdir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for an offline lm-eval run whose Hugging Face files stay in ``workdir``."""
+    env = dict(os.environ)
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_HOME=str(workdir / "hf_home"),
+        TOKENIZERS_PARALLELISM="false",
+    )
+    env.update(extra or {})
+    return env
+
+
+def model_args(server: ScriptedOpenAIServer, *, chat: bool) -> list[str]:
+    """``--model``/``--model_args`` (and the chat template flag) pointing lm-eval at ``server``."""
+    if chat:
+        return [
+            "--model",
+            "local-chat-completions",
+            "--model_args",
+            f"base_url={server.chat_url},model=test",
+            "--apply_chat_template",
+        ]
+    return [
+        "--model",
+        "local-completions",
+        "--model_args",
+        f"base_url={server.completions_url},model=test,"
+        "tokenizer_backend=None,tokenized_requests=False",
+    ]
+
+
+def read_outputs(output_dir: Path) -> tuple[dict, dict[str, list[dict]]]:
+    """The single ``results_*.json`` under ``output_dir`` and its ``samples_<task>_*.jsonl``."""
+    results_files = sorted(glob.glob(str(output_dir / "**" / "results_*.json"), recursive=True))
+    if len(results_files) != 1:
+        raise AssertionError(f"expected one results_*.json under {output_dir}: {results_files}")
+    results_path = Path(results_files[0])
+    results = json.loads(results_path.read_text(encoding="utf-8"), parse_constant=_constant)
+    samples: dict[str, list[dict]] = {}
+    for task in results.get("configs", {}):
+        pattern = str(results_path.parent / f"samples_{glob.escape(task)}_*.jsonl")
+        files = sorted(glob.glob(pattern))
+        if files:
+            samples[task] = read_jsonl(Path(files[-1]))
+    return results, samples
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Records of a JSONL file that may contain bare ``NaN``/``Infinity`` (as lm-eval writes)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line, parse_constant=_constant) for line in lines if line.strip()]
+
+
+def run_lm_eval(
+    tasks: str | Sequence[str],
+    *,
+    answer: Callable[[str], str] | str,
+    include_path: str | os.PathLike | None = None,
+    chat: bool = False,
+    extra_args: Sequence[str] = (),
+    workdir: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    lm_eval: Sequence[str] | None = None,
+) -> tuple[dict, dict[str, list[dict]]]:
+    """Run ``lm_eval`` on ``tasks`` against a scripted model; see the module docstring."""
+    workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="lm_eval_"))
+    output_dir = workdir / "lm_eval_output"
+    task_arg = tasks if isinstance(tasks, str) else ",".join(tasks)
+    with ScriptedOpenAIServer(answer) as server:
+        command = [
+            *(lm_eval or lm_eval_command()),
+            *model_args(server, chat=chat),
+            "--tasks",
+            task_arg,
+            "--batch_size",
+            "1",
+            "--output_path",
+            str(output_dir),
+            "--log_samples",
+            *(["--include_path", str(include_path)] if include_path is not None else []),
+            *extra_args,
+        ]
+        done = subprocess.run(
+            command,
+            cwd=workdir,
+            env=offline_env(workdir, env),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        errors = list(server.errors)
+    if done.returncode != 0 or errors:
+        output = (done.stdout + done.stderr)[-_TAIL_CHARS:]
+        raise AssertionError(
+            f"lm_eval failed (exit {done.returncode}): {' '.join(command)}\n"
+            f"answer() errors: {errors}\n--- output tail ---\n{output}"
+        )
+    return read_outputs(output_dir)
+
+
+def _constant(name: str) -> float:
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]

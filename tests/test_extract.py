@@ -1,0 +1,216 @@
+"""Extraction from realistic model outputs: one table, read as the specification."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sqlbench_lmeval.extract import Extraction, extract_sql
+
+Q = "SELECT name FROM singer WHERE age > 30"
+
+# (case id, model output, prompt tail, expected sql, expected method)
+CASES = [
+    ("bare_query", Q, "", Q, "plain"),
+    ("bare_with_semicolon", Q + ";", "", Q, "plain"),
+    ("fenced_sql", f"Here is the query:\n\n```sql\n{Q};\n```", "", Q, "fenced_sql"),
+    ("fenced_sqlite_label", f"```sqlite\n{Q}\n```", "", Q, "fenced_sql"),
+    ("fenced_unlabelled", f"```\n{Q}\n```\nThis returns the names.", "", Q, "fenced"),
+    (
+        "last_fence_wins",
+        f"First attempt:\n```sql\nSELECT * FROM singer\n```\nCorrected:\n```sql\n{Q}\n```",
+        "",
+        Q,
+        "fenced_sql",
+    ),
+    (
+        "sql_fence_beats_later_other_fence",
+        f"```sql\n{Q}\n```\nOutput:\n```\nname\n----\nBob\n```",
+        "",
+        Q,
+        "fenced_sql",
+    ),
+    ("truncated_fence", f"```sql\n{Q}", "", Q, "fenced_sql"),
+    (
+        "think_then_fence",
+        f"<think>\nMaybe SELECT * FROM singer? No, filter by age.\n</think>\n\n```sql\n{Q}\n```",
+        "",
+        Q,
+        "after_think+fenced_sql",
+    ),
+    (
+        "think_then_plain",
+        f"<think>The user wants singers over 30.</think>\n{Q}",
+        "",
+        Q,
+        "after_think+plain",
+    ),
+    (
+        "think_without_open_tag",  # R1-style: the template already opened the think block
+        f"We need age > 30. SELECT * FROM singer is wrong.\n</think>\n\n{Q};",
+        "",
+        Q,
+        "after_think+plain",
+    ),
+    ("unclosed_think", "<think>\nLet me try SELECT name FROM singer", "", None, "unclosed_think"),
+    ("answer_is", f"Thinking about ages...\nThe answer is: {Q};", "", Q, "answer_marker"),
+    ("final_answer", f"Draft: SELECT 1\nFinal answer: {Q}", "", Q, "answer_marker"),
+    ("sql_colon", f"SQL: {Q}\nExplanation: filters by age.", "", Q, "answer_marker"),
+    (
+        "leading_prose",
+        f"To find singers older than 30, select from the singer table.\n\n{Q}",
+        "",
+        Q,
+        "after_prose",
+    ),
+    (
+        "trailing_explanation_no_semicolon",
+        f"{Q}\n\nThis query selects the names of singers whose age is above 30.",
+        "",
+        Q,
+        "plain",
+    ),
+    (
+        "trailing_explanation_same_paragraph",
+        f"{Q}\nThis query returns every singer older than 30.",
+        "",
+        Q,
+        "plain",
+    ),
+    (
+        "several_statements_take_first",
+        f"{Q};\nSELECT count(*) FROM singer;",
+        "",
+        Q,
+        "plain",
+    ),
+    (
+        "semicolon_inside_string",
+        "SELECT name FROM singer WHERE note = 'a;b';\nDROP TABLE singer;",
+        "",
+        "SELECT name FROM singer WHERE note = 'a;b'",
+        "plain",
+    ),
+    (
+        "subquery_not_carved",
+        "Use a subquery:\nSELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)",
+        "",
+        "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)",
+        "after_prose",
+    ),
+    (
+        "cte",
+        "```sql\nWITH old AS (\n  SELECT * FROM singer WHERE age > 30\n)\n\n"
+        "SELECT name FROM old\n```",
+        "",
+        "WITH old AS (\n  SELECT * FROM singer WHERE age > 30\n)\n\nSELECT name FROM old",
+        "fenced_sql",
+    ),
+    (
+        "union_after_blank_line",
+        "SELECT name FROM singer\n\nUNION\n\nSELECT name FROM band",
+        "",
+        "SELECT name FROM singer\n\nUNION\n\nSELECT name FROM band",
+        "plain",
+    ),
+    (
+        "leading_comment_line",
+        f"```sql\n-- singers older than 30\n{Q}\n```",
+        "",
+        Q,
+        "fenced_sql",
+    ),
+    (
+        "comment_mentioning_select",
+        f"-- select the names\n{Q}",
+        "",
+        Q,
+        "plain",
+    ),
+    (
+        "multiline_keeps_newlines",
+        "```sql\nSELECT name -- the name\nFROM singer\nWHERE age > 30\n```",
+        "",
+        "SELECT name -- the name\nFROM singer\nWHERE age > 30",
+        "fenced_sql",
+    ),
+    (
+        "prompt_ends_in_select",
+        " name FROM singer WHERE age > (SELECT avg(age) FROM singer);\n\nDone.",
+        "Question: who is older than average?\nSQL: SELECT",
+        "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)",
+        "prompt_continuation",
+    ),
+    (
+        "prompt_ends_in_select_but_model_restarts",
+        f"{Q};",
+        "SQL: SELECT",
+        Q,
+        "plain",
+    ),
+    (
+        "prompt_ends_in_select_chat_model_fences",
+        f"```sql\n{Q}\n```",
+        "SQL: SELECT",
+        Q,
+        "fenced_sql",
+    ),
+    ("inline_code", f"The answer is `{Q}`.", "", Q, "inline_code"),
+    (
+        "fence_then_markdown_explanation",
+        f"**SQL Query:**\n```sql\n{Q}\n```\n\n### Explanation\n- `age > 30` filters.",
+        "",
+        Q,
+        "fenced_sql",
+    ),
+    ("mysql_backticks", "SELECT `name` FROM `singer`", "", "SELECT `name` FROM `singer`", "plain"),
+    (
+        "non_select_in_sql_fence",  # kept, so the sandbox refuses it (error, not no_sql)
+        "```sql\nDROP TABLE singer;\n```",
+        "",
+        "DROP TABLE singer",
+        "fenced_sql",
+    ),
+    (
+        "unparseable_one_line_taken_whole",
+        "SELECT name FROM singer WHERE age >> >> 30",
+        "",
+        "SELECT name FROM singer WHERE age >> >> 30",
+        "plain",
+    ),
+    (
+        "unparseable_query_after_prose",
+        "My attempt:\nSELECT name\nFROM singer WHERE age >> >> 30",
+        "",
+        "SELECT name\nFROM singer WHERE age >> >> 30",
+        "unparsed",
+    ),
+    ("comment_only_fence", "```sql\n-- cannot be answered\n```", "", None, "no_sql_found"),
+    ("comment_only", "-- nothing here", "", None, "no_sql_found"),
+    ("refusal_prose", "I'm sorry, I can't help with that.", "", None, "no_sql_found"),
+    ("empty", "", "", None, "empty"),
+    ("blank", "  \n\t ", "", None, "empty"),
+]
+
+
+@pytest.mark.parametrize(
+    ("output", "prompt_tail", "sql", "method"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_extraction_table(output, prompt_tail, sql, method):
+    assert extract_sql(output, prompt_tail=prompt_tail) == Extraction(sql, method)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200), st.sampled_from(["", "SELECT", "SQL: SELECT"]))
+def test_never_raises(output, tail):
+    result = extract_sql(output, prompt_tail=tail)
+    assert result.sql is None or result.sql.strip() == result.sql
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["```sql\n{}\n```", "{}", "The answer is: {};", "<think>x</think>{}"]))
+def test_query_survives_every_wrapper(wrapper):
+    assert extract_sql(wrapper.format(Q)).sql == Q

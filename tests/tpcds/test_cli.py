@@ -1,0 +1,83 @@
+"""``sqlbench-lmeval prepare tpcds`` and ``sqlbench-lmeval complexity``."""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.cli import main
+
+
+def test_prepare_tpcds_reports_the_database_and_its_empty_gold_queries(tpcds_cache, capsys):
+    code = main(["prepare", "tpcds", "--cache-dir", str(tpcds_cache), "--scale-factor", "0.01"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "tpcds: scale factor 0.01 database at " in out
+    assert "gold queries with no rows at this scale: 3, 4, 8," in out
+
+
+def test_prepare_with_a_bad_scale_factor_is_a_user_error(tmp_path, capsys):
+    code = main(["prepare", "tpcds", "--cache-dir", str(tmp_path), "--scale-factor", "0"])
+    assert code == 2
+    assert "scale factor must be" in capsys.readouterr().err
+
+
+def test_complexity_prints_the_means_of_the_gold_workload(capsys):
+    assert main(["complexity", "tpcds"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:8] == [
+        "workload",
+        "queries",
+        "distinct_column_count",
+        "join_count",
+        "where_predicate_count",
+        "cte_count",
+        "function_call_count",
+        "subquery_count",
+    ]
+    assert row.split() == ["tpcds", "99", "20.45", "6.36", "8.04", "0.67", "6.10", "1.57", "0.68"]
+
+
+def test_complexity_of_an_unknown_workload_is_a_user_error(capsys):
+    assert main(["complexity", "nosuch"]) == 2
+    assert "nosuch" in capsys.readouterr().err
+
+
+def test_gold_tpcds_writes_every_gold_result(tpcds_cache, tmp_path, capsys):
+    import json
+
+    output = tmp_path / "gold.jsonl"
+    code = main(
+        ["gold", "tpcds", "--cache-dir", str(tpcds_cache), "--scale-factor", "0.01",
+         "--output", str(output), "--no-progress"]
+    )  # fmt: skip
+    assert code == 0
+    lines = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
+    assert [line["id"] for line in lines] == list(range(1, 100))
+    assert {line["status"] for line in lines} == {"ok"}
+    # At sf 0.01 query 3 returns no rows (see the prepare test above); it is judged, not hidden.
+    assert lines[2]["gold_status"] == "empty" and lines[2]["rows"] == []
+    assert lines[0]["columns"] and lines[0]["gold_status"] == "ok"
+    assert "tpcds: gold results of 99 items" in capsys.readouterr().out
+
+
+def test_score_tpcds_reports_structure_and_execution(tpcds_cache, tpcds_items, tmp_path, capsys):
+    import json
+
+    gold = {item.id: item.gold_sql for item in tpcds_items}
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(
+        json.dumps({"id": 1, "prediction": f"```sql\n{gold[1]}\n```"}) + "\n"
+        + json.dumps({"id": 2, "prediction": "SELECT 1"}) + "\n"
+    )  # fmt: skip
+    output = tmp_path / "scores.json"
+    code = main(
+        ["score", "tpcds", str(predictions), "--cache-dir", str(tpcds_cache),
+         "--scale-factor", "0.01", "--output", str(output), "--no-progress"]
+    )  # fmt: skip
+    assert code == 0
+    result = json.loads(output.read_text("utf-8"))
+    items = {item["id"]: item for item in result["items"]}
+    assert (items[1]["ex"], items[1]["structural_similarity"]) == (1, 1.0)
+    assert items[2]["ves"] == 1 and items[2]["ex"] == 0 and items[2]["structural_similarity"] < 0.5
+    assert items[3]["status"] == "missing" and items[3]["structural_similarity"] == 0.0
+    assert len(result["missing_ids"]) == 97
+    assert result["metrics"]["n"] == 99
+    assert result["metrics"]["ex"] == 1 / 99
