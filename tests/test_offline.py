@@ -1,4 +1,4 @@
-"""Reading prediction files for ``sqlbench-lmeval score``: every bad input is named, never guessed."""
+"""Reading prediction files for ``sqlbench-lmeval score``: bad input is named, never guessed."""
 
 import json
 
