@@ -59,8 +59,14 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
     """Options that choose a benchmark's data (passed on to its ``load_items``)."""
-    parser.add_argument("--source", help="logiccat: upstream source if the bundle must be built")
-    parser.add_argument("--scale-factor", type=float, help="tpcds: scale factor (default 1)")
+    parser.add_argument(
+        "--source",
+        help="logiccat: upstream checkout or folder like shared/logiccat, used if the bundle must "
+        "be built (default: $SQLBENCH_LMEVAL_LOGICCAT_SOURCE, else download the pinned archive)",
+    )
+    parser.add_argument(
+        "--scale-factor", type=float, help="tpcds: TPC-DS scale factor of the database (default 1)"
+    )
 
 
 def _data_kwargs(args: argparse.Namespace) -> dict:
@@ -141,14 +147,7 @@ _PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {
 def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
-    parser.add_argument(
-        "--scale-factor", type=float, help="tpcds: TPC-DS scale factor of the database (default 1)"
-    )
-    parser.add_argument(
-        "--source",
-        help="logiccat: upstream checkout or folder like shared/logiccat (default: "
-        "$SQLBENCH_LMEVAL_LOGICCAT_SOURCE, else download the pinned archive)",
-    )
+    _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
     parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
 
@@ -211,9 +210,10 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@_register("complexity", "mean complexity counts of each benchmark's gold SQL (paper Table 1)")(
-    _complexity_args
-)
+@_register(
+    "complexity",
+    "mean complexity counts per workload (gold SQL or SQL file); --output draws Figs. 2 and 4",
+)(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.benchmarks import benchmark_module
     from sqlbench_lmeval.structure import format_complexity_table, workload_complexity
