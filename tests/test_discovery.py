@@ -470,7 +470,8 @@ def fresh(tmp_path_factory):
     venv.pip("uninstall", "-y", "sqlbench-lmeval")
 
     venv.pip("install", "--no-compile", *runtime_requirements(project / "pyproject.toml"))
-    return venv, project, wheel, venv.state(), venv.python_json(INDEX_SNAPSHOT)
+    yield venv, project, wheel, venv.state(), venv.python_json(INDEX_SNAPSHOT)
+    shutil.rmtree(root / "venv", ignore_errors=True)  # ~1 GB; pytest keeps old tmp folders
 
 
 def in_parallel(*calls):

@@ -110,13 +110,38 @@ class BundleMissing(UserError):
     """No complete bundle in the cache."""
 
 
+# root -> (stat signatures of the manifest and every file, the bundle loaded from them)
+_loaded: dict[Path, tuple[tuple, Bundle]] = {}
+
+
+def _stat_signature(path: Path) -> tuple | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
-    """The bundle in the cache; raises BundleMissing (a UserError) if absent or corrupt."""
+    """The bundle in the cache; raises BundleMissing (a UserError) if absent or corrupt.
+
+    Checksums are verified on the first load in a process; a later load of the same bundle
+    whose files all still have the same size, inode and mtime returns the loaded one (one
+    ``score`` run loads the bundle more than once).
+    """
     root = bundle_dir(cache_dir)
     manifest_path = root / MANIFEST
     hint = "build it with `sqlbench-lmeval prepare logiccat`"
+    remembered = _loaded.get(root)
+    if remembered is not None:
+        signatures, bundle = remembered
+        paths = [manifest_path] + [root / relative for relative in bundle.manifest["files"]]
+        if tuple(_stat_signature(path) for path in paths) == signatures:
+            return bundle
+        del _loaded[root]
     if not manifest_path.is_file():
         raise BundleMissing(f"no LogicCat bundle at {root}; {hint}")
+    manifest_signature = _stat_signature(manifest_path)
     try:
         manifest = json.loads(manifest_path.read_text("utf-8"))
         files = manifest["files"]
@@ -126,13 +151,18 @@ def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
         ) from None
     if manifest.get("builder_version") != BUILDER_VERSION:
         raise BundleMissing(f"{root} was built by another builder version; {hint}")
+    signatures = [manifest_signature]
     for relative, expected in files.items():
         path = root / relative
+        # Signature first: a file replaced while it is hashed is then not remembered as good.
+        signatures.append(_stat_signature(path))
         if not path.is_file() or source_module.sha256_file(path) != expected:
             raise BundleMissing(f"LogicCat bundle file {path} is missing or changed; {hint}")
     with open(root / RECORDS, encoding="utf-8") as handle:
         records = [Record.from_json(json.loads(line)) for line in handle if line.strip()]
-    return Bundle(root, manifest, records)
+    bundle = Bundle(root, manifest, records)
+    _loaded[root] = (tuple(signatures), bundle)
+    return bundle
 
 
 def ensure_bundle(

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import math
+import random
 import re
 import sqlite3
 from collections.abc import Callable
@@ -61,6 +63,21 @@ _DATETIME_FORMATS = (
 )
 
 
+MEMO_ENTRIES = 1 << 16
+"""Results remembered per memoized function (see ``_memoized``)."""
+
+
+def _memoized(function: Callable) -> Callable:
+    """``function`` with its results remembered, for pure functions of SQL values.
+
+    A query calls these once per row, mostly with few distinct values (a date column), and
+    parsing with ``strptime`` costs far more than a lookup. ``typed`` keeps 1, 1.0 and '1'
+    apart; only functions that treat -0.0 like 0.0 (equal keys) may use this directly.
+    """
+    return functools.lru_cache(maxsize=MEMO_ENTRIES, typed=True)(function)
+
+
+@_memoized
 def parse_datetime(value: object) -> dt.datetime | None:
     """A MySQL DATE/DATETIME value (text or YYYYMMDD[hhmmss] number) as a datetime, else None."""
     if value is None:
@@ -683,8 +700,6 @@ def mysql_format(value: object, places: object) -> str | None:
 
 def rand(seed: object = None) -> float:
     """MySQL RAND(): a float in [0, 1). Seeded calls are repeatable; unseeded ones are not."""
-    import random
-
     return random.Random(seed).random() if seed is not None else random.random()
 
 
@@ -834,10 +849,15 @@ def _is_now(value: object) -> bool:
 
 
 def _frozen_builtin(name: str, value_index: int, now: str, helper: sqlite3.Connection) -> Callable:
-    """SQLite's built-in ``name`` with 'now' (or a missing time value) read as ``now``."""
+    """SQLite's built-in ``name`` with 'now' (or a missing time value) read as ``now``.
+
+    Every call of the built-in name lands here, 'now' or not, and asking SQLite through the
+    helper connection costs a statement per call; results are remembered, as the inputs are
+    mostly a date column's few values and the answer depends on the arguments alone.
+    """
     query_cache: dict[int, str] = {}
 
-    def call(*args: object) -> object:
+    def compute(*args: object) -> object:
         values = list(args)
         if len(values) <= value_index:
             values.append(now)
@@ -853,6 +873,15 @@ def _frozen_builtin(name: str, value_index: int, now: str, helper: sqlite3.Conne
             sql = f"SELECT {name}({', '.join('?' * len(kept))})"
             query_cache[len(kept)] = sql
         return helper.execute(sql, kept).fetchone()[0]
+
+    remembered = _memoized(compute)
+
+    def call(*args: object) -> object:
+        # -0.0 and 0.0 are one key, but SQLite writes them differently as text
+        # (strftime(-0.0, ...)): zeros are not remembered.
+        if 0.0 in args:
+            return compute(*args)
+        return remembered(*args)
 
     return call
 
@@ -967,6 +996,25 @@ AGGREGATES: dict[str, tuple[int, type]] = {
 # Functions whose value changes between calls: never marked deterministic.
 _VOLATILE = {"rand"}
 
+# Pure temporal functions called once per row, remembered (see ``_memoized``). Each treats -0.0
+# exactly like 0.0 (through int(), float() or a comparison), which the memo requires;
+# STR_TO_DATE (reads str(value)) and MYSQL_TEMPORAL_NUMBER (returns numbers as given) do not.
+_MEMOIZED = frozenset(
+    {"year", "month", "day", "dayofmonth", "dayofweek", "weekday", "dayofyear", "quarter",
+     "dayname", "monthname", "weekofyear", "yearweek", "to_days", "hour", "minute", "second",
+     "microsecond", "week", "date_add", "date_sub", "adddate", "subdate", "datediff",
+     "timestampdiff", "time_to_sec", "sec_to_time", "last_day", "from_unixtime", "timestamp",
+     "date_format", "mysql_timediff"}
+)  # fmt: skip
+
+
+# What install() registers: the memoized functions wrapped once, so their memo is shared by
+# every connection of the process.
+_REGISTERED_SCALARS: dict[str, tuple[int, Callable]] = {
+    name: (arity, _memoized(function) if name in _MEMOIZED else function)
+    for name, (arity, function) in SCALAR_FUNCTIONS.items()
+}
+
 
 def _sqlite_has_function(conn: sqlite3.Connection, name: str, arity: int) -> bool:
     """Whether SQLite already answers ``name`` (tried with one argument, or none)."""
@@ -984,8 +1032,11 @@ def install(conn: sqlite3.Connection, now: dt.datetime = FROZEN_NOW) -> None:
     ``now`` exists for measurements only (e.g. comparing with a reference run made on another
     day); benchmark connections always use ``FROZEN_NOW``.
     """
-    for name, (arity, function) in SCALAR_FUNCTIONS.items():
+    for name, (arity, function) in _REGISTERED_SCALARS.items():
         conn.create_function(name, arity, function, deterministic=name not in _VOLATILE)
+    # RAND() without a seed, the common form, straight to the C function: SQLite prefers the
+    # exact arity over rand's -1 and calls it without a Python frame per row.
+    conn.create_function("rand", 0, random.random, deterministic=False)
     for name, (arity, function) in SQLITE_BACKFILLS.items():
         if not _sqlite_has_function(conn, name, arity):
             conn.create_function(name, arity, function, deterministic=True)
