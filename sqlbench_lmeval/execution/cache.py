@@ -77,7 +77,7 @@ class GoldCache:
         same parallel batch: one slow gold query then overlaps the predictions instead of
         running before them. Returns (gold outcomes, other outcomes), each in input order."""
         gold_jobs, other_jobs = list(gold_jobs), list(other_jobs)
-        keys = [self.key(job, limits) for job in gold_jobs]
+        keys = self._keys(gold_jobs, limits)
         with self._open() as db:
             found = self._load(db, {k for k in keys if k is not None})
         # Run each missing key once (duplicate gold queries are common); unkeyable jobs (e.g. a
@@ -116,23 +116,45 @@ class GoldCache:
 
     def key(self, job: Job, limits: Limits = DEFAULT_LIMITS) -> str | None:
         """The cache key of ``job``, or None when it cannot be keyed (file missing)."""
+        return self._keys([job], limits)[0]
+
+    def _keys(self, jobs: Sequence[Job], limits: Limits) -> list[str | None]:
+        """``key`` of each job. Everything but the SQL is the same for every job on one
+        database, so that part is hashed into a JSON prefix once per database, not per job."""
+        prefixes: dict[Database, str | None] = {}
+        keys: list[str | None] = []
+        for job in jobs:
+            database = job.database
+            if database not in prefixes:
+                prefixes[database] = self._key_prefix(database, limits)
+            prefix = prefixes[database]
+            if prefix is None:
+                keys.append(None)
+                continue
+            # Exactly json.dumps(parts) of the one-job form: "[p1, ..., pN, <sql>]".
+            text = prefix + json.dumps(job.sql) + "]"
+            keys.append(hashlib.sha256(text.encode()).hexdigest())
+        return keys
+
+    def _key_prefix(self, database: Database, limits: Limits) -> str | None:
+        """``json.dumps`` of every key part but the SQL, open for the SQL to follow; None when
+        the database file cannot be hashed."""
         try:
-            file_hash = self._file_hash(job.database.path)
+            file_hash = self._file_hash(database.path)
         except OSError:
             return None
         parts = [
             CACHE_FORMAT,
             EXECUTION_VERSION,
             _comparison_version(),
-            job.database.engine,
-            _engine_version(job.database.engine),
+            database.engine,
+            _engine_version(database.engine),
             file_hash,
-            job.database.setup or "",
-            self._setup_print(job.database),
+            database.setup or "",
+            self._setup_print(database),
             [limits.timeout_s, limits.max_rows, limits.memory_mb],
-            job.sql,
         ]
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+        return json.dumps(parts)[:-1] + ", "
 
     def _file_hash(self, path: str) -> str:
         resolved = os.path.realpath(path)

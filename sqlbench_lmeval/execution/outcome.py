@@ -63,7 +63,7 @@ class Outcome:
         return cls(
             status=Status(data["status"]),
             columns=tuple(data.get("columns", ())),
-            rows=tuple(tuple(_decode(value) for value in row) for row in data.get("rows", ())),
+            rows=tuple(map(_decode_row, data.get("rows", ()))),
             error=data.get("error"),
             elapsed_s=float(data.get("elapsed_s", 0.0)),
         )
@@ -97,6 +97,14 @@ def _encode(value: Any) -> Any:
         return {"$map": [[_encode(k), _encode(v)] for k, v in value.items()]}
     # Anything exotic keeps its text form; comparison then sees a string (documented loss).
     return {"$repr": repr(value)}
+
+
+def _decode_row(row: list) -> tuple:
+    # Most rows hold only plain JSON values, which decode to themselves.
+    for value in row:
+        if isinstance(value, dict):
+            return tuple(_decode(v) for v in row)
+    return tuple(row)
 
 
 def _decode(value: Any) -> Any:
