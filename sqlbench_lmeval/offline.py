@@ -12,7 +12,6 @@ scored 0 with status ``missing`` and listed in the output.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
+from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
@@ -28,20 +28,7 @@ from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_
 def read_predictions(path: str | Path) -> dict[int, str]:
     """``{id: prediction}`` from a JSONL file; a UserError names the first bad line."""
     predictions: dict[int, str] = {}
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read predictions {path}: {error}") from error
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
-        if not isinstance(record, dict) or "id" not in record or "prediction" not in record:
-            raise UserError(f'{where}: expected an object with "id" and "prediction"')
+    for where, record in read_objects(path, "predictions", required=("id", "prediction")):
         item_id, prediction = record["id"], record["prediction"]
         if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
             raise UserError(f"{where}: id must be an integer, got {item_id!r}")

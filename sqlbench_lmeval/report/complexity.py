@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
 
 #: Counts in chart order when they are present (others follow by name).
@@ -50,10 +51,7 @@ def read_sql_workload(spec: str) -> tuple[str, list[tuple[int, str]]]:
         raise UserError(
             f"{path}: no such file (a workload is a benchmark name or a file of SQL queries)"
         )
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read SQL workload {path}: {error}") from error
+    lines = read_lines(path, "SQL workload")
     queries: list[tuple[int, str]] = []
     content = [(number, line.strip()) for number, line in enumerate(lines, start=1)]
     content = [(number, line) for number, line in content if line and not line.startswith("--")]

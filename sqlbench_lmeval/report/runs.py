@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.jsonl import read_objects
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
@@ -320,18 +321,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
     by_doc: dict[object, ScoredItem] = {}
     versions: set[str] = set()
     dataset_versions: set[str] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read {path}: {error}") from error
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            sample = json.loads(line)  # Python's json reads lm-eval's bare NaN
-        except json.JSONDecodeError as error:
-            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
+    for where, sample in read_objects(path, "lm-eval samples"):  # reads lm-eval's bare NaN
         doc = sample.get("doc") or {}
         score = _score_dict(sample.get("filtered_resps"))
         if score is not None:

@@ -27,7 +27,6 @@ format; it must have exactly one question for each of the 99 queries.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.jsonl import read_objects
 
 #: The questions we ship.
 QUESTIONS_FILE = Path(__file__).with_name("questions.jsonl")
@@ -54,21 +54,9 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)")
 def load_questions(path: str | Path | None = None) -> dict[int, str]:
     """``{query_nr: question}`` from ``path`` (default: ours); a UserError names any problem."""
     source = Path(path) if path is not None else QUESTIONS_FILE
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read TPC-DS questions {source}: {error}") from error
     questions: dict[int, str] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
-        if not isinstance(record, dict) or "query_nr" not in record or "question" not in record:
-            raise UserError(f'{where}: expected an object with "query_nr" and "question"')
+    records = read_objects(source, "TPC-DS questions", required=("query_nr", "question"))
+    for where, record in records:
         query_nr, question = record["query_nr"], record["question"]
         if isinstance(query_nr, bool) or not isinstance(query_nr, int):
             raise UserError(f"{where}: query_nr must be an integer, got {query_nr!r}")
