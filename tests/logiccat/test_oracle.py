@@ -1,0 +1,45 @@
+"""Oracle run on the real LogicCat data: the gold SQL as every prediction.
+
+Every query really runs twice (as gold and as prediction) through the same path as the lm-eval
+task. Each item with healthy gold must score EX = 1 in all three modes; anything else is a
+defect in execution or comparison, not in a model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sqlbench_lmeval.execution import GoldCache
+from sqlbench_lmeval.logiccat.benchmark import load_items
+from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, aggregate, score_items
+
+pytestmark = pytest.mark.slow
+
+
+def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
+    items = load_items(cache_dir=logiccat_cache)
+    assert len(items) == 4036
+    scores = score_items(
+        items,
+        [item.gold_sql for item in items],
+        gold_cache=GoldCache(logiccat_cache / "gold-results"),
+        progress=False,
+    )
+    healthy = [
+        score
+        for score in scores
+        if score["gold_status"] == "ok" and not UNREPEATABLE_FLAGS & set(score["flags"])
+    ]
+    assert len(healthy) > 3300
+    failed = [
+        (s["id"], s["reason"])
+        for s in healthy
+        if (s["ex"], s["ex_strict"], s["ex_set"]) != (1, 1, 1)
+    ]
+    assert failed == []
+    assert aggregate(scores)["ex_on_healthy_gold"] == 1.0
+    # Gold that runs but returns nothing or only NULLs still matches itself...
+    for status in ("empty", "all_null"):
+        assert all(s["ex"] == 1 for s in scores if s["gold_status"] == status), status
+    # ...and gold that fails never does: EX counts 0 there, VES says whether the query ran.
+    assert all(s["ex"] == 0 for s in scores if s["gold_status"] in ("error", "non_select"))
