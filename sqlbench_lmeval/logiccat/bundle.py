@@ -37,7 +37,7 @@ from sqlbench_lmeval.logiccat import mysqldump, transpile
 from sqlbench_lmeval.logiccat import source as source_module
 from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW_TEXT
 
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 
 CATEGORIES = {1: "physical", 2: "mathematical", 3: "commonsense", 4: "hypothetical"}
 MANIFEST = "manifest.json"
@@ -73,15 +73,20 @@ class Bundle:
         self.manifest = manifest
         self.records = records
         self._schemas: dict[str, str] = {}
+        self._paths: dict[str, Path] = {}
 
     def __repr__(self) -> str:
         return f"Bundle({str(self.root)!r}, {len(self.records)} records)"
 
     def database_path(self, db_id: str) -> Path:
         """The SQLite file of ``db_id``."""
-        path = self.root / DATABASES / f"{db_id}.sqlite"
-        if db_id not in self.manifest.get("databases", {}) or not path.is_file():
-            raise KeyError(f"no LogicCat database {db_id!r} in {self.root}")
+        # Asked once per record: a file found once is remembered for this loaded bundle.
+        path = self._paths.get(db_id)
+        if path is None:
+            path = self.root / DATABASES / f"{db_id}.sqlite"
+            if db_id not in self.manifest.get("databases", {}) or not path.is_file():
+                raise KeyError(f"no LogicCat database {db_id!r} in {self.root}")
+            self._paths[db_id] = path
         return path
 
     def schema(self, db_id: str) -> str:

@@ -63,8 +63,9 @@ _DATETIME_FORMATS = (
 )
 
 
-MEMO_ENTRIES = 1 << 16
-"""Results remembered per memoized function (see ``_memoized``)."""
+MEMO_ENTRIES = 1 << 12
+"""Results remembered per memoized function (see ``_memoized``); the memos are shared by every
+connection of a process, so this bounds their memory (a few MiB in all)."""
 
 
 def _memoized(function: Callable) -> Callable:
@@ -874,16 +875,9 @@ def _frozen_builtin(name: str, value_index: int, now: str, helper: sqlite3.Conne
             query_cache[len(kept)] = sql
         return helper.execute(sql, kept).fetchone()[0]
 
-    remembered = _memoized(compute)
-
-    def call(*args: object) -> object:
-        # -0.0 and 0.0 are one key, but SQLite writes them differently as text
-        # (strftime(-0.0, ...)): zeros are not remembered.
-        if 0.0 in args:
-            return compute(*args)
-        return remembered(*args)
-
-    return call
+    # SQLite's date functions read -0.0 as 0.0 (and write both as '0.0'), so the memo's
+    # equal keys for the two are exact here too.
+    return _memoized(compute)
 
 
 def clock_functions(now: dt.datetime = FROZEN_NOW) -> dict[str, tuple[int, Callable]]:
@@ -1044,5 +1038,12 @@ def install(conn: sqlite3.Connection, now: dt.datetime = FROZEN_NOW) -> None:
     register = getattr(conn, "create_window_function", None) or conn.create_aggregate
     for name, (arity, aggregate) in AGGREGATES.items():
         register(name, arity, aggregate)
-    for name, (arity, function) in clock_functions(now).items():
+    for name, (arity, function) in _shared_clock_functions(now).items():
         conn.create_function(name, arity, function, deterministic=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_clock_functions(now: dt.datetime) -> dict[str, tuple[int, Callable]]:
+    """``clock_functions(now)``, built once per process so that every connection shares one
+    helper connection and one memo per function."""
+    return clock_functions(now)

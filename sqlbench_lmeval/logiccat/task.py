@@ -30,10 +30,10 @@ def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
     honoured (see ``logiccat.bundle.ensure_bundle``), anything else is ignored.
     """
     import datasets
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     from sqlbench_lmeval.errors import UserError
     from sqlbench_lmeval.logiccat.benchmark import dataset_version, items_from_bundle
+    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")

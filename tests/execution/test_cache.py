@@ -77,6 +77,39 @@ def test_key_changes_with_everything_that_can_change_a_result(tmp_path, db, chan
     assert GoldCache(tmp_path / "cache").key(job, limits) != before
 
 
+def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
+    # Pins the key format (existing caches stay valid) and the per-database prefix shortcut.
+    import hashlib
+    import json
+
+    from sqlbench_lmeval.compare import COMPARISON_VERSION
+    from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION
+
+    cache, limits = GoldCache(tmp_path / "cache"), Limits(timeout_s=3.5)
+    other = Database("sqlite", str(tmp_path / "missing.sqlite"))
+    jobs = [Job(db, "SELECT 1"), Job(db, None), Job(other, "SELECT 1"), Job(db, 'SELECT "é"')]
+    file_hash = cache_module._sha256_file(db.path)
+
+    def expected(job: Job) -> str:
+        parts = [
+            cache_module.CACHE_FORMAT,
+            EXECUTION_VERSION,
+            COMPARISON_VERSION,
+            "sqlite",
+            sqlite3.sqlite_version,
+            file_hash,
+            "",
+            "",
+            [3.5, 10_000, 1024],
+            job.sql,
+        ]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    keys = cache._keys(jobs, limits)
+    assert keys == [expected(jobs[0]), expected(jobs[1]), None, expected(jobs[3])]
+    assert [cache.key(job, limits) for job in jobs] == keys
+
+
 def test_setup_source_change_changes_the_key(tmp_path, db, monkeypatch):
     module = tmp_path / "hook_fingerprint_mod.py"
     module.write_text("def setup(conn):\n    pass\n")

@@ -71,6 +71,24 @@ def test_load_checks_manifest_and_files(fixture_bundle, tmp_path):
         bundle.load_bundle(cache)
 
 
+def test_a_second_load_reuses_the_first_until_a_file_changes(fixture_bundle, tmp_path):
+    import os
+
+    cache = copy_bundle(fixture_bundle, tmp_path)
+    first = bundle.load_bundle(cache)
+    assert bundle.load_bundle(cache) is first
+    # Same size, new content and mtime: the checksums are verified again.
+    records = bundle.bundle_dir(cache) / "records.jsonl"
+    text = records.read_bytes()
+    records.write_bytes(text.replace(b"north hub", b"north hux"))
+    info = records.stat()
+    os.utime(records, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    with pytest.raises(bundle.BundleMissing, match="missing or changed"):
+        bundle.load_bundle(cache)
+    records.write_bytes(text)
+    assert bundle.load_bundle(cache) is not first
+
+
 def test_interrupted_build_leaves_nothing_that_loads(fixture_source, tmp_path, monkeypatch):
     def crash(*args, **kwargs):
         raise KeyboardInterrupt

@@ -179,3 +179,53 @@ def test_install_is_idempotent_and_keeps_sqlite_builtins(mysql_conn):
     assert one(mysql_conn, "SELECT log(100)") == 2.0  # SQLite's base-10 log, not MySQL's ln
     assert one(mysql_conn, "SELECT round(2.5)") == 3.0
     assert one(mysql_conn, "SELECT format('%05d', 42)") == "00042"  # SQLite's printf format
+
+
+# -- memoized functions: remembered results must never differ from computed ones --------------
+
+
+def test_memoized_date_functions_agree_with_the_plain_functions_row_by_row(mysql_conn):
+    mysql_conn.execute("CREATE TABLE d (a, b)")
+    values = ["2024-03-01 01:00:00", "2024-02-28", 20240301, 20240301.0, "x", None, "2024-02-28"]
+    pairs = [(a, b) for a in values for b in values]
+    mysql_conn.executemany("INSERT INTO d VALUES (?, ?)", pairs * 2)  # every pair twice
+    rows = mysql_conn.execute(
+        "SELECT a, b, DATEDIFF(a, b), YEAR(a), DATE_ADD(a, 1, 'DAY'), DATE_FORMAT(a, '%Y %j') "
+        "FROM d"
+    ).fetchall()
+    for a, b, diff, year, added, formatted in rows:
+        assert diff == mf.datediff(a, b)
+        assert year == (None if mf.parse_datetime(a) is None else mf.parse_datetime(a).year)
+        assert added == mf.date_add(a, 1, "DAY")
+        assert formatted == mf.date_format(a, "%Y %j")
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        # equal keys of different types stay apart: 1 and 1.0 are different formats
+        (
+            "SELECT strftime(1, 'now'), strftime(1.0, 'now'), strftime('1', 'now')",
+            ("1", "1.0", "1"),
+        ),
+        # -0.0 and 0.0 are one memo key: SQLite itself does not tell them apart
+        ("SELECT strftime(-0.0, 'now'), strftime(0.0, 'now')", ("0.0", "0.0")),
+        ("SELECT julianday(-0.0), julianday(0.0), date(-0.0)", (0.0, 0.0, "-4713-11-24")),
+        # the same call with and without 'now' in one query
+        (
+            "SELECT date('2024-01-05'), date('now'), date('2024-01-05')",
+            ("2024-01-05", TODAY, "2024-01-05"),
+        ),
+    ],
+)
+def test_remembered_clock_overrides_keep_every_argument_distinct(mysql_conn, sql, expected):
+    assert mysql_conn.execute(sql).fetchone() == expected
+
+
+def test_rand_without_seed_varies_and_other_arities_keep_their_meaning(mysql_conn):
+    values = {one(mysql_conn, "SELECT RAND()") for _ in range(20)}
+    assert len(values) > 1 and all(0 <= v < 1 for v in values)
+    assert one(mysql_conn, "SELECT RAND(3)") == one(mysql_conn, "SELECT rand(3)")
+    assert 0 <= one(mysql_conn, "SELECT RAND(NULL)") < 1
+    with pytest.raises(sqlite3.OperationalError):
+        mysql_conn.execute("SELECT RAND(1, 2)").fetchone()
