@@ -94,7 +94,8 @@ def _score(args: argparse.Namespace) -> int:
         **_data_kwargs(args),
     )
     with open(args.output, "w", encoding="utf-8") as out:
-        json.dump(result, out, indent=1, ensure_ascii=False, default=str)
+        # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
+        out.write(json.dumps(result, ensure_ascii=False, default=str))
         out.write("\n")
     metrics = result["metrics"]
     shown = ", ".join(

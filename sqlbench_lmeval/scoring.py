@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from statistics import fmean
 
@@ -128,31 +129,38 @@ def score_items(
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     submitted = [i for i, extraction in enumerate(extractions) if extraction is not None]
     pred_jobs = [Job(items[i].database, extractions[i].sql) for i in submitted]
-    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
+    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest;
+    # meanwhile a thread parses gold for its ORDER BY (the parent mostly waits on workers).
     description = "executing SQL" if progress else None
-    if gold_cache is not None:
-        gold, predicted = gold_cache.run_together(
-            gold_jobs, pred_jobs, limits, workers=workers, progress=description
-        )
-    else:
-        both = execute_many(gold_jobs + pred_jobs, limits, workers=workers, progress=description)
-        gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
+    with ThreadPoolExecutor(max_workers=1) as background:
+        ordered_future = background.submit(_gold_orders, items)
+        if gold_cache is not None:
+            gold, predicted = gold_cache.run_together(
+                gold_jobs, pred_jobs, limits, workers=workers, progress=description
+            )
+        else:
+            both = execute_many(
+                gold_jobs + pred_jobs, limits, workers=workers, progress=description
+            )
+            gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
+        ordered = ordered_future.result()
     outcomes: list[Outcome | None] = [None] * len(items)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
+    return [
+        _score_one(*parts, item_metrics)
+        for parts in zip(items, extractions, outcomes, gold, ordered, strict=True)
+    ]
 
-    ordered_cache: dict[tuple[str, str], bool] = {}
-    results = []
-    for item, extraction, pred, gold_outcome in zip(
-        items, extractions, outcomes, gold, strict=True
-    ):
+
+def _gold_orders(items: Sequence[Item]) -> list[bool]:
+    """Per item, whether its gold result has a defined row order (outermost ORDER BY)."""
+    memo: dict[tuple[str, str], bool] = {}
+    for item in items:
         key = (item.gold_sql, item.dialect)
-        if key not in ordered_cache:
-            ordered_cache[key] = gold_order_matters(item.gold_sql, item.dialect)
-        results.append(
-            _score_one(item, extraction, pred, gold_outcome, ordered_cache[key], item_metrics)
-        )
-    return results
+        if key not in memo:
+            memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+    return [memo[(item.gold_sql, item.dialect)] for item in items]
 
 
 def _score_one(item, extraction, pred, gold_outcome, ordered, item_metrics) -> dict:

@@ -8,7 +8,8 @@ Per item a status and flags (the vocabulary of ``scoring.Item``):
 - ``nondeterministic_order``: an ORDER BY ... LIMIT (at any level) cuts through ties. Detected
   by running the gold twice more with every such ORDER BY extended by its output columns,
   ascending and then descending: if the rows differ, which rows the gold returns depends on
-  the engine's row order;
+  the engine's row order. Gold using RAND() is never probed (its results differ by chance);
+  it gets this flag whenever it has an ORDER BY ... LIMIT;
 - ``mysql_specific``: the gold relies on MySQL-only semantics - an implicit coercion that the
   transpiler made explicit and without which SQLite answers differently (checked by running
   the transpile without it), a table of another database, an uncorrelated scalar subquery
@@ -225,6 +226,7 @@ def judge_health(
     )
     outcomes = dict(zip(runnable, results, strict=False))
 
+    extra: dict[int, set[str]] = {}
     # All probes of all items in one batch: (item, kind, sql).
     probes: list[tuple[int, str, str]] = []
     for i in runnable:
@@ -234,6 +236,13 @@ def judge_health(
         try:
             tree = sqlglot.parse_one(prepared[i].sql, read="sqlite")
         except sqlglot.errors.SqlglotError:
+            continue
+        if gold.RANDOM in prepared[i].flags:
+            # Probes compare results across runs, which RAND() makes differ by chance: judging
+            # by them would flag at random. With RAND(), an ORDER BY ... LIMIT picks its rows
+            # nondeterministically by definition.
+            if _limited_queries(tree):
+                extra.setdefault(i, set()).add(gold.NONDETERMINISTIC_ORDER)
             continue
         for kind, variants in (
             ("tie", tie_break_variants(tree, len(outcome.columns))),
@@ -252,7 +261,6 @@ def judge_health(
         progress="LogicCat gold checks" if progress else None,
     )
 
-    extra: dict[int, set[str]] = {}
     variant_rows: dict[tuple[int, str], list] = {}
     for (i, kind, _), result in zip(probes, probe_results, strict=False):
         if kind == "plain":

@@ -14,7 +14,7 @@ def test_fixture_bundle_health(fixture_bundle):
         2: (gold.OK, ()),
         3: (gold.OK, (gold.NONDETERMINISTIC_ORDER,)),  # two sessions charged 45.75 kWh
         4: (gold.OK, (gold.CLOCK_DEPENDENT,)),
-        5: (gold.OK, (gold.NONDETERMINISTIC_ORDER, gold.RANDOM)),
+        5: (gold.OK, (gold.NONDETERMINISTIC_ORDER, gold.RANDOM)),  # ORDER BY RAND() LIMIT 1
         6: (gold.OK, ()),
         7: (gold.NON_SELECT, ()),
         8: (gold.EMPTY, ()),
