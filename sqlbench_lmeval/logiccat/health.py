@@ -33,9 +33,11 @@ import sqlglot
 from sqlglot import exp
 
 from sqlbench_lmeval.logiccat import gold
+from sqlbench_lmeval.logiccat.benchmark import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 
-SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
+# The connection setup scoring uses, so health is judged on exactly the engine that scores.
+SETUP = CONNECTION_SETUP
 _QUERIES = (exp.Select, exp.Union, exp.Except, exp.Intersect)
 
 
