@@ -23,16 +23,10 @@ from pathlib import Path
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
+from sqlbench_lmeval.structure import COMPLEXITY
 
-#: Counts in chart order when they are present (others follow by name).
-PREFERRED_ORDER = (
-    "distinct_column_count",
-    "join_count",
-    "where_predicate_count",
-    "cte_count",
-    "function_call_count",
-    "subquery_count",
-)
+#: Counts in chart order when they are present (others follow by name): the paper's Table 1.
+PREFERRED_ORDER = COMPLEXITY
 
 #: A histogram's last bar pools the values above this quantile of the count (all workloads).
 TAIL_QUANTILE = 0.95
