@@ -216,24 +216,12 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
     "mean complexity counts per workload (gold SQL or SQL file); --output draws Figs. 2 and 4",
 )(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.benchmarks import benchmark_module
-    from sqlbench_lmeval.structure import format_complexity_table, workload_complexity
+    from sqlbench_lmeval.report.complexity import workloads_complexity
+    from sqlbench_lmeval.structure import format_complexity_table
 
-    workloads = []
-    for name in args.benchmarks or BENCHMARK_NAMES:
-        if name not in BENCHMARK_NAMES:  # a file of SQL queries
-            from sqlbench_lmeval.report.complexity import read_sql_workload
-
-            label, queries = read_sql_workload(name)
-            workloads.append(workload_complexity(label, queries, args.dialect))
-            continue
-        module = benchmark_module(name)
-        if hasattr(module, "gold_complexity"):
-            workloads.append(module.gold_complexity(cache_dir=args.cache_dir))
-        else:
-            items = module.load_items(cache_dir=args.cache_dir)
-            queries = [(item.id, item.gold_sql) for item in items]
-            workloads.append(workload_complexity(name, queries, items[0].dialect))
+    workloads = workloads_complexity(
+        args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect
+    )
     print(format_complexity_table(workloads))
     if args.output:
         from sqlbench_lmeval.report.complexity import (

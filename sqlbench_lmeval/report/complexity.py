@@ -69,6 +69,28 @@ def read_sql_workload(spec: str) -> tuple[str, list[tuple[int, str]]]:
     return name or path.stem, queries
 
 
+def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str = "") -> list:
+    """``structure.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
+    file of SQL queries in ``dialect`` (see :func:`read_sql_workload`)."""
+    from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
+    from sqlbench_lmeval.structure import workload_complexity
+
+    workloads = []
+    for spec in specs:
+        if spec not in NAMES:
+            label, queries = read_sql_workload(spec)
+            workloads.append(workload_complexity(label, queries, dialect))
+            continue
+        module = benchmark_module(spec)
+        if hasattr(module, "gold_complexity"):  # without building any database
+            workloads.append(module.gold_complexity(cache_dir=cache_dir))
+        else:
+            items = module.load_items(cache_dir=cache_dir)
+            queries = [(item.id, item.gold_sql) for item in items]
+            workloads.append(workload_complexity(spec, queries, items[0].dialect))
+    return workloads
+
+
 def _split_spec(spec: str) -> tuple[str | None, Path]:
     if Path(spec).exists() or "=" not in spec:
         return None, Path(spec)
@@ -238,6 +260,7 @@ def _ratio(value: float, reference: float) -> float:
 __all__ = [
     "TAIL_QUANTILE",
     "PREFERRED_ORDER",
+    "workloads_complexity",
     "count_names",
     "format_means",
     "from_workload_complexity",
