@@ -94,6 +94,14 @@ def view_names(runs: Sequence[Run]) -> list[str]:
     return list(names)
 
 
+def runs_by_view(runs: Sequence[Run]) -> list[tuple[str, list[tuple[Run, TaskResult]]]]:
+    """Per view name (first-seen order), the runs that have it with their result for it."""
+    return [
+        (view, [(run, run.views()[view]) for run in runs if view in run.views()])
+        for view in view_names(runs)
+    ]
+
+
 def grouped_tasks(runs: Sequence[Run]) -> set[str]:
     """Tasks that belong to an lm-eval group of some run (their group view holds them)."""
     return {
@@ -132,8 +140,7 @@ def score_rows(
 ) -> list[ScoreRow]:
     """Per view, per run: the whole view, then each category (when there are several)."""
     rows = []
-    for view in view_names(runs):
-        results = [(run, run.views()[view]) for run in runs if view in run.views()]
+    for view, results in runs_by_view(runs):
         # The same columns for every run of a view (a metric a run lacks shows as NaN).
         metrics = [
             name for name, _ in score_metrics([i for _, result in results for i in result.items])
@@ -184,8 +191,7 @@ def pair_rows(
 ) -> list[PairRow]:
     """Every two runs on every view they share, matched by item id."""
     rows = []
-    for view in view_names(runs):
-        having = [(run, run.views()[view]) for run in runs if view in run.views()]
+    for view, having in runs_by_view(runs):
         for (run_a, result_a), (run_b, result_b) in combinations(having, 2):
             rows.append(
                 _pair_row(view, run_a.name, result_a, run_b.name, result_b, resamples, seed)
@@ -258,11 +264,8 @@ def error_kind(message: str | None) -> str:
 
 def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
     rows = []
-    for view in view_names(runs):
-        for run in runs:
-            result = run.views().get(view)
-            if result is None:
-                continue
+    for view, results in runs_by_view(runs):
+        for run, result in results:
             outcomes = Counter(outcome_of(item) for item in result.items)
             kinds = Counter(
                 error_kind(item.error) for item in result.items if item.status == "error"
@@ -311,11 +314,8 @@ def _ordered(names, order) -> list[str]:
 
 def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
     rows = []
-    for view in view_names(runs):
-        for run in runs:
-            result = run.views().get(view)
-            if result is None:
-                continue
+    for view, results in runs_by_view(runs):
+        for run, result in results:
             names = {name for item in result.items for name in item.numbers}
             features = _ordered([name for name in names if name.startswith("sim_")], _FEATURE_ORDER)
             if not features:
@@ -360,11 +360,8 @@ def complexity_rows(runs: Sequence[Run]) -> list[ComplexityRow]:
     """Means over the items with a parseable prediction (``parsed`` 1, when a benchmark reports
     it: TPC-DS counts an unparseable prediction as 0) where both counts are known."""
     rows = []
-    for view in view_names(runs):
-        for run in runs:
-            result = run.views().get(view)
-            if result is None:
-                continue
+    for view, results in runs_by_view(runs):
+        for run, result in results:
             names = complexity_names(result.items)
             if not names:
                 continue
