@@ -36,6 +36,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+    from sqlbench_lmeval.paths import gold_cache_dir
 
     work = Path(tempfile.mkdtemp(prefix="bench_logiccat_"))
     cache = Path(args.cache_dir) if args.cache_dir else work / "cache"
@@ -53,7 +54,7 @@ def main() -> int:
         "--cache-dir", str(cache), "--workers", str(args.workers), "--no-progress",
     ]  # fmt: skip
     # The cold run must execute every gold query: start from an empty gold cache.
-    shutil.rmtree(cache / "gold-results", ignore_errors=True)
+    shutil.rmtree(gold_cache_dir(cache), ignore_errors=True)
     for phase in ("cold", "warm"):
         output = work / f"scores-{phase}.json"
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

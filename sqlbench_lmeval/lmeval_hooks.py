@@ -18,7 +18,7 @@ from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.execution import GoldCache, Limits
-from sqlbench_lmeval.paths import cache_dir
+from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring import EXECUTION_METRICS, Item, score_items
 
 #: Environment overrides for a run through lm-eval, whose filters take no CLI options.
@@ -37,7 +37,7 @@ def workers_from_env() -> int | None:
 
 
 def gold_cache() -> GoldCache:
-    return GoldCache(cache_dir() / "gold-results")
+    return GoldCache(gold_cache_dir())
 
 
 class ExecuteAndScore(Filter):

@@ -21,7 +21,7 @@ from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
+from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
 
@@ -71,7 +71,7 @@ def score_predictions(
         [predictions.get(item.id) for item in items],
         limits=limits,
         workers=workers,
-        gold_cache=GoldCache(resolve_cache_dir(cache_dir) / "gold-results"),
+        gold_cache=GoldCache(gold_cache_dir(cache_dir)),
         item_metrics=getattr(module, "item_metrics", None),
         prompt_tail=getattr(module, "PROMPT_TAIL", ""),
         progress=progress,
@@ -107,7 +107,7 @@ def gold_lines(
     ``options`` choose the data, as for ``load_items`` (``source``, ``scale_factor``, ...).
     """
     items = benchmark_module(benchmark).load_items(cache_dir=cache_dir, **options)
-    cache = GoldCache(resolve_cache_dir(cache_dir) / "gold-results")
+    cache = GoldCache(gold_cache_dir(cache_dir))
     return gold_result_lines(
         items, gold_cache=cache, limits=limits, workers=workers, progress=progress
     )

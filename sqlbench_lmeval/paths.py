@@ -15,6 +15,11 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(chosen).expanduser().resolve()
 
 
+def gold_cache_dir(override: str | os.PathLike | None = None) -> Path:
+    """Where gold results are cached under the cache root (see ``execution.GoldCache``)."""
+    return cache_dir(override) / "gold-results"
+
+
 def tasks_dir() -> Path:
     """The folder of our lm-eval YAML tasks.
 

@@ -11,6 +11,7 @@ import pytest
 
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.logiccat.benchmark import load_items
+from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, aggregate, score_items
 
 pytestmark = pytest.mark.slow
@@ -22,7 +23,7 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     scores = score_items(
         items,
         [item.gold_sql for item in items],
-        gold_cache=GoldCache(logiccat_cache / "gold-results"),
+        gold_cache=GoldCache(gold_cache_dir(logiccat_cache)),
         progress=False,
     )
     healthy = [
