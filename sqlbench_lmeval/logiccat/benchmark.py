@@ -44,8 +44,14 @@ def items_from_bundle(bundle) -> list[Item]:
 
 
 def dataset_version(cache_dir=None, source=None, **_options) -> str:
-    from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
+    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
-    manifest = ensure_bundle(source=source, cache_dir=cache_dir).manifest
-    commit = manifest.get("source_commit", "unknown")
+    return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
+
+
+def version_of_bundle(bundle) -> str:
+    """Names the exact data: upstream commit and the builder that made the bundle."""
+    from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION
+
+    commit = bundle.manifest.get("source_commit", "unknown")
     return f"logiccat-{commit[:12]}-builder{BUILDER_VERSION}"

@@ -32,13 +32,13 @@ def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
     import datasets
 
     from sqlbench_lmeval.errors import UserError
-    from sqlbench_lmeval.logiccat.benchmark import dataset_version, items_from_bundle
+    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle, version_of_bundle
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
-    version = dataset_version(cache_dir=cache_dir, source=source)
+    version = version_of_bundle(bundle)
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
     docs = []
