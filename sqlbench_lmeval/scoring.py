@@ -6,7 +6,8 @@ This is the one code path behind every number we publish: the lm-eval batch filt
 
 Per item, in order:
 
-1. the SQL is extracted from the raw model output (``extract.extract_sql``);
+1. the SQL is extracted from the raw model output (``extract.extract_sql``) and, when the
+   prompt asked for another dialect than the engine's, translated into it (``dialects``);
 2. prediction and gold run in sandboxed worker processes (gold through the on-disk cache);
 3. the results are compared (``compare.compare``), ordered only when gold's outermost query
    has an ORDER BY;
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 
 from sqlbench_lmeval.compare import COMPARISON_VERSION, compare, gold_order_matters, ves
+from sqlbench_lmeval.dialects import TRANSPILE_ERROR, Transpile, engine_sql
 from sqlbench_lmeval.execution import (
     Database,
     GoldCache,
@@ -58,6 +60,13 @@ class Item:
     category: str | None = None
     gold_status: str = GOLD_HEALTHY  # judged when the data was built
     flags: tuple[str, ...] = field(default=())
+    # The dialect the prompt asks for; None: the engine's own (``dialect``). See dialects.py.
+    prediction_dialect: str | None = None
+
+    @property
+    def prompted_dialect(self) -> str:
+        """The sqlglot dialect predictions are written in."""
+        return self.prediction_dialect or self.dialect
 
     def to_doc(self) -> dict:
         """The fields an lm-eval document carries so the filter can rebuild the item."""
@@ -72,10 +81,12 @@ class Item:
             "category": self.category or "",
             "gold_status": self.gold_status,
             "flags": list(self.flags),
+            "prediction_dialect": self.prompted_dialect,
         }
 
     @classmethod
     def from_doc(cls, doc: Mapping) -> Item:
+        written = doc.get("prediction_dialect") or None
         return cls(
             id=int(doc["id"]),
             question=doc["question"],
@@ -87,6 +98,9 @@ class Item:
             category=doc["category"] or None,
             gold_status=doc["gold_status"],
             flags=tuple(doc["flags"]),
+            # The engine's own dialect is stored as None (absent in documents made before
+            # the dialect option), so an item survives the round trip unchanged.
+            prediction_dialect=None if written == doc["dialect"] else written,
         )
 
 
@@ -113,12 +127,15 @@ def score_items(
     gold_cache: GoldCache | None = None,
     item_metrics: ItemMetrics | None = None,
     prompt_tail: str = "",
+    transpile: Transpile | None = None,
     progress: bool = True,
 ) -> list[dict]:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
 
     ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
-    with status ``missing`` and not executed.
+    with status ``missing`` and not executed. ``transpile`` translates predictions written in
+    another dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a
+    failed translation is status ``error`` with reason ``transpile_error``, not executed.
     """
     if len(items) != len(raw_outputs):
         raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
@@ -127,8 +144,12 @@ def score_items(
         for output in raw_outputs
     ]
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
-    submitted = [i for i, extraction in enumerate(extractions) if extraction is not None]
-    pred_jobs = [Job(items[i].database, extractions[i].sql) for i in submitted]
+    runs = [
+        None if extraction is None else engine_sql(item, extraction.sql, transpile)
+        for item, extraction in zip(items, extractions, strict=True)
+    ]
+    submitted = [i for i, run in enumerate(runs) if run is not None and run.error is None]
+    pred_jobs = [Job(items[i].database, runs[i].sql) for i in submitted]
     # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest;
     # meanwhile a thread parses gold for its ORDER BY (the parent mostly waits on workers).
     description = "executing SQL" if progress else None
@@ -147,9 +168,12 @@ def score_items(
     outcomes: list[Outcome | None] = [None] * len(items)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
+    for i, run in enumerate(runs):
+        if run is not None and run.error is not None:  # the translation failed: nothing ran
+            outcomes[i] = Outcome(Status.ERROR, error=run.error)
     return [
         _score_one(*parts, item_metrics)
-        for parts in zip(items, extractions, outcomes, gold, ordered, strict=True)
+        for parts in zip(items, extractions, runs, outcomes, gold, ordered, strict=True)
     ]
 
 
@@ -163,7 +187,7 @@ def _gold_orders(items: Sequence[Item]) -> list[bool]:
     return [memo[(item.gold_sql, item.dialect)] for item in items]
 
 
-def _score_one(item, extraction, pred, gold_outcome, ordered, item_metrics) -> dict:
+def _score_one(item, extraction, run, pred, gold_outcome, ordered, item_metrics) -> dict:
     health = gold_health(gold_outcome)
     # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
     gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
@@ -177,6 +201,9 @@ def _score_one(item, extraction, pred, gold_outcome, ordered, item_metrics) -> d
         "ex_set": 0,
         "extracted_sql": None if extraction is None else extraction.sql,
         "extraction": MISSING if extraction is None else extraction.method,
+        # The dialect the answer was asked in, and the SQL that ran (translated from it).
+        "prediction_dialect": item.prompted_dialect,
+        "executed_sql": None if run is None else run.sql,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -195,9 +222,18 @@ def _score_one(item, extraction, pred, gold_outcome, ordered, item_metrics) -> d
             ex_set=int(verdict.ex_set),
             reason=verdict.reason,
         )
+        if run.error is not None:
+            result["reason"] = TRANSPILE_ERROR
     if item_metrics is not None:
         sql = None if extraction is None else extraction.sql
-        result.update({name: float(value) for name, value in item_metrics(item, sql).items()})
+        # Numbers become floats; anything else (e.g. ``parsed_dialect``) is logged as it is and
+        # never averaged (``aggregate`` and ``process_results`` take numbers only).
+        result.update(
+            {
+                name: float(value) if isinstance(value, (int, float)) else value
+                for name, value in item_metrics(item, sql).items()
+            }
+        )
     return result
 
 
