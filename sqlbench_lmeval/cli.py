@@ -216,8 +216,8 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
     "mean complexity counts per workload (gold SQL or SQL file); --output draws Figs. 2 and 4",
 )(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.complexity import format_complexity_table
     from sqlbench_lmeval.report.complexity import workloads_complexity
-    from sqlbench_lmeval.structure import format_complexity_table
 
     workloads = workloads_complexity(
         args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect

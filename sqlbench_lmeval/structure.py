@@ -1,4 +1,4 @@
-"""SQL structure: feature bags, structural similarity and complexity counts, built on sqlglot.
+"""SQL structure: normalisation, feature bags and structural similarity, built on sqlglot.
 
 Ma, Pu and Zhu (2024, arXiv:2407.19517, "Evaluating LLMs for Text-to-SQL Generation With
 Complex SQL Workload") compare a generated query with the gold query through seven features
@@ -64,24 +64,15 @@ Similarity of a prediction to the gold query (:func:`similarity`):
 - An unparseable prediction scores 0.0 on all of them (and ``parsed`` 0.0). In a mean over all
   items it counts as 0; the mean over parseable predictions is ``mean(x) / mean(parsed)``.
 
-Complexity counts of one query (:func:`complexity_of`), the quantities of the paper's Table 1:
-
-- ``distinct_column_count``: distinct column tokens referenced in select lists, JOIN conditions
-  and WHERE clauses;
-- ``join_count``: the size of the ``joins`` bag (join conditions);
-- ``where_predicate_count``: the size of the ``where_predicates`` bag;
-- ``cte_count``: CTE definitions (nested WITH included);
-- ``function_call_count``: function calls, aggregates included (``functions`` bag plus the
-  aggregate calls of the ``aggregation`` bag);
-- ``subquery_count``: query blocks nested in another query's clauses: derived tables, scalar,
-  IN, EXISTS and ANY subqueries. CTE bodies are counted by ``cte_count``, and the members of a
-  UNION/INTERSECT/EXCEPT are one block.
+The complexity counts of the paper's Table 1 (:attr:`Structure.complexity`) are computed from
+the same normalised tree by :mod:`sqlbench_lmeval.complexity`, which says where they differ from
+the sizes of the feature bags above.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from statistics import fmean
@@ -90,6 +81,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from sqlbench_lmeval.complexity import complexity_counts
 
 #: The seven features of the paper, in its order.
 FEATURES = (
@@ -100,16 +93,6 @@ FEATURES = (
     "functions",
     "aggregation",
     "joins",
-)
-
-#: The complexity counts of the paper's Table 1.
-COMPLEXITY = (
-    "distinct_column_count",
-    "join_count",
-    "where_predicate_count",
-    "cte_count",
-    "function_call_count",
-    "subquery_count",
 )
 
 #: Function-like nodes that are syntax rather than function calls.
@@ -342,7 +325,7 @@ def structure_of(sql: str | None, dialect: str, schema: Mapping | None = None) -
     try:
         normalized, qualified = normalize(tree, dialect, schema)
         features = _features(normalized, dialect)
-        counts = _complexity(normalized, features, dialect)
+        counts = complexity_counts(normalized)
     except Exception:
         # sqlglot accepted the text but cannot work with the tree (it happens with odd input):
         # the prediction counts as unparseable rather than crashing the scoring of a whole run.
@@ -551,67 +534,6 @@ def _predicates_and_joins(tree: exp.Expression, dialect: str) -> tuple[Counter, 
     return predicates, joins
 
 
-# ---------------------------------------------------------------- complexity
-
-
-def _local_nodes(node: exp.Expression) -> Iterator[exp.Expression]:
-    """``node`` and its descendants, not entering nested query blocks."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for child in current.iter_expressions():
-            if isinstance(child, (exp.Query, exp.Subquery)):
-                continue
-            stack.append(child)
-
-
-def _complexity(tree: exp.Expression, features: Mapping[str, Counter], dialect: str) -> dict:
-    columns: set[str] = set()
-    for select in tree.find_all(exp.Select):
-        parts = list(select.expressions)
-        if select.args.get("where") is not None:
-            parts.append(select.args["where"])
-        parts.extend(j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on"))
-        for part in parts:
-            columns.update(
-                _column_token(n)
-                for n in _local_nodes(part)
-                if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star)
-            )
-    aggregate_calls = sum(1 for _ in _aggregate_calls(tree))
-    return {
-        "distinct_column_count": len(columns),
-        "join_count": sum(features["joins"].values()),
-        "where_predicate_count": sum(features["where_predicates"].values()),
-        "cte_count": sum(1 for _ in tree.find_all(exp.CTE)),
-        "function_call_count": sum(features["functions"].values()) + aggregate_calls,
-        "subquery_count": _subquery_count(tree),
-    }
-
-
-def _subquery_count(tree: exp.Expression) -> int:
-    count = 0
-    for query in tree.find_all(exp.Select, exp.SetOperation):
-        if query is tree:
-            continue
-        parent = query.parent
-        while isinstance(parent, (exp.Subquery, exp.Paren)):
-            parent = parent.parent
-        if isinstance(parent, (exp.SetOperation, exp.CTE)) or parent is None:
-            continue
-        if isinstance(parent, exp.With):  # the outer query of a WITH is not nested
-            continue
-        count += 1
-    return count
-
-
-def complexity_of(sql: str | None, dialect: str, schema: Mapping | None = None) -> dict | None:
-    """The six complexity counts of ``sql``, or None when it is unparseable."""
-    structure = structure_of(sql, dialect, schema)
-    return None if structure is None else dict(structure.complexity)
-
-
 # ---------------------------------------------------------------- similarity
 
 
@@ -649,67 +571,3 @@ def similarity(prediction: Structure | None, gold: Structure) -> dict[str, float
         "structural_count_similarity": fmean(counts),
         **{f"sim_{feature}": value for feature, value in per_feature.items()},
     }
-
-
-# ---------------------------------------------------------------- workloads
-
-
-@dataclass(frozen=True)
-class WorkloadComplexity:
-    """Complexity counts of a set of queries (e.g. one benchmark's gold SQL)."""
-
-    name: str
-    per_query: Mapping[int, Mapping[str, int]]  # id -> counts, parseable queries only
-    unparseable: tuple[int, ...]
-
-    @property
-    def means(self) -> dict[str, float]:
-        rows = list(self.per_query.values())
-        return {c: fmean(r[c] for r in rows) if rows else 0.0 for c in COMPLEXITY}
-
-    @property
-    def share_without_cte(self) -> float:
-        rows = list(self.per_query.values())
-        return fmean(r["cte_count"] == 0 for r in rows) if rows else 0.0
-
-
-def workload_complexity(
-    name: str,
-    queries: Iterable[tuple[int, str]],
-    dialect: str,
-    schema: Mapping | None = None,
-) -> WorkloadComplexity:
-    """Complexity counts of every ``(id, sql)`` of a workload."""
-    per_query: dict[int, dict[str, int]] = {}
-    unparseable = []
-    for query_id, sql in queries:
-        counts = complexity_of(sql, dialect, schema)
-        if counts is None:
-            unparseable.append(query_id)
-        else:
-            per_query[query_id] = counts
-    return WorkloadComplexity(name, per_query, tuple(unparseable))
-
-
-def format_complexity_table(workloads: Sequence[WorkloadComplexity]) -> str:
-    """Per-workload means of the six complexity counts as a plain-text table."""
-    header = ["workload", "queries", *COMPLEXITY, "no_cte_share"]
-    rows = [header]
-    for w in workloads:
-        queries = str(len(w.per_query))
-        if w.unparseable:
-            queries += f" (+{len(w.unparseable)} unparseable)"
-        means = w.means
-        rows.append(
-            [
-                w.name,
-                queries,
-                *(f"{means[c]:.2f}" for c in COMPLEXITY),
-                f"{w.share_without_cte:.2f}",
-            ]
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
-        for row in rows
-    )

@@ -1,10 +1,10 @@
 """Workload complexity: per-workload means of the complexity counts and their charts.
 
 A workload is a set of SQL queries (a task's gold set, or a file of queries); each query has
-the complexity counts ``sqlbench_lmeval.structure`` computes. This module only summarises and
+the complexity counts ``sqlbench_lmeval.complexity`` computes. This module only summarises and
 draws them:
 
-- :func:`read_sql_workload`: a file of SQL queries as a workload (``structure`` counts it);
+- :func:`read_sql_workload`: a file of SQL queries as a workload (``complexity`` counts it);
 - :func:`workload_means`: mean of each count per workload (what ``sqlbench-lmeval complexity``
   prints);
 - :func:`plot_radar`: the paper's Fig. 2, every workload's means divided by the first
@@ -20,10 +20,10 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from sqlbench_lmeval.complexity import COMPLEXITY
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
-from sqlbench_lmeval.structure import COMPLEXITY
 
 #: Counts in chart order when they are present (others follow by name): the paper's Table 1.
 PREFERRED_ORDER = COMPLEXITY
@@ -70,10 +70,10 @@ def read_sql_workload(spec: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str = "") -> list:
-    """``structure.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
+    """``complexity.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
     file of SQL queries in ``dialect`` (see :func:`read_sql_workload`)."""
     from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
-    from sqlbench_lmeval.structure import workload_complexity
+    from sqlbench_lmeval.complexity import workload_complexity
 
     workloads = []
     for spec in specs:
@@ -99,7 +99,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def from_workload_complexity(workloads) -> dict[str, list[Mapping[str, float]]]:
-    """Our input form from ``structure.WorkloadComplexity`` objects (parseable queries only)."""
+    """Our input form from ``complexity.WorkloadComplexity`` objects (parseable queries only)."""
     return {workload.name: list(workload.per_query.values()) for workload in workloads}
 
 

@@ -12,17 +12,10 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from statistics import fmean
 
+from sqlbench_lmeval.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring import Item
-from sqlbench_lmeval.structure import (
-    COMPLEXITY,
-    SIMILARITY_METRICS,
-    Structure,
-    WorkloadComplexity,
-    similarity,
-    structure_of,
-    workload_complexity,
-)
+from sqlbench_lmeval.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
 
 #: Scale factor of the database the queries run on. At 1 every gold query but query 17 returns
 #: rows (17 needs a store return and a later catalog purchase of the same item by the same

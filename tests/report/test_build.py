@@ -276,8 +276,9 @@ def test_cli_refuses_mismatched_versions(score_item, write_score_file, tmp_path,
 
 
 def test_tables_follow_the_papers_column_orders():
+    from sqlbench_lmeval.complexity import COMPLEXITY
     from sqlbench_lmeval.report.analysis import _COUNT_ORDER, _FEATURE_ORDER, _ordered
-    from sqlbench_lmeval.structure import COMPLEXITY, FEATURES
+    from sqlbench_lmeval.structure import FEATURES
 
     features = [f"sim_{name}" for name in FEATURES]
     assert _ordered(sorted(features), _FEATURE_ORDER) == features

@@ -1,0 +1,268 @@
+"""The six complexity counts of a SQL query: the paper's Table 1 and the seed's sentences.
+
+Ma, Pu and Zhu (2024, arXiv:2407.19517) describe how complex a workload is by the means of six
+counts per query; the benchmark description (the seed) gives each count one sentence. The
+authors published no code, so the counts below follow those sentences word by word, and every
+choice the sentences leave open is ours and written here. The counts are read from the
+normalised tree of :func:`sqlbench_lmeval.structure.normalize` (names resolved, constants
+folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not change them.
+
+- ``distinct_column_count`` ("number of distinct columns referenced in SELECT, JOIN, or WHERE
+  clauses"): distinct column tokens (``table.column`` for a base table's column, the bare name
+  for a CTE's or derived table's column) in the select lists, JOIN ... ON conditions and WHERE
+  clauses of every query block. ``*`` is not a column.
+- ``join_count`` ("number of JOIN operations"): one per relation joined into a FROM clause, in
+  every query block: ``FROM a, b`` and ``FROM a JOIN b ON ...`` are one join each, whatever the
+  kind (INNER, LEFT, CROSS, ...) and however many equalities the ON holds. A correlated equality
+  inside a subquery is a predicate of that subquery, not a join.
+- ``where_predicate_count`` ("number of basic predicates in the WHERE clause; compound predicates
+  are counted as multiple basic predicates"): basic predicates of every WHERE clause (every query
+  block, subqueries and CTE bodies included), after splitting AND, OR, NOT and parentheses
+  (``NOT`` directly on a basic predicate stays part of it: ``NOT IN``, ``NOT EXISTS``). A join
+  equality written in WHERE (``a.x = b.y``) is a basic predicate of WHERE, so it counts; HAVING
+  and ON conditions are not WHERE clauses and do not. ``x BETWEEN 1 AND 2`` is one predicate.
+- ``cte_count`` ("number of Common Table Expressions"): CTE definitions, nested WITH included.
+- ``function_call_count`` ("number of expressions containing scalar or aggregation function
+  calls"): per query block, the distinct expressions among its select items, the basic predicates
+  of its WHERE, ON, HAVING and QUALIFY conditions, its GROUP BY keys and its ORDER BY keys that
+  contain at least one function call (scalar, aggregate or window; CAST and CASE are syntax, not
+  calls). ``SUM(COALESCE(x, 0))`` is one expression, so it counts 1. An expression counts in the
+  block it is written in: a call inside a subquery counts for the subquery, not for the predicate
+  that holds the subquery. "Distinct" because a GROUP BY or ORDER BY key that repeats a select
+  item (by position, alias or spelled out) is that select item, not a second expression.
+- ``subquery_count`` ("number of nested subqueries"): query blocks nested in another query's
+  clauses: derived tables, scalar, IN, EXISTS and ANY subqueries. CTE bodies are counted by
+  ``cte_count``, the members of a UNION/INTERSECT/EXCEPT are one block, and the top query is not
+  nested.
+
+The similarity feature bags of :mod:`sqlbench_lmeval.structure` keep their own definitions, so
+three counts are not the sizes of the bags of similar names: the ``joins`` bag holds one token
+per equi-join condition (a two-column ON gives 2 tokens, a CROSS JOIN none: the bag compares
+*which* columns are joined); the ``where_predicates`` bag holds the basic predicates of WHERE,
+HAVING and ON without the column = column joins (those are in ``joins``, so a join is not
+compared twice); the ``functions`` bag holds every non-aggregate call by name (the aggregates
+are in ``aggregation``), so a nested call is a token of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from sqlglot import exp
+
+#: The complexity counts of the paper's Table 1, in its order.
+COMPLEXITY = (
+    "distinct_column_count",
+    "join_count",
+    "where_predicate_count",
+    "cte_count",
+    "function_call_count",
+    "subquery_count",
+)
+
+#: Nodes sqlglot models as functions that are syntax rather than function calls.
+_SYNTAX = (
+    exp.Cast,
+    exp.TryCast,
+    exp.Case,
+    exp.If,  # CASE branches
+    exp.Exists,  # a predicate
+    exp.Connector,  # AND, OR, XOR
+    exp.Collate,
+)
+
+#: A compound condition is split through these into its basic predicates.
+_CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
+
+
+def complexity_counts(tree: exp.Expression) -> dict[str, int]:
+    """The six counts of a (normalised) query tree, see the module docstring."""
+    blocks = list(tree.find_all(exp.Select))
+    return {
+        "distinct_column_count": len(_referenced_columns(blocks)),
+        "join_count": sum(1 for _ in tree.find_all(exp.Join)),
+        "where_predicate_count": sum(
+            1 for where in tree.find_all(exp.Where) for _ in basic_predicates(where.this)
+        ),
+        "cte_count": sum(1 for _ in tree.find_all(exp.CTE)),
+        "function_call_count": sum(
+            _expressions_with_calls(query) for query in tree.find_all(exp.Select, exp.SetOperation)
+        ),
+        "subquery_count": _subquery_count(tree),
+    }
+
+
+def basic_predicates(condition: exp.Expression) -> Iterator[exp.Expression]:
+    """Split AND, OR, NOT and parentheses down to basic predicates (``NOT`` directly on a basic
+    predicate stays part of it)."""
+    if isinstance(condition, _CONNECTIVES):
+        for child in (condition.this, condition.args.get("expression")):
+            if child is not None:
+                yield from basic_predicates(child)
+    elif isinstance(condition, exp.Not):
+        inner = condition.this
+        if isinstance(inner, (*_CONNECTIVES, exp.Not)):
+            yield from basic_predicates(inner)
+        else:
+            yield condition
+    else:
+        yield condition
+
+
+def _local_nodes(node: exp.Expression) -> Iterator[exp.Expression]:
+    """``node`` and its descendants, not entering nested query blocks."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in current.iter_expressions():
+            if isinstance(child, (exp.Query, exp.Subquery)):
+                continue
+            stack.append(child)
+
+
+def _column_token(column: exp.Column) -> str:
+    return f"{column.table}.{column.name}" if column.table else column.name
+
+
+def _referenced_columns(blocks: Iterable[exp.Select]) -> set[str]:
+    """Column tokens of the select lists, JOIN ... ON conditions and WHERE clauses."""
+    columns: set[str] = set()
+    for select in blocks:
+        parts = list(select.expressions)
+        if select.args.get("where") is not None:
+            parts.append(select.args["where"])
+        parts.extend(j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on"))
+        for part in parts:
+            columns.update(
+                _column_token(n)
+                for n in _local_nodes(part)
+                if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star)
+            )
+    return columns
+
+
+def _block_expressions(query: exp.Expression) -> Iterator[exp.Expression]:
+    """The expressions of one query block: select items (without their alias), basic
+    predicates of its conditions, GROUP BY keys and ORDER BY keys."""
+    if isinstance(query, exp.Select):
+        yield from (item.unalias() for item in query.expressions)
+        clauses = [query.args.get(name) for name in ("where", "having", "qualify")]
+        conditions = [clause.this for clause in clauses if clause is not None]
+        conditions += [j.args["on"] for j in query.args.get("joins") or [] if j.args.get("on")]
+        for condition in conditions:
+            yield from basic_predicates(condition)
+        group = query.args.get("group")
+        if group is not None:
+            for key in group.iter_expressions():
+                if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+                    yield from key.expressions
+                else:
+                    yield key
+    order = query.args.get("order")
+    if order is not None:
+        yield from (ordered.this for ordered in order.expressions)
+
+
+def _contains_call(expression: exp.Expression) -> bool:
+    return any(
+        isinstance(node, exp.Func) and not isinstance(node, _SYNTAX)
+        for node in _local_nodes(expression)
+    )
+
+
+def _expressions_with_calls(query: exp.Expression) -> int:
+    """How many distinct expressions of the block contain a function call."""
+    texts = {e.sql() for e in _block_expressions(query) if _contains_call(e)}
+    return len(texts)
+
+
+def _subquery_count(tree: exp.Expression) -> int:
+    count = 0
+    for query in tree.find_all(exp.Select, exp.SetOperation):
+        if query is tree:
+            continue
+        parent = query.parent
+        while isinstance(parent, (exp.Subquery, exp.Paren)):
+            parent = parent.parent
+        if isinstance(parent, (exp.SetOperation, exp.CTE)) or parent is None:
+            continue
+        if isinstance(parent, exp.With):  # the outer query of a WITH is not nested
+            continue
+        count += 1
+    return count
+
+
+def complexity_of(sql: str | None, dialect: str, schema: Mapping | None = None) -> dict | None:
+    """The six complexity counts of ``sql``, or None when it is unparseable."""
+    # structure imports this module for complexity_counts, so it is imported when used.
+    from sqlbench_lmeval.structure import structure_of
+
+    structure = structure_of(sql, dialect, schema)
+    return None if structure is None else dict(structure.complexity)
+
+
+# ---------------------------------------------------------------- workloads
+
+
+@dataclass(frozen=True)
+class WorkloadComplexity:
+    """Complexity counts of a set of queries (e.g. one benchmark's gold SQL)."""
+
+    name: str
+    per_query: Mapping[int, Mapping[str, int]]  # id -> counts, parseable queries only
+    unparseable: tuple[int, ...]
+
+    @property
+    def means(self) -> dict[str, float]:
+        rows = list(self.per_query.values())
+        return {c: fmean(r[c] for r in rows) if rows else 0.0 for c in COMPLEXITY}
+
+    @property
+    def share_without_cte(self) -> float:
+        rows = list(self.per_query.values())
+        return fmean(r["cte_count"] == 0 for r in rows) if rows else 0.0
+
+
+def workload_complexity(
+    name: str,
+    queries: Iterable[tuple[int, str]],
+    dialect: str,
+    schema: Mapping | None = None,
+) -> WorkloadComplexity:
+    """Complexity counts of every ``(id, sql)`` of a workload."""
+    per_query: dict[int, dict[str, int]] = {}
+    unparseable = []
+    for query_id, sql in queries:
+        counts = complexity_of(sql, dialect, schema)
+        if counts is None:
+            unparseable.append(query_id)
+        else:
+            per_query[query_id] = counts
+    return WorkloadComplexity(name, per_query, tuple(unparseable))
+
+
+def format_complexity_table(workloads: Sequence[WorkloadComplexity]) -> str:
+    """Per-workload means of the six complexity counts as a plain-text table."""
+    header = ["workload", "queries", *COMPLEXITY, "no_cte_share"]
+    rows = [header]
+    for w in workloads:
+        queries = str(len(w.per_query))
+        if w.unparseable:
+            queries += f" (+{len(w.unparseable)} unparseable)"
+        means = w.means
+        rows.append(
+            [
+                w.name,
+                queries,
+                *(f"{means[c]:.2f}" for c in COMPLEXITY),
+                f"{w.share_without_cte:.2f}",
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )
