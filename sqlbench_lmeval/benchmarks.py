@@ -2,17 +2,25 @@
 
 Each benchmark is a module ``sqlbench_lmeval.<name>.benchmark`` that provides
 
-- ``load_items(cache_dir=None, **options) -> list[scoring.Item]`` (builds data on first use),
+- ``load_items(cache_dir=None, dialect=None, **options) -> list[scoring.Item]`` (builds data on
+  first use); ``dialect`` (a sqlglot name, checked with ``dialects.check_dialect``) sets each
+  item's ``prediction_dialect``, the dialect the prompt asks for (default: the engine's own),
 - ``dataset_version(cache_dir=None, **options) -> str`` naming the exact data scored,
-- optionally ``item_metrics(item, sql) -> dict[str, float]`` for numbers beyond execution
-  (TPC-DS structural similarity),
+- optionally ``transpile_prediction(item, sql) -> str``: ``sql``, written in
+  ``item.prediction_dialect``, in the engine's dialect ``item.dialect``; it raises when it
+  cannot (the item then scores status ``error``, reason ``transpile_error``). Called only when
+  the two dialects differ; without it such an item fails the same way (see ``dialects``),
+- optionally ``item_metrics(item, sql) -> dict[str, float | str]`` for numbers beyond execution
+  (TPC-DS structural similarity), from the extracted ``sql`` as written (in the prompted
+  dialect); a string value (e.g. ``parsed_dialect``) goes to the sample log, never into a mean,
 - optionally ``aggregate_metrics(scores) -> dict`` for run-level numbers beyond the means of
   per-item numbers (TPC-DS: means over parseable predictions, the paper's Table 1 ratios),
 - optionally ``gold_complexity(**options)``, the complexity of its gold SQL without building
   any database (``sqlbench-lmeval complexity``),
 - optionally ``PROMPT_TAIL``, the text our prompt ends with (see ``extract.extract_sql``).
 
-The engine never imports a benchmark; the CLI and the lm-eval hooks go through here.
+The engine never imports a benchmark; the CLI and the lm-eval hooks go through here
+(:func:`scoring_hooks` hands the optional hooks to ``scoring.score_items``).
 """
 
 from __future__ import annotations
@@ -30,3 +38,12 @@ def benchmark_module(name: str) -> ModuleType:
     if name not in NAMES:
         raise UserError(f"unknown benchmark {name!r}; choose one of {', '.join(NAMES)}")
     return importlib.import_module(f"sqlbench_lmeval.{name}.benchmark")
+
+
+def scoring_hooks(module: ModuleType) -> dict:
+    """The keyword arguments of ``scoring.score_items`` a benchmark module supplies."""
+    return {
+        "item_metrics": getattr(module, "item_metrics", None),
+        "prompt_tail": getattr(module, "PROMPT_TAIL", ""),
+        "transpile": getattr(module, "transpile_prediction", None),
+    }

@@ -16,7 +16,7 @@ import os
 
 from lm_eval.api.filter import Filter
 
-from sqlbench_lmeval.benchmarks import benchmark_module
+from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring import EXECUTION_METRICS, Item, score_items
@@ -43,8 +43,9 @@ def gold_cache() -> GoldCache:
 class ExecuteAndScore(Filter):
     """Extract, execute and compare every response of a task in one parallel batch.
 
-    ``benchmark`` names the module that may add per-item numbers (``item_metrics``) and the
-    text our prompt ends with (``PROMPT_TAIL``).
+    ``benchmark`` names the module that may add per-item numbers (``item_metrics``), the
+    text our prompt ends with (``PROMPT_TAIL``) and the translation of predictions written in
+    another dialect (``transpile_prediction``): see ``benchmarks.scoring_hooks``.
     """
 
     def __init__(self, benchmark: str, **kwargs) -> None:
@@ -61,8 +62,7 @@ class ExecuteAndScore(Filter):
             limits=limits_from_env(),
             workers=workers_from_env(),
             gold_cache=gold_cache(),
-            item_metrics=getattr(self.module, "item_metrics", None),
-            prompt_tail=getattr(self.module, "PROMPT_TAIL", ""),
+            **scoring_hooks(self.module),
         )
 
 

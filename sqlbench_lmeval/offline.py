@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.benchmarks import benchmark_module
+from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
@@ -57,7 +57,11 @@ def score_predictions(
     progress: bool = True,
     **options,
 ) -> dict:
-    """Score ``{id: raw output}`` against every item of ``benchmark``; the output JSON object."""
+    """Score ``{id: raw output}`` against every item of ``benchmark``; the output JSON object.
+
+    ``options`` choose the data and the prompted dialect, as for ``load_items`` (``source``,
+    ``scale_factor``, ``dialect``, ...).
+    """
     module = benchmark_module(benchmark)
     items = module.load_items(cache_dir=cache_dir, **options)
     known = {item.id for item in items}
@@ -72,10 +76,11 @@ def score_predictions(
         limits=limits,
         workers=workers,
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
-        item_metrics=getattr(module, "item_metrics", None),
-        prompt_tail=getattr(module, "PROMPT_TAIL", ""),
         progress=progress,
+        **scoring_hooks(module),
     )
+    # The raw output beside the extracted and the executed SQL, so an item explains itself.
+    scores = [{**score, "raw_output": predictions.get(score["id"])} for score in scores]
     metrics = aggregate(scores)
     # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
     extra = getattr(module, "aggregate_metrics", None)
@@ -85,6 +90,7 @@ def score_predictions(
         "task": benchmark,
         "comparison_version": COMPARISON_VERSION,
         "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
+        "prediction_dialect": items[0].prompted_dialect if items else None,
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
         "missing_ids": missing,
