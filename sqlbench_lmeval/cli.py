@@ -54,6 +54,12 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.add_argument(
+        "--dialect",
+        help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
+        "translated to the engine's before they run (default: the engine's, sqlite for "
+        "logiccat, duckdb for tpcds)",
+    )
     _data_options(parser)
 
 
@@ -91,6 +97,7 @@ def _score(args: argparse.Namespace) -> int:
         limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
+        dialect=args.dialect,
         **_data_kwargs(args),
     )
     with open(args.output, "w", encoding="utf-8") as out:
@@ -101,7 +108,8 @@ def _score(args: argparse.Namespace) -> int:
     shown = ", ".join(
         f"{name}={metrics[name]:.4f}" for name in ("ves", "ex", "ex_strict", "ex_set")
     )
-    print(f"{args.benchmark}: {metrics['n']} items, {shown}; wrote {args.output}")
+    dialect = result["prediction_dialect"]
+    print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
     return 0
