@@ -44,10 +44,10 @@ DISPLAY_NAMES = {
     "oracle": "Oracle",
     "postgres": "PostgreSQL",
     "snowflake": "Snowflake",
-    "spark": "Spark SQL",
+    "spark": "Spark",
     "sqlite": "SQLite",
     "trino": "Trino",
-    "tsql": "SQL Server (T-SQL)",
+    "tsql": "SQL Server",
 }
 
 #: Spellings users type for a dialect sqlglot names otherwise.

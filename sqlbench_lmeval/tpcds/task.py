@@ -2,31 +2,40 @@
 
 Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``, with
 ``benchmark: tpcds`` adding the structure metrics); this module turns the built database, the
-gold queries and the questions into documents, and a document into the zero-shot prompt.
+gold queries and the questions into documents, and a document into the zero-shot prompt, which
+names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says otherwise; the
+``tpcds_postgres`` variant asks for PostgreSQL, as the paper did).
 """
 
 from __future__ import annotations
 
+from sqlbench_lmeval.dialects import display_name
 from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
 
-INSTRUCTION = (
-    "Write one DuckDB SQL query that answers the question. The database runs DuckDB, so use "
-    "DuckDB syntax and functions. Reply with the query in a ```sql code block."
-)
+
+def instruction(dialect: str) -> str:
+    """The request for one query in ``dialect`` (a sqlglot name), in a fenced block."""
+    name = display_name(dialect)
+    return (
+        f"Write one {name} SQL query that answers the question. The database runs {name}, so "
+        f"use {name} syntax and functions. Reply with the query in a ```sql code block."
+    )
 
 
 def load_dataset(
     scale_factor: float = DEFAULT_SCALE_FACTOR,
     cache_dir=None,
     questions_file=None,
+    dialect: str | None = None,
     **_metadata,
 ):
     """``custom_dataset`` hook: the 99 TPC-DS documents as ``{"test": Dataset}``.
 
     lm-eval passes the task metadata and ``--metadata`` here: ``scale_factor`` (database size,
     default 1), ``questions_file`` (a JSONL file of your own questions, ``query_nr`` and
-    ``question`` per line) and ``cache_dir`` are honoured, anything else is ignored. A
-    document's ``id`` is the TPC-DS query number.
+    ``question`` per line), ``dialect`` (the sqlglot dialect the answer is asked in, e.g.
+    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured, anything else is ignored.
+    A document's ``id`` is the TPC-DS query number.
     """
     import datasets
 
@@ -38,7 +47,7 @@ def load_dataset(
         "scale_factor": scale_factor,
         "questions_file": questions_file,
     }
-    items = load_items(**options)
+    items = load_items(**options, dialect=dialect)
     version = dataset_version(**options)
     schema = schema_ddl()
     docs = [
@@ -58,12 +67,13 @@ def load_dataset(
 
 
 def doc_to_text(doc: dict) -> str:
-    """Zero-shot: the schema, the question, the instruction naming DuckDB."""
+    """Zero-shot: the schema, the question, the instruction naming the prompted dialect."""
+    dialect = doc["prediction_dialect"]
     return (
-        "You are given a DuckDB database with the TPC-DS decision-support schema:\n\n"
-        f"{doc['schema'].strip()}\n\n"
+        f"You are given a {display_name(dialect)} database with the TPC-DS decision-support "
+        f"schema:\n\n{doc['schema'].strip()}\n\n"
         f"Question: {doc['question'].strip()}\n\n"
-        f"{INSTRUCTION}\n"
+        f"{instruction(dialect)}\n"
     )
 
 

@@ -26,6 +26,7 @@ SF = 0.01  # the session database (conftest.py)
 
 METRIC_NAMES = {
     "parsed",
+    "parsed_dialect",  # a name, logged beside the numbers
     *SIMILARITY_METRICS,
     *COMPLEXITY,
     *(f"gold_{name}" for name in COMPLEXITY),
@@ -62,8 +63,9 @@ def test_item_metrics_of_gold_against_itself(tpcds_items):
     for item in tpcds_items:
         metrics = item_metrics(item, item.gold_sql)
         assert set(metrics) == METRIC_NAMES
-        assert all(isinstance(value, float) for value in metrics.values())
-        assert metrics["parsed"] == 1.0
+        numbers = METRIC_NAMES - {"parsed_dialect"}
+        assert all(isinstance(metrics[name], float) for name in numbers)
+        assert metrics["parsed"] == 1.0 and metrics["parsed_dialect"] == "duckdb"
         assert {metrics[name] for name in SIMILARITY_METRICS} == {1.0}, item.id
         for name in COMPLEXITY:
             assert metrics[name] == metrics[f"gold_{name}"]
@@ -73,7 +75,7 @@ def test_item_metrics_of_gold_against_itself(tpcds_items):
 def test_item_metrics_of_nothing_or_garbage_are_zeros_never_minus_one(tpcds_items, sql):
     metrics = item_metrics(tpcds_items[0], sql)
     assert set(metrics) == METRIC_NAMES
-    assert metrics["parsed"] == 0.0
+    assert metrics["parsed"] == 0.0 and metrics["parsed_dialect"] is None
     for name in (*SIMILARITY_METRICS, *COMPLEXITY):
         assert metrics[name] == 0.0
     assert metrics["gold_join_count"] > 0  # gold's counts are still reported
