@@ -23,13 +23,14 @@ folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not
   and ON conditions are not WHERE clauses and do not. ``x BETWEEN 1 AND 2`` is one predicate.
 - ``cte_count`` ("number of Common Table Expressions"): CTE definitions, nested WITH included.
 - ``function_call_count`` ("number of expressions containing scalar or aggregation function
-  calls"): per query block, the distinct expressions among its select items, the basic predicates
-  of its WHERE, ON, HAVING and QUALIFY conditions, its GROUP BY keys and its ORDER BY keys that
-  contain at least one function call (scalar, aggregate or window; CAST and CASE are syntax, not
-  calls). ``SUM(COALESCE(x, 0))`` is one expression, so it counts 1. An expression counts in the
-  block it is written in: a call inside a subquery counts for the subquery, not for the predicate
-  that holds the subquery. "Distinct" because a GROUP BY or ORDER BY key that repeats a select
-  item (by position, alias or spelled out) is that select item, not a second expression.
+  calls"): per query block, its select items, the basic predicates of its WHERE, ON, HAVING
+  and QUALIFY conditions, its GROUP BY keys and its ORDER BY keys that contain at least one
+  function call (scalar, aggregate or window; CAST and CASE are syntax, not calls).
+  ``SUM(COALESCE(x, 0))`` is one expression, so it counts 1; so does ``SUM(a) / SUM(b)``. An
+  expression counts in the block it is written in: a call inside a subquery counts for the
+  subquery, not for the predicate that holds the subquery. A GROUP BY or ORDER BY key that
+  repeats a select item (by position, by alias or spelled out) or another key is that
+  expression, not a new one.
 - ``subquery_count`` ("number of nested subqueries"): query blocks nested in another query's
   clauses: derived tables, scalar, IN, EXISTS and ANY subqueries. CTE bodies are counted by
   ``cte_count``, the members of a UNION/INTERSECT/EXCEPT are one block, and the top query is not
@@ -144,26 +145,34 @@ def _referenced_columns(blocks: Iterable[exp.Select]) -> set[str]:
     return columns
 
 
-def _block_expressions(query: exp.Expression) -> Iterator[exp.Expression]:
-    """The expressions of one query block: select items (without their alias), basic
-    predicates of its conditions, GROUP BY keys and ORDER BY keys."""
-    if isinstance(query, exp.Select):
-        yield from (item.unalias() for item in query.expressions)
-        clauses = [query.args.get(name) for name in ("where", "having", "qualify")]
-        conditions = [clause.this for clause in clauses if clause is not None]
-        conditions += [j.args["on"] for j in query.args.get("joins") or [] if j.args.get("on")]
-        for condition in conditions:
-            yield from basic_predicates(condition)
-        group = query.args.get("group")
-        if group is not None:
-            for key in group.iter_expressions():
-                if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
-                    yield from key.expressions
-                else:
-                    yield key
+def _items_and_predicates(query: exp.Expression) -> list[exp.Expression]:
+    """Select items (without their alias) and the basic predicates of the block's WHERE, ON,
+    HAVING and QUALIFY conditions; none for a set operation (its members are blocks)."""
+    if not isinstance(query, exp.Select):
+        return []
+    expressions = [item.unalias() for item in query.expressions]
+    clauses = [query.args.get(name) for name in ("where", "having", "qualify")]
+    conditions = [clause.this for clause in clauses if clause is not None]
+    conditions += [j.args["on"] for j in query.args.get("joins") or [] if j.args.get("on")]
+    for condition in conditions:
+        expressions.extend(basic_predicates(condition))
+    return expressions
+
+
+def _keys(query: exp.Expression) -> list[exp.Expression]:
+    """GROUP BY keys (inside ROLLUP, CUBE and GROUPING SETS too) and ORDER BY keys of the block
+    (not the ORDER BY of a window, which is part of its select item)."""
+    keys: list[exp.Expression] = []
+    group = query.args.get("group")
+    for key in group.iter_expressions() if group is not None else []:
+        if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+            keys.extend(key.expressions)
+        else:
+            keys.append(key)
     order = query.args.get("order")
     if order is not None:
-        yield from (ordered.this for ordered in order.expressions)
+        keys.extend(ordered.this for ordered in order.expressions)
+    return keys
 
 
 def _contains_call(expression: exp.Expression) -> bool:
@@ -174,9 +183,17 @@ def _contains_call(expression: exp.Expression) -> bool:
 
 
 def _expressions_with_calls(query: exp.Expression) -> int:
-    """How many distinct expressions of the block contain a function call."""
-    texts = {e.sql() for e in _block_expressions(query) if _contains_call(e)}
-    return len(texts)
+    """How many expressions of the block contain a function call. A GROUP BY or ORDER BY key
+    that repeats a select item or another key is not a new expression."""
+    items = _items_and_predicates(query)
+    seen = {item.sql() for item in items}
+    counted = sum(1 for item in items if _contains_call(item))
+    for key in _keys(query):
+        text = key.sql()
+        if text not in seen and _contains_call(key):
+            counted += 1
+        seen.add(text)
+    return counted
 
 
 def _subquery_count(tree: exp.Expression) -> int:

@@ -1,4 +1,5 @@
-"""SQL structure features, structural similarity and complexity counts (structure.py).
+"""SQL structure features and structural similarity (structure.py); the complexity counts are
+in test_complexity_counts.py.
 
 Feature cases and similarity pairs use the TPC-DS schema from the installed extension, so
 aliases resolve to real table names as they do when scoring.
@@ -9,7 +10,6 @@ from fractions import Fraction
 
 import pytest
 
-from sqlbench_lmeval.complexity import COMPLEXITY, format_complexity_table, workload_complexity
 from sqlbench_lmeval.structure import (
     FEATURES,
     SIMILARITY_METRICS,
@@ -280,65 +280,8 @@ def test_unknown_names_and_odd_statements_still_give_features(schema):
         assert set(structure.features) == set(FEATURES)
 
 
-# ---------------------------------------------------------------- complexity counts
-
-
-def test_complexity_counts(schema):
-    sql = (
-        "WITH a AS (SELECT ss_item_sk, SUM(ss_net_profit) AS p FROM store_sales GROUP BY 1), "
-        "b AS (SELECT AVG(p) AS m FROM a) "
-        "SELECT i_item_id, UPPER(i_brand), p FROM a, item, (SELECT * FROM b) AS x "
-        "WHERE a.ss_item_sk = i_item_sk AND p > m AND i_item_sk IN (SELECT cs_item_sk "
-        "FROM catalog_sales WHERE cs_quantity > 3 UNION SELECT ws_item_sk FROM web_sales) "
-        "AND EXISTS (SELECT 1 FROM store)"
-    )
-    structure = structure_of(sql, "duckdb", schema)
-    assert structure.complexity == {
-        # select lists, WHERE and JOIN conditions: store_sales.ss_item_sk and ss_net_profit, the
-        # CTE's bare ss_item_sk, p and m, item's i_item_id, i_brand and i_item_sk, catalog_sales'
-        # cs_item_sk and cs_quantity, web_sales' ws_item_sk
-        "distinct_column_count": 11,
-        # one per relation joined into a FROM: item and the derived table x (comma joins)
-        "join_count": 2,
-        # basic predicates of the two WHERE clauses: a.ss_item_sk = i_item_sk (column = column
-        # counts), p > m, IN, EXISTS; cs_quantity > 3 in the IN subquery
-        "where_predicate_count": 5,
-        "cte_count": 2,
-        # expressions with a call: SUM(ss_net_profit) in a, AVG(p) in b, UPPER(i_brand)
-        "function_call_count": 3,
-        "subquery_count": 3,  # derived table x, the IN union (one block), EXISTS
-    }
-
-
 def test_gold_against_itself_is_one_for_all_99(schema):
     for number, sql in gold_queries().items():
         structure = structure_of(sql, "duckdb", schema)
         assert structure is not None and structure.qualified, number
         assert set(similarity(structure, structure).values()) == {1.0}, number
-
-
-# Our counts of the 99 gold queries; a change here is a change of definitions (say why).
-# Issue 9 (counts per the seed's sentences, complexity.py): join_count 6.36 -> 5.59 (relations
-# joined, not equality conditions: multi-column ONs and self-join pairs counted once, CROSS JOIN
-# now counted), where_predicate_count 8.04 -> 13.67 (WHERE only, but the column = column join
-# equalities of the comma joins are WHERE predicates now), function_call_count 6.10 -> 5.23
-# (expressions holding calls, so SUM(COALESCE(...)) and SUM(a) / SUM(b) are one each).
-GOLD_MEANS = {
-    "distinct_column_count": 20.45,
-    "join_count": 5.59,
-    "where_predicate_count": 13.67,
-    "cte_count": 0.67,
-    "function_call_count": 5.23,
-    "subquery_count": 1.57,
-}
-
-
-def test_complexity_statistics_of_the_99_gold_queries(schema):
-    workload = workload_complexity("tpcds", gold_queries().items(), "duckdb", schema)
-    print()
-    print(format_complexity_table([workload]))
-    assert len(workload.per_query) == 99 and not workload.unparseable
-    assert workload.means == pytest.approx(GOLD_MEANS, abs=0.005)
-    # The paper's Fig. 4: about 70% of TPC-DS queries have no CTE (we count 67 of 99).
-    assert workload.share_without_cte == pytest.approx(67 / 99)
-    assert set(workload.means) == set(COMPLEXITY)
