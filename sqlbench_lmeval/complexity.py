@@ -4,13 +4,16 @@ Ma, Pu and Zhu (2024, arXiv:2407.19517) describe how complex a workload is by th
 counts per query; the benchmark description (the seed) gives each count one sentence. The
 authors published no code, so the counts below follow those sentences word by word, and every
 choice the sentences leave open is ours and written here. The counts are read from the
-normalised tree of :func:`sqlbench_lmeval.structure.normalize` (names resolved, constants
-folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not change them.
+normalised tree of :mod:`sqlbench_lmeval.normalization` (names resolved, constants folded), so
+spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not change them.
 
 - ``distinct_column_count`` ("number of distinct columns referenced in SELECT, JOIN, or WHERE
-  clauses"): distinct column tokens (``table.column`` for a base table's column, the bare name
-  for a CTE's or derived table's column) in the select lists, JOIN ... ON conditions and WHERE
-  clauses of every query block. ``*`` is not a column.
+  clauses"): distinct columns in the select lists, JOIN ... ON conditions and WHERE clauses of
+  every query block, as normalisation writes them: a base table's column is ``table.column``
+  whatever alias it is read through (a self-join's two instances give one column); a column of
+  a CTE or derived table is the column it passes through, or its defining expression when it
+  is computed (``SUM(store_sales.ss_net_profit)``), so it is not a second column. ``*`` is not
+  a column; a column only in GROUP BY, HAVING or ORDER BY is not counted.
 - ``join_count`` ("number of JOIN operations"): one per relation joined into a FROM clause, in
   every query block: ``FROM a, b`` and ``FROM a JOIN b ON ...`` are one join each, whatever the
   kind (INNER, LEFT, CROSS, ...) and however many equalities the ON holds. A correlated equality
@@ -36,13 +39,25 @@ folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not
   ``cte_count``, the members of a UNION/INTERSECT/EXCEPT are one block, and the top query is not
   nested.
 
-The similarity feature bags of :mod:`sqlbench_lmeval.structure` keep their own definitions, so
-three counts are not the sizes of the bags of similar names: the ``joins`` bag holds one token
-per equi-join condition (a two-column ON gives 2 tokens, a CROSS JOIN none: the bag compares
-*which* columns are joined); the ``where_predicates`` bag holds the basic predicates of WHERE,
-HAVING and ON without the column = column joins (those are in ``joins``, so a join is not
-compared twice); the ``functions`` bag holds every non-aggregate call by name (the aggregates
-are in ``aggregation``), so a nested call is a token of its own.
+The similarity feature bags of :mod:`sqlbench_lmeval.structure` keep their own definitions,
+made to compare two queries token by token rather than to measure one, so no count is the size
+of the bag of a similar name:
+
+- the ``columns`` bag holds every column reference anywhere, repeats included (GROUP BY, HAVING
+  and ORDER BY too): how often a column is used is part of a query's shape;
+- the ``joins`` bag holds one token per equi-join condition (a two-column ON gives 2 tokens, a
+  CROSS JOIN none, a correlated equality in a subquery 1): it compares *which* columns are
+  joined, which a count of joined relations cannot;
+- the ``where_predicates`` bag holds the basic predicates of WHERE, HAVING and ON but not the
+  column = column joins (those are in ``joins``, so a join is not compared twice, and a join
+  written in ON or in WHERE gives the same tokens);
+- the ``functions`` bag holds every non-aggregate call by name and ``aggregation`` every
+  aggregate call, so a nested call is a token of its own (which function is used matters).
+
+The paper's own counts came from code that was not published, so means computed here are
+comparable with each other (a model's mean over gold's, as in the paper's Table 1), not with
+the paper's absolute figures; the gold means and what the paper states are in
+``tasks/tpcds/README.md``.
 """
 
 from __future__ import annotations
