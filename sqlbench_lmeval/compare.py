@@ -5,10 +5,22 @@
 - same number of columns (columns are positional; names are ignored);
 - rows compared as a multiset (duplicates count), or in order when the gold query's outermost
   ORDER BY defines an order (:func:`gold_order_matters`; the caller passes ``ordered``);
-- values: numbers (int, float, Decimal, bool as 0/1) are equal when
-  ``math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)`` (two ints must be exactly equal);
-  NaN equals NaN; NULL equals only NULL (never 0 or ''); strings and bytes are compared exactly;
-  dates and other values with ``==``; lists/structs element-wise by the same rules.
+- values: numbers (int, float, Decimal, bool as 0/1) are equal when they differ by at most
+  ``REL_TOL`` times the larger of their own magnitudes and their column's magnitude (the largest
+  finite magnitude of any number in that column of either result, lists included); two ints
+  must be exactly equal; infinities equal only themselves. NaN equals NaN; NULL equals only
+  NULL (never 0 or ''); strings and bytes are compared exactly; dates and other values with
+  ``==``; lists/structs element-wise by the same rules.
+- Why this tolerance: gold and prediction run on the same engine over the same data, so an
+  honest difference is float noise - a few units in the last place from another summation
+  order or expression form (~1e-16 relative, 1e-12 leaves four orders of margin), or the
+  residue of a cancellation (``0.1 + 0.2 - 0.3`` = 5.6e-17 where gold has 0), which is noise
+  relative to the operands, whose size the column's magnitude stands in for. A rounded answer
+  is not noise: ``ROUND(x, 2)`` moves a value by up to 0.005, which the rule only forgives once
+  the column's magnitude exceeds 5e9 (where 0.005 is a few thousand units in the last place),
+  and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15) differ by far more than
+  1e-12 of their column. The cost: a residue alone in an all-zero column (gold 0.0, prediction
+  5.6e-17 and nothing larger beside it) is not forgiven.
 - The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
   pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
 
@@ -40,12 +52,12 @@ from typing import Any
 
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 
-COMPARISON_VERSION = "1"
-# Relative tolerance: float noise from a different summation order or AVG vs SUM/COUNT is
-# ~1e-15 relative; 1e-6 also absorbs float32 storage but not a rounding to 2-4 decimals.
-REL_TOL = 1e-6
-# Absolute tolerance: lets 1e-17 (noise of a subtraction) equal 0.
-ABS_TOL = 1e-9
+COMPARISON_VERSION = "2"
+# Float noise between two queries on the same engine and data is a few units in the last place
+# (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
+# where the column's magnitude is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative
+# plus 1e-9 absolute accepted ROUND(x, 2) above 5,000, and any answer for values below 1e-9).
+REL_TOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -107,12 +119,15 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
         return Verdict(False, ex_strict, ex_set, "row_count")
     if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
         return Verdict(True, ex_strict, ex_set, "match")
+    if not _same_width(pred_rows, gold_rows):
+        return Verdict(False, ex_strict, ex_set, "values")
+    magnitudes = column_magnitudes(pred_rows + gold_rows)
     if ordered:
-        if all(_rows_close(p, g) for p, g in zip(pred_rows, gold_rows, strict=True)):
+        if all(_rows_close(p, g, magnitudes) for p, g in zip(pred_rows, gold_rows, strict=True)):
             return Verdict(True, ex_strict, ex_set, "match")
-        reason = "order" if _multiset_equal(pred_rows, gold_rows) else "values"
+        reason = "order" if _multiset_equal(pred_rows, gold_rows, magnitudes) else "values"
         return Verdict(False, ex_strict, ex_set, reason)
-    if _multiset_equal(pred_rows, gold_rows):
+    if _multiset_equal(pred_rows, gold_rows, magnitudes):
         return Verdict(True, ex_strict, ex_set, "match")
     return Verdict(False, ex_strict, ex_set, "values")
 
@@ -156,7 +171,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, _NUMBER_TYPES)
 
 
-def _numbers_close(a: Any, b: Any) -> bool:
+def _numbers_close(a: Any, b: Any, magnitude: float) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return a == b  # exact, even beyond float precision
     try:
@@ -165,31 +180,73 @@ def _numbers_close(a: Any, b: Any) -> bool:
         return a == b
     if math.isnan(x) or math.isnan(y):
         return math.isnan(x) and math.isnan(y)
-    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    return _float_close(x, y, magnitude)
 
 
-def values_close(a: Any, b: Any) -> bool:
-    """Equality of two result values under the ``ex`` rules."""
+def _float_close(x: float, y: float, magnitude: float) -> bool:
+    # isclose: |x - y| <= max(REL_TOL * max(|x|, |y|), abs_tol); infinities equal only
+    # themselves. ``magnitude`` is finite, so abs_tol is too.
+    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=REL_TOL * magnitude)
+
+
+def _same_width(pred: list[tuple], gold: list[tuple]) -> bool:
+    width = len(gold[0]) if gold else 0
+    return all(len(row) == width for rows in (pred, gold) for row in rows)
+
+
+def column_magnitudes(rows: list[tuple]) -> list[float]:
+    """Per column, the largest finite magnitude of any number in it (lists included), or 0.
+
+    ``rows`` are both results together: for rows to match at all, each side's largest number
+    must be close to the other's, so gold's magnitude and this one agree to within REL_TOL, and
+    taking both keeps the comparison symmetric.
+    """
+    if not rows:
+        return []
+    return [max((_magnitude(row[c]) for row in rows), default=0.0) for c in range(len(rows[0]))]
+
+
+def _magnitude(value: Any) -> float:
+    if isinstance(value, (list, tuple)):
+        return max((_magnitude(v) for v in value), default=0.0)
+    if isinstance(value, dict):
+        return max((_magnitude(v) for v in value.values()), default=0.0)
+    if not _is_number(value):
+        return 0.0
+    try:
+        f = abs(float(value))
+    except (OverflowError, ValueError):
+        return 0.0  # beyond float range: such ints compare exactly, Decimals by ==
+    return f if math.isfinite(f) else 0.0
+
+
+def values_close(a: Any, b: Any, magnitude: float = 0.0) -> bool:
+    """Equality of two result values under the ``ex`` rules, in a column of ``magnitude``
+    (see :func:`column_magnitudes`; 0 leaves only the tolerance relative to ``a`` and ``b``)."""
     if a is None or b is None:
         return a is None and b is None
     if _is_number(a) or _is_number(b):
-        return _is_number(a) and _is_number(b) and _numbers_close(a, b)
+        return _is_number(a) and _is_number(b) and _numbers_close(a, b, magnitude)
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and a == b
     if isinstance(a, (bytes, bytearray)) or isinstance(b, (bytes, bytearray)):
         return isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray)) and a == b
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(values_close(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(
+            values_close(x, y, magnitude) for x, y in zip(a, b, strict=True)
+        )
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(values_close(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(values_close(a[k], b[k], magnitude) for k in a)
     try:
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
 
 
-def _rows_close(p: tuple, g: tuple) -> bool:
-    return len(p) == len(g) and all(values_close(x, y) for x, y in zip(p, g, strict=True))
+def _rows_close(p: tuple, g: tuple, magnitudes: list[float]) -> bool:
+    return len(p) == len(g) and all(
+        values_close(x, y, m) for x, y, m in zip(p, g, magnitudes, strict=True)
+    )
 
 
 # -- multiset matching -------------------------------------------------------------------
@@ -201,9 +258,11 @@ def _rows_close(p: tuple, g: tuple) -> bool:
 #    agree, done. This settles nearly every match.
 # 1. Otherwise each number gets the id of its tolerance cluster in its column: the column's
 #    numbers (both sides) sorted by float value and chained while neighbours are float-close.
-#    For a <= b <= c, isclose(a, c) implies isclose(a, b) and isclose(b, c), so two close values
-#    always share a cluster; rows can only match within a group of equal cluster/exact keys and
-#    the group sizes must agree on both sides. This settles nearly every mismatch.
+#    Within a column the tolerance is one absolute width (REL_TOL times the column's magnitude,
+#    which bounds every value in it), so for a <= b <= c, close(a, c) implies close(a, b) and
+#    close(b, c): two close values always share a cluster; rows can only match within a group
+#    of equal cluster/exact keys and the group sizes must agree on both sides. This settles
+#    nearly every mismatch.
 # 2. A cluster is "tight" when all its values are pairwise close: its extremes are float-close
 #    and it holds at most one distinct int (two ints must be exactly equal). If every number
 #    column of a group is tight, any pairing within the group works.
@@ -213,20 +272,18 @@ def _rows_close(p: tuple, g: tuple) -> bool:
 _CONTAINER = ("$container",)  # lists/maps: no key (they go to the matching step)
 
 
-def _multiset_equal(pred: list[tuple], gold: list[tuple]) -> bool:
+def _multiset_equal(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
+    """Rows of equal width as multisets under the ``ex`` rules (``magnitudes`` per column)."""
     if len(pred) != len(gold):
         return False
     if not pred:
         return True
-    width = len(gold[0])
-    if any(len(r) != width for r in pred) or any(len(r) != width for r in gold):
-        return False
     try:
         if Counter(pred) == Counter(gold):
             return True
     except TypeError:
         pass  # unhashable values (DuckDB lists): take the general route
-    clusters = [_column_clusters(pred, gold, c) for c in range(width)]
+    clusters = [_column_clusters(pred, gold, c, m) for c, m in enumerate(magnitudes)]
 
     def key(row: tuple) -> tuple:
         return tuple(_key(v, clusters[c][0]) for c, v in enumerate(row))
@@ -242,7 +299,9 @@ def _multiset_equal(pred: list[tuple], gold: list[tuple]) -> bool:
     for group_key, (p_rows, g_rows) in groups.items():
         if len(p_rows) != len(g_rows):
             return False
-        if not _group_is_tight(group_key, clusters) and not _perfect_matching(p_rows, g_rows):
+        if not _group_is_tight(group_key, clusters) and not _perfect_matching(
+            p_rows, g_rows, magnitudes
+        ):
             return False
     return True
 
@@ -287,11 +346,7 @@ def _as_float(v: Any) -> float:
         return math.copysign(math.inf, v)
 
 
-def _float_close(x: float, y: float) -> bool:
-    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=ABS_TOL)
-
-
-def _column_clusters(pred: list[tuple], gold: list[tuple], column: int):
+def _column_clusters(pred: list[tuple], gold: list[tuple], column: int, magnitude: float):
     """One column's tolerance clusters: ({number identity: cluster id}, [tight per cluster])."""
     numbers: dict[tuple, Any] = {}
     for rows in (pred, gold):
@@ -308,7 +363,7 @@ def _column_clusters(pred: list[tuple], gold: list[tuple], column: int):
         if members:
             ints = {v for v in members if isinstance(v, int)}
             tight.append(
-                _float_close(_as_float(members[0]), _as_float(members[-1]))
+                _float_close(_as_float(members[0]), _as_float(members[-1]), magnitude)
                 and len(ints) <= 1
                 and all(math.isfinite(_as_float(v)) for v in members)
             )
@@ -316,7 +371,7 @@ def _column_clusters(pred: list[tuple], gold: list[tuple], column: int):
     previous = None
     for identity, v in ordered:
         f = _as_float(v)
-        if previous is None or not _float_close(previous, f):
+        if previous is None or not _float_close(previous, f, magnitude):
             close_cluster()
             members = []
         members.append(v)
@@ -340,10 +395,10 @@ def _key(v: Any, cluster_of: dict) -> Any:
     return _exact_value(v)
 
 
-def _perfect_matching(pred: list[tuple], gold: list[tuple]) -> bool:
+def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
     """Hopcroft-Karp: is there a pairing of all rows with every pair close?"""
     n = len(pred)
-    adjacency = [[j for j, g in enumerate(gold) if _rows_close(p, g)] for p in pred]
+    adjacency = [[j for j, g in enumerate(gold) if _rows_close(p, g, magnitudes)] for p in pred]
     if any(not edges for edges in adjacency):
         return False
     match_pred = [-1] * n
