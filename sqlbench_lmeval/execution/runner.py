@@ -1,7 +1,7 @@
 """Run one :class:`Job` in this process: choose the engine, reuse its sandboxed connection.
 
 Connections are cached per database file (and re-opened when the file changes on disk), so a
-worker opens each of LogicCat's ~45 files once rather than once per query.
+worker opens each of LogicCat's 44 files once rather than once per query.
 """
 
 from __future__ import annotations
