@@ -25,12 +25,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sqlglot
+from sqlglot import exp
 from sqlglot.dialects.dialect import Dialects
+from sqlglot.optimizer.annotate_types import annotate_types
 
 from sqlbench_lmeval.errors import UserError
 
 if TYPE_CHECKING:
     from sqlbench_lmeval.scoring import Item
+
+
+class TranspileError(ValueError):
+    """A prediction cannot be translated into the engine's dialect."""
+
 
 #: The ``reason`` of an item whose prediction could not be translated to the engine's dialect.
 TRANSPILE_ERROR = "transpile_error"
@@ -78,14 +85,27 @@ def display_name(dialect: str) -> str:
 def sqlglot_transpile(sql: str, read: str, write: str) -> str:
     """One statement read in ``read`` and written in ``write`` by sqlglot alone.
 
-    Raises ``ValueError`` (sqlglot's errors are ValueErrors) when the text does not parse or
-    holds more or fewer than one statement. Constructs ``write`` lacks are written as sqlglot
-    writes them (``unsupported_level`` IGNORE, as for LogicCat's gold): the engine judges them.
+    Raises :class:`TranspileError` when the text does not parse in ``read`` or holds more or
+    fewer than one statement. Constructs ``write`` lacks are written as sqlglot writes them
+    (``unsupported_level`` IGNORE, as for LogicCat's gold): the engine judges them.
     """
-    trees = [tree for tree in sqlglot.parse(sql, read=read) if tree is not None]
+    try:
+        trees = [tree for tree in sqlglot.parse(sql, read=read) if tree is not None]
+    except sqlglot.errors.SqlglotError as error:
+        raise TranspileError(f"sqlglot cannot parse it as {read}: {error}") from None
     if len(trees) != 1:
-        raise ValueError(f"expected one statement, found {len(trees)}")
-    return trees[0].sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.IGNORE)
+        raise TranspileError(f"expected one statement, found {len(trees)}")
+    return _typed(trees[0], read).sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.IGNORE)
+
+
+def _typed(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """``tree`` with the types sqlglot can infer without a schema, so that meanings that
+    depend on them survive: PostgreSQL's ``7 / 2`` is 3 and DuckDB's 3.5, and sqlglot writes
+    an integer division it can see as ``CAST(TRUNC(7 / 2) AS BIGINT)``."""
+    try:
+        return annotate_types(tree, dialect=dialect)
+    except Exception:  # inference is an improvement, never a reason to fail the translation
+        return tree
 
 
 @dataclass(frozen=True)
