@@ -305,6 +305,30 @@ def test_spelling_does_not_change_the_counts(schema):
     assert complexity_of(other, "duckdb", schema) == expected | {"where_predicate_count": 2}
 
 
+def test_gold_query_1_by_hand(schema):
+    # TPC-DS query 1: a CTE customer_total_return over store_returns and date_dim, the outer
+    # query over the CTE (ctr1), store and customer, a correlated scalar subquery over the CTE
+    # (ctr2).
+    expected = counts(
+        # CTE: sr_customer_sk, sr_store_sk, sr_return_amt (select), sr_returned_date_sk,
+        # d_date_sk, d_year (WHERE); outer: c_customer_id, the computed ctr_total_return
+        # (SUM(sr_return_amt)), s_store_sk, s_state, c_customer_sk; ctr_store_sk and
+        # ctr_customer_sk pass sr_store_sk and sr_customer_sk through, already counted.
+        columns=11,
+        # date_dim into the CTE's FROM; store and customer into the outer FROM.
+        joins=3,
+        # CTE: 2 (the join equality, d_year = 2000); outer: 4 (the comparison with the
+        # subquery, s_store_sk = ..., s_state = 'TN', ctr_customer_sk = c_customer_sk);
+        # subquery: 1 (the correlated equality).
+        where=7,
+        ctes=1,
+        # SUM(sr_return_amt) in the CTE, AVG(ctr_total_return) * 1.2 in the subquery.
+        functions=2,
+        subqueries=1,
+    )
+    assert complexity_of(gold_queries()[1], "duckdb", schema) == expected
+
+
 # Our counts of the 99 gold queries (``sqlbench-lmeval complexity tpcds``); a change here is a
 # change of definitions or of normalisation (say why). Issue 9:
 # - join_count 6.36 -> 5.59: relations joined, not equi-join conditions, so a multi-column join
