@@ -1,7 +1,15 @@
-"""LogicCat as a benchmark: the built bundle's records as scorable items."""
+"""LogicCat as a benchmark: the built bundle's records as scorable items.
+
+The queries run on SQLite. With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
+are asked in that dialect and translated to SQLite before they run
+(:func:`transpile_prediction`).
+"""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from sqlbench_lmeval.dialects import check_dialect, sqlglot_transpile
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring import Item
 
@@ -14,16 +22,24 @@ MINI_SET_IDS = range(1, 501)
 
 CATEGORIES = ("physical", "mathematical", "commonsense", "hypothetical")
 
+#: The sqlglot dialect of the engine (and of the gold we execute).
+DIALECT = "sqlite"
 
-def load_items(cache_dir=None, source=None, **_options) -> list[Item]:
-    """All 4,036 LogicCat items, building the bundle first if it is not in the cache."""
+
+def load_items(cache_dir=None, source=None, dialect: str | None = None, **_options) -> list[Item]:
+    """All 4,036 LogicCat items, building the bundle first if it is not in the cache.
+
+    ``dialect`` is the sqlglot dialect answers are asked in (default: SQLite, the engine's).
+    """
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
-    return items_from_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
+    return items_from_bundle(ensure_bundle(source=source, cache_dir=cache_dir), dialect)
 
 
-def items_from_bundle(bundle) -> list[Item]:
-    """One item per record of a loaded ``logiccat.bundle.Bundle``."""
+def items_from_bundle(bundle, dialect: str | None = None) -> list[Item]:
+    """One item per record of a loaded ``logiccat.bundle.Bundle``, answers asked in
+    ``dialect`` (default: the engine's)."""
+    prompted = check_dialect(dialect, DIALECT)
     return [
         Item(
             id=record.id,
@@ -34,13 +50,37 @@ def items_from_bundle(bundle) -> list[Item]:
                 setup=CONNECTION_SETUP,
             ),
             gold_sql=record.gold_sql,
-            dialect="sqlite",
+            dialect=DIALECT,
             category=record.category,
             gold_status=record.gold_status,
             flags=tuple(record.flags),
+            prediction_dialect=None if prompted == DIALECT else prompted,
         )
         for record in bundle.records
     ]
+
+
+def transpile_prediction(item: Item, sql: str) -> str:
+    """A prediction written in ``item.prediction_dialect`` as SQLite.
+
+    MySQL takes the path LogicCat's MySQL gold takes (``transpile.mysql_to_sqlite``: sqlglot
+    plus the tree rewrites for MySQL's functions, division, casts and implicit coercions,
+    against the database's column types), so a prediction and the gold it is compared with
+    get the same MySQL semantics. Other dialects are translated by sqlglot alone: the MySQL
+    rewrites encode MySQL's meaning (e.g. population STDDEV), not theirs.
+    """
+    from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
+
+    if item.prompted_dialect == "mysql":
+        return mysql_to_sqlite(sql, _column_types(item.database.path))
+    return sqlglot_transpile(sql, read=item.prompted_dialect, write=item.dialect)
+
+
+@lru_cache(maxsize=64)  # LogicCat has 44 databases
+def _column_types(db_path: str):
+    from sqlbench_lmeval.logiccat.gold import column_types
+
+    return column_types(db_path)
 
 
 def dataset_version(cache_dir=None, source=None, **_options) -> str:

@@ -1,33 +1,47 @@
 """lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): documents and prompts.
 
 Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``); this module only
-turns the built bundle into documents and documents into prompts.
+turns the built bundle into documents and documents into prompts. Prompts name the dialect the
+answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
+``logiccat_mysql`` variant asks for MySQL, the dialect of LogicCat's gold).
 """
 
 from __future__ import annotations
 
+from sqlbench_lmeval.dialects import display_name
 from sqlbench_lmeval.logiccat.benchmark import CATEGORIES, MINI_SET_IDS
 
 SUBSETS = ("all", "mini", *CATEGORIES)
 
-INSTRUCTION = (
-    "Write one SQLite query that answers the question. The database runs SQLite, so use "
-    "SQLite syntax and functions. Reply with the query in a ```sql code block."
-)
 
-COT_INSTRUCTION = (
-    "Think step by step: work out which values, formulas and tables the answer needs. "
-    "Then write one SQLite query that answers the question (SQLite syntax and functions). "
-    "End your reply with that final query in a ```sql code block."
-)
+def instruction(dialect: str) -> str:
+    """The request for one query in ``dialect`` (a sqlglot name), in a fenced block."""
+    name = display_name(dialect)
+    return (
+        f"Write one {name} query that answers the question. The database runs {name}, so use "
+        f"{name} syntax and functions. Reply with the query in a ```sql code block."
+    )
 
 
-def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
+def cot_instruction(dialect: str) -> str:
+    """The request to reason first, then give one query in ``dialect`` in a fenced block."""
+    name = display_name(dialect)
+    return (
+        "Think step by step: work out which values, formulas and tables the answer needs. "
+        f"Then write one {name} query that answers the question ({name} syntax and functions). "
+        "End your reply with that final query in a ```sql code block."
+    )
+
+
+def load_dataset(
+    subset: str = "all", cache_dir=None, source=None, dialect: str | None = None, **_metadata
+):
     """``custom_dataset`` hook: LogicCat documents for ``subset`` as ``{"test": Dataset}``.
 
     ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name. lm-eval
     passes the task metadata and ``--metadata`` here too: ``cache_dir`` and ``source`` are
-    honoured (see ``logiccat.bundle.ensure_bundle``), anything else is ignored.
+    honoured (see ``logiccat.bundle.ensure_bundle``), and ``dialect``, the sqlglot dialect the
+    answer is asked in (default ``sqlite``; e.g. ``mysql``); anything else is ignored.
     """
     import datasets
 
@@ -42,7 +56,7 @@ def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
     docs = []
-    for item in items_from_bundle(bundle):
+    for item in items_from_bundle(bundle, dialect):
         if subset == "mini" and item.id not in MINI_SET_IDS:
             continue
         if subset in CATEGORIES and item.category != subset:
@@ -72,7 +86,8 @@ def load_dataset(subset: str = "all", cache_dir=None, source=None, **_metadata):
 
 def _prompt(doc: dict, *parts: str) -> str:
     header = (
-        "You are given a SQLite database. Its schema (the comments give units and meanings):\n\n"
+        f"You are given a {display_name(doc['prediction_dialect'])} database. Its schema (the "
+        "comments give units and meanings):\n\n"
         f"{doc['schema'].strip()}\n\n"
         f"Question: {doc['question'].strip()}\n\n"
     )
@@ -81,18 +96,19 @@ def _prompt(doc: dict, *parts: str) -> str:
 
 def doc_to_text(doc: dict) -> str:
     """Zero-shot: schema, question, instruction."""
-    return _prompt(doc, INSTRUCTION, "\n")
+    return _prompt(doc, instruction(doc["prediction_dialect"]), "\n")
 
 
 def doc_to_text_cot(doc: dict) -> str:
     """Zero-shot chain of thought: reason first, then the final query in a fenced block."""
-    return _prompt(doc, COT_INSTRUCTION, "\n")
+    return _prompt(doc, cot_instruction(doc["prediction_dialect"]), "\n")
 
 
 def doc_to_text_oracle_cot(doc: dict) -> str:
     """The paper's "with CoT annotations" setting: the gold reasoning steps are given."""
     steps = doc["step"].strip()
-    return _prompt(doc, f"Reasoning steps to follow:\n{steps}\n\n", INSTRUCTION, "\n")
+    steps_part = f"Reasoning steps to follow:\n{steps}\n\n"
+    return _prompt(doc, steps_part, instruction(doc["prediction_dialect"]), "\n")
 
 
 def doc_to_target(doc: dict) -> str:

@@ -626,7 +626,7 @@ def mysql_to_sqlite(sql: str, types: ColumnTypes | None = None) -> str:
     try:
         trees = parse_mysql(sql)
     except sqlglot.errors.SqlglotError as error:
-        raise TranspileError(f"sqlglot cannot parse the MySQL gold: {error}") from None
+        raise TranspileError(f"sqlglot cannot parse it as MySQL: {error}") from None
     if len(trees) != 1:
         raise TranspileError(f"expected one statement, found {len(trees)}")
     return tree_to_sqlite(trees[0], types)
