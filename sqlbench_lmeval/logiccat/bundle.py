@@ -9,7 +9,10 @@ Layout (``<cache>/logiccat/v<BUILDER_VERSION>/``)::
 
 A build writes everything into a temporary folder beside the target and renames it into place
 as the last step; the rename is the commit point, so an interrupted build never leaves a bundle
-that loads. :func:`load_bundle` checks the manifest and every file's checksum.
+that loads. :func:`load_bundle` checks the manifest and every file's checksum. Builds hold the
+folder's build lock (:mod:`sqlbench_lmeval.build_lock`): a second build waits for the first and
+then loads its bundle, and each build first removes the temporary folders of builds that were
+killed (no live process holds the lock then, so none of them is still being written).
 
 Gold of the six Spider-derived databases (Population, concert, contract, exerciseclub,
 hospital, school): their MySQL dumps hold another schema than their questions assume, and the
@@ -21,6 +24,7 @@ holds the same text). Everything else is built from the MySQL dumps, gold transp
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -30,6 +34,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from sqlbench_lmeval.build_lock import exclusive_build
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.logiccat import gold as gold_module
 from sqlbench_lmeval.logiccat import health as health_module
@@ -43,6 +48,8 @@ CATEGORIES = {1: "physical", 2: "mathematical", 3: "commonsense", 4: "hypothetic
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 DATABASES = "databases"
+#: Temporary folders of a build (``_commit`` moves a replaced bundle into ``.replaced-*``).
+WORK_LEFTOVERS = (".building-*", ".replaced-*")
 
 
 @dataclass(frozen=True)
@@ -276,8 +283,6 @@ def build_bundle(
 
     An existing complete bundle is returned as is unless ``force``.
     """
-    import sqlglot
-
     from sqlbench_lmeval.paths import cache_dir as cache_root
 
     target = bundle_dir(cache_dir)
@@ -289,100 +294,99 @@ def build_bundle(
     started = time.monotonic()
     upstream = source_module.resolve_source(source, cache_root(cache_dir), progress=progress)
     raw_records = source_module.load_records(upstream)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_work(target.parent)
-    work = Path(tempfile.mkdtemp(prefix=f".building-v{BUILDER_VERSION}-", dir=target.parent))
-    try:
-        (work / DATABASES).mkdir()
-        db_paths, prepared = _build_databases(upstream, raw_records, work / DATABASES, workers)
-        db_ids = sorted(db_paths)
-        health = health_module.judge_health(
-            prepared,
-            [str(db_paths[r["db_id"]]) for r in raw_records],
-            workers=workers,
-            progress=progress,
-        )
-        records = []
-        for raw, prep, judged in zip(raw_records, prepared, health, strict=False):
-            number, category = _category(raw["type"])
-            records.append(
-                Record(
-                    id=int(raw["idx"]),
-                    db_id=raw["db_id"],
-                    type=number,
-                    category=category,
-                    question=raw["question"],
-                    step=raw.get("step") or "",
-                    gold_sql_mysql=raw["query"],
-                    gold_sql=prep.sql,
-                    gold_status=judged.status,
-                    flags=judged.flags,
-                )
-            )
-        with open(work / RECORDS, "w", encoding="utf-8") as handle:
-            for record in records:
-                _write_json_line(handle, asdict(record))
-
-        summary = health_module.health_summary(health)
-        files = {
-            path.relative_to(work).as_posix(): source_module.sha256_file(path)
-            for path in sorted(work.rglob("*"))
-            if path.is_file()
-        }
-        manifest = {
-            "benchmark": "logiccat",
-            "builder_version": BUILDER_VERSION,
-            "source_repository": source_module.REPOSITORY,
-            "source_commit": upstream.commit,
-            "sqlglot_version": sqlglot.__version__,
-            "sqlite_version": sqlite3.sqlite_version,
-            "frozen_now": FROZEN_NOW_TEXT,
-            "records": len(records),
-            "databases": {db_id: f"{DATABASES}/{db_id}.sqlite" for db_id in db_ids},
-            "health": summary,
-            "files": files,
-            "build_seconds": round(time.monotonic() - started, 1),
-        }
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), "utf-8")
-        _commit(work, target, force)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    waiting = f"waiting for another build of the LogicCat bundle in {target.parent} ..."
+    on_wait = functools.partial(print, waiting) if progress else None
+    with exclusive_build(target.parent, WORK_LEFTOVERS, on_wait=on_wait):
+        if not force:
+            try:
+                return load_bundle(cache_dir)  # built by the build this one waited for
+            except BundleMissing:
+                pass
+        work = Path(tempfile.mkdtemp(prefix=f".building-v{BUILDER_VERSION}-", dir=target.parent))
+        try:
+            manifest = _build_into(work, upstream, raw_records, workers, progress, started)
+            _commit(work, target)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     if progress:
-        print(format_summary(summary, len(records), manifest["build_seconds"]))
+        print(format_summary(manifest["health"], manifest["records"], manifest["build_seconds"]))
     return load_bundle(cache_dir)
 
 
-STALE_AFTER_S = 6 * 3600
+def _build_into(
+    work: Path, upstream, raw_records: list[dict], workers: int | None, progress: bool, started
+) -> dict:
+    """Databases, records and manifest of a bundle written into ``work``; the manifest."""
+    import sqlglot
+
+    (work / DATABASES).mkdir()
+    db_paths, prepared = _build_databases(upstream, raw_records, work / DATABASES, workers)
+    db_ids = sorted(db_paths)
+    health = health_module.judge_health(
+        prepared,
+        [str(db_paths[r["db_id"]]) for r in raw_records],
+        workers=workers,
+        progress=progress,
+    )
+    records = []
+    for raw, prep, judged in zip(raw_records, prepared, health, strict=False):
+        number, category = _category(raw["type"])
+        records.append(
+            Record(
+                id=int(raw["idx"]),
+                db_id=raw["db_id"],
+                type=number,
+                category=category,
+                question=raw["question"],
+                step=raw.get("step") or "",
+                gold_sql_mysql=raw["query"],
+                gold_sql=prep.sql,
+                gold_status=judged.status,
+                flags=judged.flags,
+            )
+        )
+    with open(work / RECORDS, "w", encoding="utf-8") as handle:
+        for record in records:
+            _write_json_line(handle, asdict(record))
+
+    files = {
+        path.relative_to(work).as_posix(): source_module.sha256_file(path)
+        for path in sorted(work.rglob("*"))
+        if path.is_file()
+    }
+    manifest = {
+        "benchmark": "logiccat",
+        "builder_version": BUILDER_VERSION,
+        "source_repository": source_module.REPOSITORY,
+        "source_commit": upstream.commit,
+        "sqlglot_version": sqlglot.__version__,
+        "sqlite_version": sqlite3.sqlite_version,
+        "frozen_now": FROZEN_NOW_TEXT,
+        "records": len(records),
+        "databases": {db_id: f"{DATABASES}/{db_id}.sqlite" for db_id in db_ids},
+        "health": health_module.health_summary(health),
+        "files": files,
+        "build_seconds": round(time.monotonic() - started, 1),
+    }
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), "utf-8")
+    return manifest
 
 
-def _remove_stale_work(folder: Path) -> None:
-    """Temporary folders of builds killed hard (SIGKILL, power loss) that nobody will finish."""
-    for path in folder.glob(".building-*"):
-        try:
-            if time.time() - path.stat().st_mtime > STALE_AFTER_S:
-                shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass
+def _commit(work: Path, target: Path) -> None:
+    """Rename ``work`` to ``target``: the one step that makes the bundle visible.
 
-
-def _commit(work: Path, target: Path, force: bool) -> None:
-    """Rename ``work`` to ``target``: the one step that makes the bundle visible."""
-    if target.exists():
-        if not force:
-            # A concurrent build finished first: keep that one.
-            return
-        old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=target.parent))
-        target.rename(old / "bundle")
-        try:
-            work.rename(target)
-        finally:
-            shutil.rmtree(old, ignore_errors=True)
+    Runs under the build lock, so a bundle already at ``target`` is not a concurrent build's:
+    it is one being forcibly rebuilt, or one that failed to load (corrupt); it is replaced.
+    """
+    if not target.exists():
+        work.rename(target)
         return
+    old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=target.parent))
+    target.rename(old / "bundle")
     try:
         work.rename(target)
-    except OSError:
-        if not target.exists():
-            raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def format_summary(summary: dict, count: int, seconds: float | None = None) -> str:

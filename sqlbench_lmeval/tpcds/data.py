@@ -11,20 +11,24 @@ so nothing is downloaded and no TPC query text is stored in this repository:
   built once, into a temporary file that is renamed into place, then a ``manifest.json`` that
   records the scale factor, the versions and the row count of every gold query at that scale.
   The manifest is written last: a database without one is an interrupted build and is rebuilt.
+  Builds hold the folder's build lock (:mod:`sqlbench_lmeval.build_lock`), which also lets
+  each build remove the temporary files of builds that were killed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
 import os
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
+from sqlbench_lmeval.build_lock import exclusive_build
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
 
@@ -35,6 +39,8 @@ EXTENSION_PACKAGE = "duckdb_extension_tpcds"
 DATABASE_NAME = "tpcds.duckdb"
 MANIFEST_NAME = "manifest.json"
 QUERY_COUNT = 99
+#: What a killed build leaves: ``.<name>.<pid>.<random>.tmp`` files and DuckDB's ``.wal``.
+BUILD_LEFTOVERS = (".*.tmp", ".*.tmp.wal")
 
 
 def _duckdb():
@@ -186,29 +192,14 @@ def ensure_database(cache_dir=None, scale_factor: float = 1.0, *, progress: bool
     directory = database_dir(cache_dir, scale_factor)
     manifest = read_manifest(directory)
     if manifest is None:
-        directory.mkdir(parents=True, exist_ok=True)
-        with _build_lock(directory):
+        waiting = f"waiting for another build of the TPC-DS database in {directory} ..."
+        on_wait = functools.partial(print, waiting) if progress else None
+        with exclusive_build(directory, BUILD_LEFTOVERS, on_wait=on_wait):
             manifest = read_manifest(directory)  # another process may have built it meanwhile
             if manifest is None:
                 manifest = _build(directory, scale_factor, progress=progress)
     manifest["database"] = str(directory / DATABASE_NAME)
     return manifest
-
-
-@contextlib.contextmanager
-def _build_lock(directory: Path) -> Iterator[None]:
-    """Serialise builds of one directory across processes (a no-op where fcntl is missing)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with open(directory / ".build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _build(directory: Path, scale_factor: float, *, progress: bool) -> dict:

@@ -158,3 +158,23 @@ def test_default_scale_factor_returns_rows_for_all_gold_queries_but_17(tmp_path)
     manifest = ensure_database(tmp_path, DEFAULT_SCALE_FACTOR)
     print(f"\nsf {DEFAULT_SCALE_FACTOR:g}: built in {manifest['build_seconds']} s")
     assert empty_gold_queries(manifest) == [17]
+
+
+def test_a_build_removes_the_temporary_files_of_killed_builds(tmp_path, monkeypatch):
+    # What a build killed mid-way leaves (see data._build): the DuckDB file under a temporary
+    # name, its WAL, a manifest being written. Under the build lock nobody else is writing, so
+    # the next build removes them; the finished database and manifest are not temporaries.
+    directory = database_dir(tmp_path, TEST_SCALE_FACTOR)
+    directory.mkdir(parents=True)
+    leftovers = [
+        f".{DATABASE_NAME}.4242.0badc0de.tmp",
+        f".{DATABASE_NAME}.4242.0badc0de.tmp.wal",
+        f".{MANIFEST_NAME}.4242.0badc0de.tmp",
+    ]
+    for name in leftovers:
+        (directory / name).write_bytes(b"half")
+    monkeypatch.setattr(
+        data, "_build", lambda where, sf, *, progress: {"scale_factor": sf, "gold_row_counts": {}}
+    )
+    ensure_database(tmp_path, TEST_SCALE_FACTOR)
+    assert sorted(p.name for p in directory.iterdir()) == [".build.lock"]
