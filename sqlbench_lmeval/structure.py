@@ -74,15 +74,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from statistics import fmean
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.optimizer.qualify import qualify
-from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from sqlbench_lmeval.complexity import complexity_counts
+from sqlbench_lmeval.normalization import (
+    SOURCE,
+    canonical_number,
+    normalize,
+    number_value,
+    parse_with_fallback,
+    placeholder_subqueries,
+    render,
+)
 
 #: The seven features of the paper, in its order.
 FEATURES = (
@@ -131,11 +136,6 @@ _CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
 #: Comparison flipped when the constant is on the left: ``5 < x`` is ``x > 5``.
 _FLIPPED = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
 
-_SUBQUERY_PLACEHOLDER = "(subquery)"
-
-#: Column meta key holding the source alias a column had before alias resolution.
-_SOURCE = "sqlbench_source_alias"
-
 
 @dataclass(frozen=True)
 class Structure:
@@ -144,206 +144,45 @@ class Structure:
     features: Mapping[str, Counter] = field(repr=False)
     complexity: Mapping[str, int]
     qualified: bool  # False when alias resolution failed and names are as written
-
-
-# ---------------------------------------------------------------- parsing and normalisation
-
-
-#: What counts as a query: SELECT (also with WITH, or DuckDB's FROM-first form), set
-#: operations, VALUES and DuckDB's PIVOT statement. A bare expression (sqlglot reads ``SELEC x``
-#: as the expression ``SELEC AS x``) or another statement (DELETE, DROP, ...) is not one.
-_QUERY_TYPES = (exp.Query, exp.Values, exp.Pivot)
-
-
-def parse_one(sql: str | None, dialect: str) -> exp.Expression | None:
-    """The single query ``sql`` holds, or None when it is empty, unparseable, not a query or
-    several statements."""
-    if sql is None or not sql.strip():
-        return None
-    try:
-        statements = [s for s in sqlglot.parse(sql, dialect=dialect) if s is not None]
-    except Exception:  # ParseError, TokenError, and whatever odd input makes sqlglot raise
-        return None
-    if len(statements) != 1 or not isinstance(statements[0], _QUERY_TYPES):
-        return None
-    return statements[0]
-
-
-def normalize(
-    tree: exp.Expression, dialect: str, schema: Mapping | None = None
-) -> tuple[exp.Expression, bool]:
-    """A normalised copy of ``tree`` (see the module docstring) and whether aliases resolved."""
-    # Lower-cased before qualify, so that names match the schema's whatever their quoting.
-    original = _lowercase_identifiers(_drop_order_positions(tree.copy()))
-    qualified = True
-    try:
-        tree = qualify(
-            original.copy(),
-            dialect=dialect,
-            schema=dict(schema) if schema is not None else None,
-            expand_stars=False,
-            validate_qualify_columns=False,
-            quote_identifiers=False,
-            identify=False,
-        )
-        _resolve_aliases(tree)
-    except Exception:
-        # sqlglot could not resolve the names (it happens with odd predictions): keep them as
-        # written; ``qualified`` reports it.
-        tree = original
-        qualified = False
-    for identifier in tree.find_all(exp.Identifier):
-        identifier.set("quoted", False)  # tokens are compared, never run
-    return _normalize_intervals(_fold_constants(_uncast_date_literals(tree))), qualified
-
-
-def _drop_order_positions(tree: exp.Expression) -> exp.Expression:
-    """Replace ``ORDER BY 1`` positions by NULL: they carry no feature, and sqlglot cannot
-    expand them next to an unexpanded ``SELECT *``."""
-    for ordered in list(tree.find_all(exp.Ordered)):
-        if _is_position(ordered.this) and isinstance(ordered.parent, exp.Order):
-            ordered.set("this", exp.Null())
-    return tree
-
-
-def _resolve_aliases(tree: exp.Expression) -> None:
-    """Write each column's source as the real table name (base tables) or drop it (CTEs)."""
-    for scope in traverse_scope(tree):
-        for column in scope.columns:
-            # The alias still tells a self-join (d1.x = d2.x) from a filter on one source.
-            column.meta[_SOURCE] = column.table
-            source = scope.sources.get(column.table) if column.table else None
-            if isinstance(source, exp.Table):
-                column.set("table", exp.to_identifier(source.name))
-            elif isinstance(source, Scope):
-                column.set("table", None)
-
-
-def _lowercase_identifiers(tree: exp.Expression) -> exp.Expression:
-    """Lower-case every identifier, quoted ones too (DuckDB and SQLite match names caselessly)."""
-    for identifier in tree.find_all(exp.Identifier):
-        identifier.set("this", identifier.this.lower())
-    return tree
-
-
-def _number(node: exp.Expression) -> Decimal | None:
-    """The value of a numeric literal (possibly negated or in parentheses), or None."""
-    if isinstance(node, exp.Paren):
-        return _number(node.this)
-    if isinstance(node, exp.Neg):
-        inner = _number(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            return Decimal(node.this)
-        except InvalidOperation:
-            return None
-    return None
-
-
-def canonical_number(value: Decimal) -> str:
-    """``100.00`` -> ``100``, ``1.20`` -> ``1.2``, ``-5`` -> ``-5`` (never exponent notation)."""
-    text = format(value.normalize(), "f")
-    return "0" if text in ("-0", "0") else text
-
-
-def _fold_constants(tree: exp.Expression) -> exp.Expression:
-    """Write numbers canonically and replace arithmetic on them by its value, innermost first."""
-    operations = {
-        exp.Add: lambda a, b: a + b,
-        exp.Sub: lambda a, b: a - b,
-        exp.Mul: lambda a, b: a * b,
-        exp.Div: lambda a, b: a / b,
-    }
-    # Children come after their parent in pre-order, so reversed pre-order is bottom-up.
-    for node in reversed(list(tree.dfs())):
-        value = None
-        operation = operations.get(type(node))
-        if operation is not None:
-            left, right = _number(node.this), _number(node.expression)
-            if left is not None and right is not None:
-                try:
-                    value = operation(left, right)
-                except ArithmeticError:  # division by zero and friends stay as written
-                    value = None
-        elif isinstance(node, (exp.Neg, exp.Paren)):
-            value = _number(node)
-        elif isinstance(node, exp.Literal) and not node.is_string:
-            value = _number(node)  # 100.00 -> 100
-        if value is not None:
-            folded = _literal(value)
-            if node is tree:
-                return folded
-            node.replace(folded)
-    return tree
-
-
-_DATE_TYPES = {exp.DataType.Type.DATE, exp.DataType.Type.TIMESTAMP, exp.DataType.Type.DATETIME}
-
-
-def _uncast_date_literals(tree: exp.Expression) -> exp.Expression:
-    """``CAST('2000-01-27' AS DATE)`` and ``DATE '2000-01-27'`` -> ``'2000-01-27'``: the
-    engines compare a date column with the plain string the same way."""
-    for cast in list(tree.find_all(exp.Cast)):
-        literal = cast.this
-        if isinstance(literal, exp.Literal) and literal.is_string and cast.to.this in _DATE_TYPES:
-            cast.replace(literal)
-    return tree
-
-
-def _normalize_intervals(tree: exp.Expression) -> exp.Expression:
-    """``INTERVAL '30 days'``, ``INTERVAL 30 DAY`` -> ``INTERVAL '30' DAY``."""
-    for interval in tree.find_all(exp.Interval):
-        amount = interval.this
-        if isinstance(amount, exp.Literal):
-            try:
-                interval.set("this", exp.Literal.string(canonical_number(Decimal(amount.this))))
-            except InvalidOperation:
-                pass
-        unit = interval.args.get("unit")
-        if unit is not None and unit.name:
-            name = unit.name.upper()
-            interval.set("unit", exp.var(name[:-1] if name.endswith("S") else name))
-    return tree
-
-
-def _literal(value: Decimal) -> exp.Expression:
-    text = canonical_number(value)
-    if text.startswith("-"):
-        return exp.Neg(this=exp.Literal.number(text[1:]))
-    return exp.Literal.number(text)
+    dialect: str  # the dialect sqlglot read the query in (the item's, or a fallback)
 
 
 # ---------------------------------------------------------------- features
 
 
 def structure_of(sql: str | None, dialect: str, schema: Mapping | None = None) -> Structure | None:
-    """Features and complexity of ``sql``, or None when it is not one parseable statement."""
-    tree = parse_one(sql, dialect)
-    if tree is None:
+    """Features and complexity of ``sql``, or None when it is not one parseable query.
+
+    ``sql`` is read in ``dialect``; when that fails, in each of
+    :data:`~sqlbench_lmeval.normalization.FALLBACK_DIALECTS` in turn (postgres, spark, mysql,
+    snowflake, bigquery, tsql, sqlite). ``Structure.dialect`` is the dialect that read it, so a
+    caller can log it per sample (``parsed_dialect``); it differs from ``dialect`` exactly when
+    the fallback was needed. Tokens are the same whichever dialect read the query.
+    """
+    parsed = parse_with_fallback(sql, dialect)
+    if parsed is None:
         return None
+    tree, parsed_dialect = parsed
     try:
-        normalized, qualified = normalize(tree, dialect, schema)
-        features = _features(normalized, dialect)
+        normalized, qualified = normalize(tree, parsed_dialect, schema)
+        features = _features(normalized)
         counts = complexity_counts(normalized)
     except Exception:
         # sqlglot accepted the text but cannot work with the tree (it happens with odd input):
         # the prediction counts as unparseable rather than crashing the scoring of a whole run.
         return None
-    return Structure(features=features, complexity=counts, qualified=qualified)
-
-
-def _render(node: exp.Expression, dialect: str) -> str:
-    return node.sql(dialect=dialect, comments=False)
+    return Structure(
+        features=features, complexity=counts, qualified=qualified, dialect=parsed_dialect
+    )
 
 
 def _column_token(column: exp.Column) -> str:
     return f"{column.table}.{column.name}" if column.table else column.name
 
 
-def _features(tree: exp.Expression, dialect: str) -> dict[str, Counter]:
+def _features(tree: exp.Expression) -> dict[str, Counter]:
     cte_names = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    predicates, joins = _predicates_and_joins(tree, dialect)
+    predicates, joins = _predicates_and_joins(tree)
     return {
         "tables": Counter(
             table.name
@@ -359,8 +198,7 @@ def _features(tree: exp.Expression, dialect: str) -> dict[str, Counter]:
         "constants": Counter(_constants(tree)),
         "functions": Counter(_function_name(f) for f in _function_calls(tree)),
         "aggregation": Counter(
-            [_render(call, dialect) for call in _aggregate_calls(tree)]
-            + _grouping_keys(tree, dialect)
+            [render(call) for call in _aggregate_calls(tree)] + _grouping_keys(tree)
         ),
         "joins": joins,
     }
@@ -392,7 +230,7 @@ def _aggregate_calls(tree: exp.Expression) -> Iterator[exp.AggFunc]:
             yield node
 
 
-def _grouping_keys(tree: exp.Expression, dialect: str) -> list[str]:
+def _grouping_keys(tree: exp.Expression) -> list[str]:
     """``GROUP BY key`` per plain key; ``ROLLUP key`` / ``CUBE key`` / ``GROUPING SETS set``."""
     keys = []
     for group in tree.find_all(exp.Group):
@@ -403,9 +241,9 @@ def _grouping_keys(tree: exp.Expression, dialect: str) -> list[str]:
         for key in group.expressions:
             if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
                 kind = {"rollup": "ROLLUP", "cube": "CUBE"}.get(key.key, "GROUPING SETS")
-                keys.extend(f"{kind} {_render(k, dialect)}" for k in key.expressions)
+                keys.extend(f"{kind} {render(k)}" for k in key.expressions)
             elif not _is_position(key):
-                keys.append(f"{plain} {_render(key, dialect)}")
+                keys.append(f"{plain} {render(key)}")
     return keys
 
 
@@ -430,12 +268,12 @@ def _constants(tree: exp.Expression) -> Iterator[str]:
         if node.is_string:
             yield node.this
         else:
-            value = _number(parent) if isinstance(parent, exp.Neg) else _number(node)
+            value = number_value(parent if isinstance(parent, exp.Neg) else node)
             yield canonical_number(value) if value is not None else node.this
 
 
 def _interval_token(node: exp.Interval) -> str:
-    amount = node.this.name if isinstance(node.this, exp.Literal) else _render(node.this, "")
+    amount = node.this.name if isinstance(node.this, exp.Literal) else render(node.this)
     unit = node.args.get("unit")
     return f"INTERVAL {amount} {unit.name if unit is not None else ''}".strip()
 
@@ -466,21 +304,35 @@ def _is_join_condition(predicate: exp.Expression) -> bool:
     left, right = predicate.this, predicate.expression
     if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
         return False
-    left_source = left.meta.get(_SOURCE, left.table)
-    right_source = right.meta.get(_SOURCE, right.table)
-    return not (left_source and left_source == right_source)
+    left_source, right_source = _source_of(left), _source_of(right)
+    return left_source is None or left_source != right_source
 
 
-def _predicate_token(predicate: exp.Expression, dialect: str) -> str:
-    def hide(node: exp.Expression) -> exp.Expression:
-        # Subqueries are placeholders: their own predicates are collected where they are.
-        if isinstance(node, (exp.Subquery, exp.Query)):
-            return exp.Var(this=_SUBQUERY_PLACEHOLDER)
-        return node
+def _source_of(column: exp.Column) -> object:
+    """The FROM-clause instance a column reads (its alias when names did not resolve)."""
+    return column.meta.get(SOURCE, column.table or None)
 
-    root = predicate.copy()
-    hidden = root.transform(hide, copy=False) if not isinstance(root, exp.Query) else root
-    return _render(_orient(hidden), dialect)
+
+def _predicate_token(predicate: exp.Expression) -> str:
+    # Subqueries are placeholders: their own predicates are collected where they are.
+    return render(_orient(_tag_instances(placeholder_subqueries(predicate))))
+
+
+def _tag_instances(predicate: exp.Expression) -> exp.Expression:
+    """Tell apart two instances of one column in a predicate (``a.p > b.p`` in a self-join):
+    each such column gets ``#1``, ``#2`` in the order its instance appears in the query, so the
+    token keeps the comparison's direction while the alias names stay out of it."""
+    columns: dict[str, list[exp.Column]] = {}
+    for column in predicate.find_all(exp.Column):
+        columns.setdefault(_column_token(column), []).append(column)
+    for token, same in columns.items():
+        instances = sorted({_source_of(c) for c in same}, key=str)
+        if len(instances) < 2:
+            continue
+        for column in same:
+            tag = instances.index(_source_of(column)) + 1
+            column.replace(exp.Column(this=exp.Identifier(this=f"{token}#{tag}")))
+    return predicate
 
 
 def _orient(node: exp.Expression) -> exp.Expression:
@@ -495,7 +347,10 @@ def _orient(node: exp.Expression) -> exp.Expression:
             target.set("expression", left)
     elif type(target) in _FLIPPED:
         left, right = target.this, target.expression
-        if not left.find(exp.Column) and right.find(exp.Column):
+        # The column side first (``x > 5``); two sides alike in a fixed order (``a < b``).
+        constant_left = not left.find(exp.Column) and right.find(exp.Column) is not None
+        mixed = bool(left.find(exp.Column)) != bool(right.find(exp.Column))
+        if constant_left or (not mixed and render(left) > render(right)):
             flipped = _FLIPPED[type(target)](this=right, expression=left)
             if target is node:
                 return flipped
@@ -511,7 +366,7 @@ def _join_token(predicate: exp.EQ, side: str) -> str:
     return f"{prefix}{sides[0]} = {sides[1]}"
 
 
-def _predicates_and_joins(tree: exp.Expression, dialect: str) -> tuple[Counter, Counter]:
+def _predicates_and_joins(tree: exp.Expression) -> tuple[Counter, Counter]:
     predicates: Counter = Counter()
     joins: Counter = Counter()
 
@@ -520,7 +375,7 @@ def _predicates_and_joins(tree: exp.Expression, dialect: str) -> tuple[Counter, 
             if _is_join_condition(predicate):
                 joins[_join_token(predicate, side)] += 1
             else:
-                predicates[_predicate_token(predicate, dialect)] += 1
+                predicates[_predicate_token(predicate)] += 1
 
     for clause in tree.find_all(exp.Where, exp.Having):
         take(clause.this, "")

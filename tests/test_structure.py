@@ -77,12 +77,21 @@ FEATURE_CASES = {
             "aggregation": {"AVG(store_sales.ss_quantity)": 1},
         },
     ),
-    "a CTE is not a table; its columns are bare names": (
+    # t.ss_item_sk passes store_sales.ss_item_sk through: it is that column; p is SUM(...).
+    "a CTE is not a table; its columns are their definitions": (
         "WITH t AS (SELECT ss_item_sk, SUM(ss_net_profit) AS p FROM store_sales "
         "GROUP BY ss_item_sk) SELECT i_item_id, p FROM t, item WHERE t.ss_item_sk = i_item_sk",
         {
             "tables": {"store_sales": 1, "item": 1},
-            "joins": {"item.i_item_sk = ss_item_sk": 1},
+            "joins": {"item.i_item_sk = store_sales.ss_item_sk": 1},
+            "columns": {
+                # CTE select list and GROUP BY, then the outer join condition
+                "store_sales.ss_item_sk": 3,
+                "store_sales.ss_net_profit": 1,
+                "item.i_item_id": 1,
+                "item.i_item_sk": 1,
+                "SUM(store_sales.ss_net_profit)": 1,  # the outer reference to p
+            },
             "aggregation": {
                 "SUM(store_sales.ss_net_profit)": 1,
                 "GROUP BY store_sales.ss_item_sk": 1,
@@ -98,14 +107,13 @@ FEATURE_CASES = {
             "joins": {"item.i_item_sk = store_sales.ss_item_sk": 1},
         },
     ),
-    "INTERVAL is one constant, date casts are plain strings": (
+    # 2000-08-23 + 30 days: 8 days to the end of August, 22 into September.
+    "a date plus an INTERVAL is the date it computes, date casts are plain strings": (
         "SELECT COUNT(*) FROM date_dim "
         "WHERE d_date BETWEEN DATE '2000-08-23' AND DATE '2000-08-23' + INTERVAL 30 DAY",
         {
-            "constants": {"2000-08-23": 2, "INTERVAL 30 DAY": 1},
-            "where_predicates": {
-                "date_dim.d_date BETWEEN '2000-08-23' AND '2000-08-23' + INTERVAL '30' DAY": 1
-            },
+            "constants": {"2000-08-23": 1, "2000-09-22": 1},
+            "where_predicates": {"date_dim.d_date BETWEEN '2000-08-23' AND '2000-09-22'": 1},
             "functions": {},
         },
     ),
@@ -144,7 +152,11 @@ FEATURE_CASES = {
     "USING is its equality": (
         "WITH t AS (SELECT ss_item_sk AS i_item_sk FROM store_sales) "
         "SELECT i_brand FROM t JOIN item USING (i_item_sk)",
-        {"joins": {"i_item_sk = item.i_item_sk": 1}, "tables": {"store_sales": 1, "item": 1}},
+        # t.i_item_sk is store_sales.ss_item_sk renamed: the join is with that column
+        {
+            "joins": {"item.i_item_sk = store_sales.ss_item_sk": 1},
+            "tables": {"store_sales": 1, "item": 1},
+        },
     ),
     "CAST is syntax; type parameters and ORDER BY positions are no constants": (
         "SELECT CAST(ss_net_paid AS DECIMAL(7, 2)), COALESCE(ss_coupon_amt, 0) FROM store_sales "
