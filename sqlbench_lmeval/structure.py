@@ -5,27 +5,55 @@ Complex SQL Workload") compare a generated query with the gold query through sev
 collected over the query and all its subqueries and CTEs. The authors published no code, so
 this module fixes the definitions; every choice below is ours and is documented here.
 
-Normalisation (applied to both queries before any feature is read):
+Normalisation (:mod:`sqlbench_lmeval.normalization`), applied to gold and prediction alike
+before any feature is read; each row a rule, tested in ``tests/test_structure.py``:
 
-1. Parse with sqlglot in the item's dialect. Anything that does not parse into exactly one
-   query (SELECT, set operation, VALUES; not another statement, not a bare expression) is
-   *unparseable* (:func:`structure_of` returns None).
-2. Identifiers are case-insensitive: every name is lower-cased, quoted ones too (DuckDB and
-   SQLite match names without regard to case).
-3. Aliases are resolved: with the schema, sqlglot's ``qualify`` attaches every column to its
-   source, expands ``GROUP BY 1`` and references to select-list aliases, and rewrites
-   ``JOIN ... USING``; a column of a base table is written ``table.column`` with the table's
-   real name (so ``ss1.x``, ``store_sales.x`` and an unqualified ``x`` are the same token); a
-   column of a CTE or derived table is written by its bare name (CTE and alias names are
-   arbitrary). ``ORDER BY 1`` positions are dropped. When ``qualify`` fails (it happens with odd
-   predictions) the names stay as written, lower-cased, and ``Structure.qualified`` is False.
-4. Literals: arithmetic on numeric literals is folded (``2001+1`` is ``2002``, ``50/100.0`` is
-   ``0.5``), unary minus is part of the number, numbers are written canonically (``100.00`` is
-   ``100``), ``INTERVAL '30 days'`` and ``INTERVAL 30 DAY`` are both ``INTERVAL 30 DAY``, and a
-   string keeps its case (SQL string comparison is case-sensitive). Numbers and strings share one
-   token space, so ``d_year = '2000'`` and ``d_year = 2000`` give the same constant. A string
-   literal cast to a date or timestamp is the string (``CAST('2000-01-27' AS DATE)``,
-   ``DATE '2000-01-27'`` and ``'2000-01-27'`` are one form).
+Rules (form -> canonical form):
+
+- text that does not parse in the item's dialect -> parsed in postgres, spark, mysql, snowflake,
+  bigquery, tsql, sqlite (first that reads it; ``Structure.dialect``, logged as ``parsed_dialect``);
+  none: unparseable, 0.0
+- tokens of a query read in any dialect -> rendered in DuckDB's dialect (one spelling per structure)
+- ``"Store_Sales"``, ``STORE_SALES`` -> ``store_sales`` (names are case-insensitive)
+- ``ss1.x``, ``store_sales.x``, bare ``x`` (base table) -> ``store_sales.x``
+- column ``t.c`` of a CTE or derived table, ``c`` a plain column ``tab.col`` -> ``tab.col`` (through
+  any number of CTEs, through ``SELECT *``)
+- column ``t.p`` of a CTE or derived table, ``p`` defined as ``SUM(x)`` -> a column named by the
+  definition: ``SUM(tab.x)`` (CTE names, CTE column lists, select aliases never reach a token)
+- ``a.p > b.p``, ``a``, ``b`` two instances of one source -> ``p#1 > p#2``, instances numbered in
+  the order they appear in the query
+- ``b.p < a.p`` (a comparison with columns on both sides) -> operands in a fixed order, operator
+  flipped: ``a.p > b.p``
+- ``5 < x``, ``5 = x`` -> ``x > 5``, ``x = 5``
+- ``ORDER BY 2``, ``ORDER BY alias``, ``ORDER BY t.col``, ``ORDER BY col`` of a select item -> the
+  select item's expression, resolved as in the select list
+- ``GROUP BY 1``, ``GROUP BY alias``, alias in HAVING -> the select item's expression (sqlglot's
+  ``qualify``)
+- ``JOIN t USING (c)`` -> ``ON a.c = t.c``
+- ``2001+1``, ``50/100.0``, ``100.00``, ``-(5)`` -> ``2002``, ``0.5``, ``100``, ``-5``
+- ``DATE '2000-08-23' + INTERVAL 14 DAY``, ``+ INTERVAL '14 days'``, ``DATE_ADD(d, INTERVAL 14
+  DAY)``, ``DATEADD(day, 14, d)``, ``date_add(d, 14)``, ``CAST(d AS DATE) + 14`` (DuckDB,
+  PostgreSQL, Snowflake, Oracle, Redshift) -> ``'2000-09-06'`` (months clamp to the month's last
+  day); ``-`` likewise
+- ``CAST('2000-01-27' AS DATE)``, ``DATE '2000-01-27'`` -> ``'2000-01-27'``
+- ``INTERVAL '30 days'``, ``INTERVAL 30 DAY`` (not on a date literal) -> ``INTERVAL '30' DAY``
+- ``x * 1``, ``1 * x``, ``x * 1.0000``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0`` -> ``x``
+- ``(x)`` around a column, literal or call -> ``x``
+- ``CAST(x AS DOUBLE)`` (any numeric type) -> ``x``
+- ``x IN ('TN', 'TN', 'GA')`` -> ``x IN ('GA', 'TN')`` (deduplicated, sorted)
+- ``x IN ('TN')``, ``x NOT IN (5)`` -> ``x = 'TN'``, ``x <> 5``
+- ``TRY_CAST``, ``a / NULLIF(b, 0)``, ``STDDEV`` -> ``CAST``, ``a / b``, ``STDDEV_SAMP`` (writer
+  spellings)
+- ``a || b || c``, ``CONCAT(a, b, c)``, ``COALESCE(a, '')`` inside either -> one concatenation of
+  ``a``, ``b``, ``c``
+- ``CASE WHEN 1 = 0 THEN 1 ELSE 1 END`` -> ``1`` (a CASE whose conditions compare numbers)
+
+A query is one SELECT, set operation or VALUES (not another statement, not a bare expression,
+not two statements); anything else is *unparseable* (:func:`structure_of` returns None). When
+sqlglot's ``qualify`` cannot resolve the names (odd predictions), they stay as written,
+lower-cased, and ``Structure.qualified`` is False. A string keeps its case (SQL compares
+strings case-sensitively); numbers and strings share one token space (``d_year = '2000'`` and
+``d_year = 2000`` give the same constant).
 
 Features (each a multiset, "bag", of string tokens):
 
