@@ -116,16 +116,15 @@ def item_metrics(item: Item, sql: str | None) -> dict[str, float | str | None]:
 
     The prediction is read as written, in the dialect the prompt asked for (not as translated
     for DuckDB); gold in DuckDB's. ``parsed`` is 1.0 when the prediction is one parseable
-    statement, and ``parsed_dialect`` names the dialect that parsed it (None when none did).
+    statement, and ``parsed_dialect`` names the dialect that parsed it: the prompted one, or
+    the fallback ``structure_of`` needed (None when none did).
     An unparseable prediction scores 0.0 on every similarity and every complexity count;
     ``gold_<count>`` are gold's counts.
     """
     gold = _structure(item.gold_sql, item.dialect)
     prediction = _structure(sql, item.prompted_dialect) if sql else None
     metrics: dict[str, float | str | None] = {"parsed": float(prediction is not None)}
-    # TODO(lead): once structure.py's parse fallback reports the dialect that parsed a query,
-    # log that one here; until then it is the prompted dialect, the only one tried.
-    metrics["parsed_dialect"] = item.prompted_dialect if prediction is not None else None
+    metrics["parsed_dialect"] = prediction.dialect if prediction is not None else None
     if gold is None:  # never for our gold; a custom gold query might not parse
         metrics.update(dict.fromkeys(SIMILARITY_METRICS, 0.0))
     else:

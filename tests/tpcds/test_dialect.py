@@ -99,6 +99,9 @@ def test_an_answer_that_is_not_postgres_is_a_transpile_error(postgres_items):
     )
     assert result["error"].startswith("cannot translate postgres to duckdb: ")
     assert result["extracted_sql"] == mysql_only and result["executed_sql"] is None
+    # Structure still reads it, with the parse fallback: after postgres, the first of its
+    # dialects (postgres, spark, mysql, ...) that quotes names with backticks is spark.
+    assert result["parsed"] == 1.0 and result["parsed_dialect"] == "spark"
 
 
 def test_the_tpcds_postgres_yaml_as_lm_eval_reads_it():
