@@ -13,9 +13,14 @@ rewritten into SQLite DDL that keeps what a reader needs and drops what only MyS
   collation compares case-insensitively), DATE/DATETIME/TIMESTAMP/TIME keep their names (text
   values), POINT -> TEXT holding the WKT ``POINT(x y)``.
 
-Rows are inserted with parameters, converted from the INSERT literals per column: MySQL FLOAT
-is single precision, so FLOAT values are rounded to float32 (46.2 is stored as
-46.20000076293945, which makes ``46.2 * 14`` come out as MySQL's 646.8000106811523).
+Rows are converted from the INSERT literals per column: MySQL FLOAT is single precision, so
+FLOAT values are rounded to float32 (46.2 is stored as 46.20000076293945, which makes
+``46.2 * 14`` come out as MySQL's 646.8000106811523). A dump has one INSERT statement per row;
+consecutive INSERTs into one table are collected and written with sqlite-utils'
+``insert_all`` (multi-row INSERTs with bound parameters, in batches). The tables themselves are
+created from our own CREATE TABLE text, not sqlite-utils' ``create``: it has no way to write
+``COLLATE NOCASE``, ``CHECK``, the ``DATE``/``DATETIME`` type names or the upstream comments,
+and all of them are part of the schema a model is shown.
 
 Table names are lower-cased, as MySQL stored them (``lower_case_table_names=1``); SQLite matches
 table names case-insensitively, so gold written with ``EnergyConsumption`` still finds them.
@@ -29,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import sqlglot
+import sqlite_utils
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.tokens import TokenType
@@ -294,7 +300,8 @@ def convert_value(value: object, kind: str) -> object:
     return value
 
 
-def _insert_rows(insert: exp.Insert, table: Table) -> tuple[str, list[tuple]]:
+def _insert_rows(insert: exp.Insert, table: Table) -> tuple[tuple[str, ...], list[tuple]]:
+    """The column names an INSERT fills and its rows, converted per column kind."""
     target = insert.this
     names = [column.name for column in table.columns]
     if isinstance(target, exp.Schema):  # INSERT INTO t (a, b) VALUES ...
@@ -317,13 +324,35 @@ def _insert_rows(insert: exp.Insert, table: Table) -> tuple[str, list[tuple]]:
         rows.append(
             tuple(convert_value(_literal_value(v), k) for v, k in zip(items, kinds, strict=False))
         )
-    placeholders = ", ".join("?" * len(names))
-    sql = f"INSERT INTO {quote(table.name)} ({_identifier_list_str(names)}) VALUES ({placeholders})"
-    return sql, rows
+    return tuple(names), rows
 
 
-def _identifier_list_str(names: Iterable[str]) -> str:
-    return ", ".join(quote(name) for name in names)
+class _RowWriter:
+    """Rows of consecutive INSERTs into the same table and columns, written in one batch run."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        # No plugins and no PRAGMA: the connection is used exactly as the caller set it up.
+        self.db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+        self.target: tuple[str, tuple[str, ...]] | None = None
+        self.rows: list[tuple] = []
+
+    def add(self, table: str, names: tuple[str, ...], rows: list[tuple]) -> None:
+        if self.target != (table, names):
+            self.flush()
+            self.target = (table, names)
+        self.rows.extend(rows)
+
+    def flush(self) -> None:
+        """Write what is collected (before any statement that is not an INSERT)."""
+        if self.target is not None and self.rows:
+            table, names = self.target
+            # List mode: the first item names the columns, the rest are rows in that order.
+            self.db.table(table).insert_all([names, *self.rows], batch_size=BATCH_SIZE)
+        self.target, self.rows = None, []
+
+
+#: Rows per multi-row INSERT (sqlite-utils lowers it to stay under 999 bound parameters).
+BATCH_SIZE = 500
 
 
 def parse_dump(text: str) -> list[exp.Expression]:
@@ -348,7 +377,17 @@ def load_dump(
     tables: dict[str, Table] = {}
     views: list[str] = []
     rows = 0
+    writer = _RowWriter(conn)
     for statement in parse_dump(text):
+        if isinstance(statement, exp.Insert):
+            name = statement.this.find(exp.Table).name.lower()
+            if name not in tables:
+                raise DumpError(f"INSERT into {name} before its CREATE TABLE")
+            names, values = _insert_rows(statement, tables[name])
+            writer.add(name, names, values)
+            rows += len(values)
+            continue
+        writer.flush()  # every row inserted so far lands before DDL runs
         if isinstance(statement, exp.Drop):
             kind = "VIEW" if (statement.args.get("kind") or "").upper() == "VIEW" else "TABLE"
             for dropped in statement.args.get("tables") or [statement.this]:
@@ -367,15 +406,9 @@ def load_dump(
             body = view_to_sqlite(query) if view_to_sqlite else query.sql("sqlite")
             conn.execute(f"CREATE VIEW {quote(name)} AS {body}")
             views.append(name)
-        elif isinstance(statement, exp.Insert):
-            name = statement.this.find(exp.Table).name.lower()
-            if name not in tables:
-                raise DumpError(f"INSERT into {name} before its CREATE TABLE")
-            sql, values = _insert_rows(statement, tables[name])
-            conn.executemany(sql, values)
-            rows += len(values)
         elif isinstance(statement, (exp.Set, exp.Transaction, exp.Commit)):
             continue  # SET NAMES / FOREIGN_KEY_CHECKS, BEGIN, COMMIT: session settings only
         else:
             raise DumpError(f"unexpected statement in dump: {statement.sql('mysql')[:80]}")
+    writer.flush()
     return LoadSummary(tuple(tables), tuple(views), rows)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
 from sqlbench_lmeval.logiccat import bundle, gold, health, source
 
@@ -172,3 +175,30 @@ def test_spider_derived_database_and_gold_are_used_as_written(tmp_path):
     assert 'CREATE TABLE "singer"' in built.schema("concert")
     lines = {line["id"]: line for line in health.gold_results(built, progress=False)}
     assert lines[13]["rows"] == [["Ann"]]  # 80 + 2000 > 2025, the frozen year
+
+
+def test_sqlite_utils_can_inspect_a_built_database(fixture_bundle):
+    # The fixture dump (fixtures/logiccat/shared_layout/MySQL/database/Charging_Net.sql) has
+    # 4 INSERTs into Stations and 6 into charging_sessions, one view, and one foreign key:
+    # charging_sessions.Station_ID -> Stations.Station_ID (table names lower-cased).
+    path = fixture_bundle.database_path("chargingnet")
+    cli = Path(sys.executable).with_name("sqlite-utils")
+    tables = json.loads(
+        subprocess.run(
+            [str(cli), "tables", str(path), "--counts"], capture_output=True, check=True
+        ).stdout
+    )
+    assert tables == [
+        {"table": "stations", "count": 4},
+        {"table": "charging_sessions", "count": 6},
+    ]
+    views = json.loads(
+        subprocess.run([str(cli), "views", str(path)], capture_output=True, check=True).stdout
+    )
+    assert views == [{"view": "active_stations"}]
+    database = sqlite_utils.Database(path)
+    assert [
+        (k.column, k.other_table, k.other_column)
+        for k in database["charging_sessions"].foreign_keys
+    ] == [("Station_ID", "stations", "Station_ID")]
+    assert database["stations"].pks == ["Station_ID"]

@@ -147,3 +147,24 @@ def test_later_create_replaces_an_earlier_table():
     )
     assert summary.tables == ("t",)
     assert conn.execute("SELECT b FROM t").fetchall() == [("x",)]
+
+
+def test_rows_are_batched_in_dump_order_and_land_before_later_ddl():
+    # Rows of consecutive INSERTs are collected and written together; an INSERT into another
+    # table, or any other statement, writes what was collected first. So a gets 1, 2, 3, 4 in
+    # dump order (rowids 1-4), and b's row is written before b is dropped (were it still
+    # pending, writing it after the DROP would fail with "no such table"); 5 rows in all.
+    conn = sqlite3.connect(":memory:")
+    summary = mysqldump.load_dump(
+        "CREATE TABLE `A` (`x` int);"
+        "INSERT INTO `A` VALUES (1); INSERT INTO `A` VALUES (2);"
+        "CREATE VIEW `v` AS SELECT COUNT(*) AS n FROM `A`;"
+        "CREATE TABLE `B` (`y` int); INSERT INTO `B` VALUES (9);"
+        "INSERT INTO `A` (`x`) VALUES (3), (4);"
+        "DROP TABLE IF EXISTS `B`;",
+        conn,
+    )
+    assert summary.rows == 5
+    assert summary.tables == ("a",)
+    assert conn.execute("SELECT rowid, x FROM a").fetchall() == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert conn.execute("SELECT n FROM v").fetchall() == [(4,)]
