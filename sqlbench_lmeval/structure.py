@@ -106,7 +106,7 @@ from statistics import fmean
 
 from sqlglot import exp
 
-from sqlbench_lmeval.complexity import complexity_counts
+from sqlbench_lmeval.complexity import basic_predicates, complexity_counts
 from sqlbench_lmeval.normalization import (
     SOURCE,
     canonical_number,
@@ -157,9 +157,6 @@ _WINDOW_FUNCTIONS = tuple(
     )
     if hasattr(exp, name)
 )
-
-#: Basic predicates are split through these.
-_CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
 
 #: Comparison flipped when the constant is on the left: ``5 < x`` is ``x > 5``.
 _FLIPPED = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
@@ -309,22 +306,6 @@ def _interval_token(node: exp.Interval) -> str:
 # ---------------------------------------------------------------- predicates and joins
 
 
-def _basic_predicates(condition: exp.Expression) -> Iterator[exp.Expression]:
-    """Split AND, OR, NOT and parentheses down to basic predicates."""
-    if isinstance(condition, _CONNECTIVES):
-        for child in (condition.this, condition.args.get("expression")):
-            if child is not None:
-                yield from _basic_predicates(child)
-    elif isinstance(condition, exp.Not):
-        inner = condition.this
-        if isinstance(inner, (*_CONNECTIVES, exp.Not)):
-            yield from _basic_predicates(inner)
-        else:
-            yield condition
-    else:
-        yield condition
-
-
 def _is_join_condition(predicate: exp.Expression) -> bool:
     """``a.x = b.y`` between two columns of different (or unknown) sources."""
     if not isinstance(predicate, exp.EQ):
@@ -399,7 +380,7 @@ def _predicates_and_joins(tree: exp.Expression) -> tuple[Counter, Counter]:
     joins: Counter = Counter()
 
     def take(condition: exp.Expression, side: str) -> None:
-        for predicate in _basic_predicates(condition):
+        for predicate in basic_predicates(condition):
             if _is_join_condition(predicate):
                 joins[_join_token(predicate, side)] += 1
             else:
