@@ -80,8 +80,9 @@ COMPLEXITY = (
     "subquery_count",
 )
 
-#: Nodes sqlglot models as functions that are syntax rather than function calls.
-_SYNTAX = (
+#: Nodes sqlglot models as functions that are syntax rather than function calls (the
+#: ``functions`` feature bag of structure.py uses the same list).
+NOT_FUNCTION_CALLS = (
     exp.Cast,
     exp.TryCast,
     exp.Case,
@@ -194,7 +195,7 @@ def _keys(query: exp.Expression) -> list[exp.Expression]:
 
 def _contains_call(expression: exp.Expression) -> bool:
     return any(
-        isinstance(node, exp.Func) and not isinstance(node, _SYNTAX)
+        isinstance(node, exp.Func) and not isinstance(node, NOT_FUNCTION_CALLS)
         for node in _local_nodes(expression)
     )
 

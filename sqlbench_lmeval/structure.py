@@ -106,7 +106,7 @@ from statistics import fmean
 
 from sqlglot import exp
 
-from sqlbench_lmeval.complexity import basic_predicates, complexity_counts
+from sqlbench_lmeval.complexity import NOT_FUNCTION_CALLS, basic_predicates, complexity_counts
 from sqlbench_lmeval.normalization import (
     SOURCE,
     canonical_number,
@@ -126,17 +126,6 @@ FEATURES = (
     "functions",
     "aggregation",
     "joins",
-)
-
-#: Function-like nodes that are syntax rather than function calls.
-_NOT_FUNCTIONS = (
-    exp.Cast,
-    exp.TryCast,
-    exp.Case,
-    exp.If,  # CASE branches
-    exp.Exists,  # a predicate
-    exp.Connector,  # AND, OR, XOR
-    exp.Collate,
 )
 
 #: Window-only functions sqlglot models as aggregates; they are functions here, like ``RANK``.
@@ -231,7 +220,7 @@ def _features(tree: exp.Expression) -> dict[str, Counter]:
 
 def _function_calls(tree: exp.Expression) -> Iterator[exp.Func]:
     for node in tree.find_all(exp.Func):
-        if isinstance(node, _NOT_FUNCTIONS):
+        if isinstance(node, NOT_FUNCTION_CALLS):
             continue
         if _is_aggregate(node):
             continue
