@@ -32,3 +32,17 @@ def tpcds_items(tpcds_cache):
     from sqlbench_lmeval.tpcds.benchmark import load_items
 
     return load_items(cache_dir=tpcds_cache, scale_factor=TEST_SCALE_FACTOR)
+
+
+@pytest.fixture(scope="session")
+def postgres_gold():
+    """Each gold query as sqlglot's PostgreSQL writer writes it (what a PostgreSQL author could
+    submit); translated back to DuckDB it must return gold's result (tests of ``dialect``)."""
+    import sqlglot
+
+    from sqlbench_lmeval.tpcds.data import gold_queries
+
+    return {
+        number: sqlglot.transpile(sql, read="duckdb", write="postgres")[0]
+        for number, sql in gold_queries().items()
+    }

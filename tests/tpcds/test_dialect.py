@@ -7,19 +7,15 @@ All on the session's sf 0.01 database (``conftest.py``).
 
 from __future__ import annotations
 
-import ast
 import json
 
 import pytest
-import sqlglot
-from support.lm_eval_run import run_lm_eval
 
 from sqlbench_lmeval import cli
 from sqlbench_lmeval.dialects import TRANSPILE_ERROR
 from sqlbench_lmeval.paths import tasks_dir
 from sqlbench_lmeval.scoring import score_items
 from sqlbench_lmeval.tpcds.benchmark import item_metrics, load_items, transpile_prediction
-from sqlbench_lmeval.tpcds.data import gold_queries
 from sqlbench_lmeval.tpcds.task import doc_to_text, load_dataset
 
 SF = 0.01
@@ -116,17 +112,10 @@ def test_the_tpcds_postgres_yaml_as_lm_eval_reads_it():
     assert differ == {"task", "metadata"}
 
 
-def postgres_gold() -> dict[int, str]:
-    """Each gold query as sqlglot's PostgreSQL writer writes it (what a PostgreSQL author
-    could submit); read back into DuckDB, it must return gold's result."""
-    return {
-        number: sqlglot.transpile(sql, read="duckdb", write="postgres")[0]
-        for number, sql in gold_queries().items()
-    }
-
-
-def test_score_dialect_postgres_through_the_cli(tpcds_cache, postgres_items, tmp_path, capsys):
-    written = postgres_gold()
+def test_score_dialect_postgres_through_the_cli(
+    tpcds_cache, postgres_items, postgres_gold, tmp_path, capsys
+):
+    written = postgres_gold
     predictions = tmp_path / "predictions.jsonl"
     lines = [json.dumps({"id": n, "prediction": sql}) for n, sql in sorted(written.items())]
     predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -153,44 +142,3 @@ def test_an_unknown_dialect_is_a_clear_cli_error(tpcds_cache, tmp_path, capsys):
     code = cli.main([*argv, "--dialect", "postgress", "--cache-dir", str(tpcds_cache)])
     assert code == 2
     assert "unknown SQL dialect 'postgress'" in capsys.readouterr().err
-
-
-@pytest.mark.slow  # lm_eval indexes its ~15k task configs at start-up
-def test_tpcds_postgres_through_lm_eval(tpcds_cache, postgres_items, tmp_path):
-    written = postgres_gold()
-    by_question = {item.question: item.id for item in load_items(tpcds_cache, SF)}
-    prompts = []
-
-    def answer(prompt: str) -> str:
-        prompts.append(prompt)
-        for question, number in by_question.items():
-            if f"Question: {question}\n" in prompt:
-                return f"In PostgreSQL:\n```sql\n{written[number]}\n```"
-        raise AssertionError("prompt without a known question")
-
-    limit = 3
-    metadata = {"scale_factor": SF, "cache_dir": str(tpcds_cache)}
-    results, samples = run_lm_eval(
-        "tpcds_postgres",
-        answer=answer,
-        include_path=tasks_dir(),
-        workdir=tmp_path,
-        extra_args=["--limit", str(limit), "--metadata", json.dumps(metadata)],
-        env={"SQLBENCH_LMEVAL_CACHE": str(tpcds_cache)},
-    )
-    assert len(prompts) == limit
-    assert all("Write one PostgreSQL SQL query" in prompt for prompt in prompts)
-    assert results["results"]["tpcds_postgres"]["ex,score"] == 1.0
-    records = samples["tpcds_postgres"]
-    assert len(records) == limit
-    for record in records:
-        (logged,) = record["filtered_resps"]  # lm-eval logs our score dict as its repr
-        logged = ast.literal_eval(logged)
-        number = record["doc"]["id"]
-        assert record["doc"]["prediction_dialect"] == "postgres"
-        assert logged["prediction_dialect"] == "postgres" and logged["parsed_dialect"] == "postgres"
-        assert logged["extracted_sql"] == written[number].strip()
-        assert logged["executed_sql"] == transpile_prediction(
-            postgres_items[number], written[number]
-        )
-        assert record["ex"] == 1.0
