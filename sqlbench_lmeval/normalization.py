@@ -128,7 +128,7 @@ def _lowercase_identifiers(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _is_position(node: exp.Expression) -> bool:
+def is_position(node: exp.Expression) -> bool:
     """A positional reference (``ORDER BY 1``, ``GROUP BY 2``)."""
     return isinstance(node, exp.Literal) and not node.is_string
 
@@ -144,7 +144,7 @@ def _drop_positions_next_to_star(tree: exp.Expression) -> exp.Expression:
         ):
             continue
         for ordered in order.expressions:
-            if _is_position(ordered.this):
+            if is_position(ordered.this):
                 ordered.set("this", exp.Null())
     return tree
 
@@ -233,7 +233,7 @@ def _resolve_order_references(query: exp.Expression) -> None:
     for ordered in order.expressions:
         key = ordered.this
         item = None
-        if _is_position(key):
+        if is_position(key):
             position = int(Decimal(key.this))
             item = items[position - 1] if 0 < position <= len(items) else None
         elif isinstance(key, exp.Column) and not key.table and key.name in by_name:

@@ -110,6 +110,7 @@ from sqlbench_lmeval.complexity import NOT_FUNCTION_CALLS, basic_predicates, com
 from sqlbench_lmeval.normalization import (
     SOURCE,
     canonical_number,
+    is_position,
     normalize,
     number_value,
     parse_with_fallback,
@@ -256,14 +257,9 @@ def _grouping_keys(tree: exp.Expression) -> list[str]:
             if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
                 kind = {"rollup": "ROLLUP", "cube": "CUBE"}.get(key.key, "GROUPING SETS")
                 keys.extend(f"{kind} {render(k)}" for k in key.expressions)
-            elif not _is_position(key):
+            elif not is_position(key):
                 keys.append(f"{plain} {render(key)}")
     return keys
-
-
-def _is_position(node: exp.Expression) -> bool:
-    """A positional reference (``ORDER BY 1``, ``GROUP BY 2``)."""
-    return isinstance(node, exp.Literal) and not node.is_string
 
 
 def _constants(tree: exp.Expression) -> Iterator[str]:
@@ -333,28 +329,36 @@ def _tag_instances(predicate: exp.Expression) -> exp.Expression:
     return predicate
 
 
+def _reads_data(node: exp.Expression) -> bool:
+    """An operand that reads the data (a column or a call), not a constant."""
+    return node.find(exp.Column, exp.Func) is not None
+
+
+def _swapped(left: exp.Expression, right: exp.Expression) -> bool:
+    """Whether a comparison's operands are to be swapped: the side that reads data goes first
+    (``x > 5``, ``COUNT(*) > 5``); two sides alike are put in text order (``a.p < b.p``)."""
+    if _reads_data(left) != _reads_data(right):
+        return not _reads_data(left)
+    return render(left) > render(right)
+
+
 def _orient(node: exp.Expression) -> exp.Expression:
+    """A comparison in its canonical orientation (``5 < x`` is ``x > 5``); an IN list sorted."""
     target = node.this if isinstance(node, exp.Not) else node
     if isinstance(target, (exp.EQ, exp.NEQ)):
         left, right = target.this, target.expression
-        # The column side first (``x = 5``); otherwise a fixed order.
-        constant_left = not left.find(exp.Column) and right.find(exp.Column) is not None
-        mixed = bool(left.find(exp.Column)) != bool(right.find(exp.Column))
-        if constant_left or (not mixed and left.sql() > right.sql()):
+        if _swapped(left, right):
             target.set("this", right)
             target.set("expression", left)
     elif type(target) in _FLIPPED:
         left, right = target.this, target.expression
-        # The column side first (``x > 5``); two sides alike in a fixed order (``a < b``).
-        constant_left = not left.find(exp.Column) and right.find(exp.Column) is not None
-        mixed = bool(left.find(exp.Column)) != bool(right.find(exp.Column))
-        if constant_left or (not mixed and render(left) > render(right)):
+        if _swapped(left, right):
             flipped = _FLIPPED[type(target)](this=right, expression=left)
             if target is node:
                 return flipped
             node.set("this", flipped)
     elif isinstance(target, exp.In) and target.expressions:
-        target.set("expressions", sorted(target.expressions, key=lambda e: e.sql()))
+        target.set("expressions", sorted(target.expressions, key=render))
     return node
 
 

@@ -297,3 +297,473 @@ def test_gold_against_itself_is_one_for_all_99(schema):
         structure = structure_of(sql, "duckdb", schema)
         assert structure is not None and structure.qualified, number
         assert set(similarity(structure, structure).values()) == {1.0}, number
+
+
+# ---------------------------------------------------------------- normalisation rules
+# One or more cases per row of the rule table in structure.py's docstring: the two spellings
+# (each with the dialect it is read in) must give the same seven bags.
+
+SAME_STRUCTURE = {
+    "tokens are rendered in one dialect whatever the dialect read": (
+        ("SELECT SUBSTRING(i_brand, 1, 2) FROM item", "duckdb"),
+        ("SELECT SUBSTRING(i_brand FROM 1 FOR 2) FROM item", "postgres"),
+    ),
+    "a base-table column is table.column whatever the alias": (
+        ("SELECT ss.ss_quantity FROM store_sales ss WHERE ss.ss_quantity > 5", "duckdb"),
+        ("SELECT ss_quantity FROM store_sales WHERE store_sales.ss_quantity > 5", "duckdb"),
+    ),
+    "a CTE column that passes a column through is that column": (
+        (
+            "WITH t AS (SELECT ss_item_sk FROM store_sales) "
+            "SELECT i_brand FROM t, item WHERE t.ss_item_sk = i_item_sk",
+            "duckdb",
+        ),
+        (
+            "WITH renamed (k) AS (SELECT ss_item_sk FROM store_sales) "
+            "SELECT i_brand FROM renamed r, item WHERE r.k = i_item_sk",
+            "duckdb",
+        ),
+    ),
+    "a derived-table column defined by an expression is its definition": (
+        (
+            "SELECT x.p FROM (SELECT SUM(ss_net_profit) AS p FROM store_sales) x WHERE x.p > 0",
+            "duckdb",
+        ),
+        (
+            "SELECT y.profit FROM (SELECT SUM(ss_net_profit) AS profit FROM store_sales) AS y "
+            "WHERE y.profit > 0",
+            "duckdb",
+        ),
+    ),
+    "a CTE and a derived table with the same body are the same": (
+        (
+            "WITH t AS (SELECT ss_item_sk AS k, SUM(ss_quantity) AS q FROM store_sales "
+            "GROUP BY ss_item_sk) SELECT k FROM t WHERE q > 5",
+            "duckdb",
+        ),
+        (
+            "SELECT k FROM (SELECT ss_item_sk AS k, SUM(ss_quantity) AS q FROM store_sales "
+            "GROUP BY ss_item_sk) AS t WHERE q > 5",
+            "duckdb",
+        ),
+    ),
+    "a comparison of two columns is written in one orientation": (
+        ("SELECT 1 FROM store_sales WHERE ss_list_price < ss_sales_price", "duckdb"),
+        ("SELECT 1 FROM store_sales WHERE ss_sales_price > ss_list_price", "duckdb"),
+    ),
+    "a comparison with a constant puts the constant second": (
+        ("SELECT i_category FROM item GROUP BY i_category HAVING 5 < COUNT(*)", "duckdb"),
+        ("SELECT i_category FROM item GROUP BY i_category HAVING COUNT(*) > 5", "duckdb"),
+    ),
+    "ORDER BY position, alias and qualified name are the select item": (
+        ("SELECT c.c_customer_id AS id FROM customer c ORDER BY 1", "duckdb"),
+        ("SELECT c_customer_id AS x FROM customer ORDER BY x", "duckdb"),
+    ),
+    "ORDER BY a bare and a qualified select item are the same": (
+        ("SELECT c_customer_id FROM customer ORDER BY c_customer_id", "duckdb"),
+        ("SELECT c.c_customer_id FROM customer c ORDER BY c.c_customer_id", "duckdb"),
+    ),
+    "ORDER BY over a UNION by position or by name": (
+        ("SELECT i_brand FROM item UNION ALL SELECT s_store_name FROM store ORDER BY 1", "duckdb"),
+        (
+            "SELECT i_brand AS b FROM item UNION ALL SELECT s_store_name FROM store ORDER BY b",
+            "duckdb",
+        ),
+    ),
+    "GROUP BY position, GROUP BY alias and HAVING alias are the select item": (
+        (
+            "SELECT i_category AS c, COUNT(*) AS n FROM item GROUP BY 1 HAVING COUNT(*) > 5",
+            "duckdb",
+        ),
+        ("SELECT i_category AS cat, COUNT(*) AS k FROM item GROUP BY cat HAVING k > 5", "duckdb"),
+    ),
+    "numbers are folded and written canonically": (
+        ("SELECT 1 FROM date_dim WHERE d_year = 2000 + 1 AND d_moy > -(5.00)", "duckdb"),
+        ("SELECT 1 FROM date_dim WHERE d_year = 2001 AND d_moy > -5", "duckdb"),
+    ),
+    "an INTERVAL on a column is one canonical token": (
+        ("SELECT 1 FROM date_dim WHERE d_date > d_date + INTERVAL '30 days'", "duckdb"),
+        ("SELECT 1 FROM date_dim WHERE d_date > d_date + INTERVAL 30 DAY", "duckdb"),
+    ),
+    "x * 1.0000 is x": (
+        ("SELECT SUM(ss_net_profit * 1.0000) / SUM(ss_quantity) FROM store_sales", "duckdb"),
+        ("SELECT SUM(ss_net_profit) / SUM(ss_quantity) FROM store_sales", "duckdb"),
+    ),
+    "1 * x, x / 1, x + 0, 0 + x and x - 0 are x": (
+        (
+            "SELECT 1 * ss_quantity, ss_list_price / 1, ss_sales_price + 0, 0 + ss_net_paid, "
+            "ss_net_profit - 0 FROM store_sales",
+            "duckdb",
+        ),
+        (
+            "SELECT ss_quantity, ss_list_price, ss_sales_price, ss_net_paid, ss_net_profit "
+            "FROM store_sales",
+            "duckdb",
+        ),
+    ),
+    "parentheses around a single column or call group nothing": (
+        ("SELECT (SUM(ss_quantity)) / (ss_item_sk) FROM store_sales GROUP BY 2", "duckdb"),
+        ("SELECT SUM(ss_quantity) / ss_item_sk FROM store_sales GROUP BY 2", "duckdb"),
+    ),
+    "a cast to a number type is no structure": (
+        ("SELECT CAST(SUM(ss_quantity) AS DOUBLE) / 3 FROM store_sales", "duckdb"),
+        ("SELECT SUM(ss_quantity) / 3 FROM store_sales", "duckdb"),
+    ),
+    "an IN list loses repeated items and its order": (
+        ("SELECT 1 FROM store WHERE s_state IN ('TN', 'GA', 'TN')", "duckdb"),
+        ("SELECT 1 FROM store WHERE s_state IN ('GA', 'TN')", "duckdb"),
+    ),
+    "a one-item IN is =": (
+        ("SELECT 1 FROM store WHERE s_state IN ('TN', 'TN')", "duckdb"),
+        ("SELECT 1 FROM store WHERE s_state = 'TN'", "duckdb"),
+    ),
+    "a one-item NOT IN is <>": (
+        ("SELECT 1 FROM store WHERE s_state NOT IN ('TN')", "duckdb"),
+        ("SELECT 1 FROM store WHERE s_state <> 'TN'", "duckdb"),
+    ),
+    "TRY_CAST is CAST": (
+        ("SELECT TRY_CAST(d_date AS DATE) FROM date_dim", "duckdb"),
+        ("SELECT CAST(d_date AS DATE) FROM date_dim", "duckdb"),
+    ),
+    "a / NULLIF(b, 0) is a / b": (
+        ("SELECT ss_net_paid / NULLIF(ss_quantity, 0) FROM store_sales", "duckdb"),
+        ("SELECT ss_net_paid / ss_quantity FROM store_sales", "duckdb"),
+    ),
+    "STDDEV is STDDEV_SAMP": (
+        ("SELECT STDDEV(inv_quantity_on_hand) FROM inventory", "snowflake"),
+        ("SELECT STDDEV_SAMP(inv_quantity_on_hand) FROM inventory", "duckdb"),
+    ),
+    "|| and CONCAT are one concatenation, COALESCE(x, '') inside it is x": (
+        ("SELECT c_last_name || ', ' || c_first_name FROM customer", "duckdb"),
+        (
+            "SELECT CONCAT(COALESCE(c_last_name, ''), ', ', COALESCE(c_first_name, '')) "
+            "FROM customer",
+            "spark",
+        ),
+    ),
+    "a CASE whose conditions compare numbers is its value": (
+        ("SELECT SUBSTRING(ca_zip, CASE WHEN 1 = 0 THEN 1 ELSE 1 END, 5) FROM customer_address",)
+        + ("snowflake",),
+        ("SELECT SUBSTRING(ca_zip, 1, 5) FROM customer_address", "duckdb"),
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", list(SAME_STRUCTURE), ids=list(SAME_STRUCTURE))
+def test_normalisation_rule_gives_the_same_structure(rule, schema):
+    (first, first_dialect), (second, second_dialect) = SAME_STRUCTURE[rule]
+    assert features(first, schema, first_dialect) == features(second, schema, second_dialect)
+
+
+#: Date arithmetic on a literal, in every spelling sqlglot reads, is the date it computes.
+DATE_SPELLINGS = [
+    ("d_date > DATE '2000-08-23' + INTERVAL 14 DAY", "duckdb", "2000-09-06"),
+    ("d_date > DATE '2000-08-23' + INTERVAL '14 days'", "duckdb", "2000-09-06"),
+    ("d_date > CAST('2000-08-23' AS DATE) + 14", "duckdb", "2000-09-06"),
+    ("d_date > '2000-08-23'::date + 14", "postgres", "2000-09-06"),
+    ("d_date > DATE_ADD(DATE '2000-08-23', INTERVAL 14 DAY)", "bigquery", "2000-09-06"),
+    ("d_date > DATE_ADD('2000-08-23', INTERVAL 14 DAY)", "mysql", "2000-09-06"),
+    ("d_date > '2000-08-23' + INTERVAL 14 DAY", "mysql", "2000-09-06"),
+    ("d_date > DATEADD(day, 14, '2000-08-23')", "snowflake", "2000-09-06"),
+    ("d_date > DATEADD(day, 14, '2000-08-23')", "tsql", "2000-09-06"),
+    ("d_date > date_add('2000-08-23', 14)", "spark", "2000-09-06"),
+    ("d_date > INTERVAL 14 DAY + DATE '2000-08-23'", "duckdb", "2000-09-06"),
+    # 30 - 8 = 22 days past the end of August; 2000 is a leap year; months clamp.
+    ("d_date > DATE '2000-08-23' - INTERVAL 30 DAY", "duckdb", "2000-07-24"),
+    ("d_date > DATE '2000-01-31' + INTERVAL 1 MONTH", "duckdb", "2000-02-29"),
+    ("d_date > DATEADD(month, 1, '2000-01-31')", "snowflake", "2000-02-29"),
+    ("d_date > DATE '2000-02-29' + INTERVAL 1 YEAR", "duckdb", "2001-02-28"),
+    ("d_date > DATE '2000-11-15' + INTERVAL 1 QUARTER", "duckdb", "2001-02-15"),
+    ("d_date > DATE_SUB(DATE '2000-03-01', INTERVAL 1 DAY)", "mysql", "2000-02-29"),
+]
+
+
+@pytest.mark.parametrize(("condition", "dialect", "date"), DATE_SPELLINGS)
+def test_date_arithmetic_on_a_literal_is_the_date(condition, dialect, date, schema):
+    found = features(f"SELECT d_date_sk FROM date_dim WHERE {condition}", schema, dialect)
+    assert found["where_predicates"] == {f"date_dim.d_date > '{date}'": 1}
+    assert found["constants"] == {date: 1}
+
+
+def test_a_date_plus_a_number_is_arithmetic_in_mysql(schema):
+    # MySQL reads DATE '2000-08-23' + 14 as the number 20000837: not folded to a date.
+    found = features(
+        "SELECT 1 FROM date_dim WHERE d_date > DATE '2000-08-23' + 14", schema, "mysql"
+    )
+    assert "2000-09-06" not in found["constants"]
+
+
+def test_a_self_join_comparison_keeps_its_direction(schema):
+    cte = (
+        "WITH t AS (SELECT ss_item_sk AS k, SUM(ss_net_profit) AS p FROM store_sales "
+        "GROUP BY ss_item_sk) "
+    )
+    forward = features(cte + "SELECT a.k FROM t a, t b WHERE a.k = b.k AND a.p > b.p", schema)
+    same = features(cte + "SELECT a.k FROM t a, t b WHERE a.k = b.k AND b.p < a.p", schema)
+    backward = features(cte + "SELECT a.k FROM t a, t b WHERE a.k = b.k AND b.p > a.p", schema)
+    # a is the first instance of t in the query (#1), b the second (#2); p is its definition.
+    p = "SUM(store_sales.ss_net_profit)"
+    assert forward["where_predicates"] == {f"{p}#1 > {p}#2": 1}
+    assert same == forward
+    assert backward["where_predicates"] == {f"{p}#1 < {p}#2": 1}
+    # a.k = b.k is a join of two instances of one column, not a predicate.
+    assert forward["joins"] == {"store_sales.ss_item_sk = store_sales.ss_item_sk": 1}
+
+
+def test_a_correlated_column_resolves_to_its_outer_source(schema):
+    found = features(
+        "SELECT 1 FROM store_sales o WHERE o.ss_quantity > "
+        "(SELECT AVG(i.ss_quantity) FROM store_sales i WHERE i.ss_item_sk = o.ss_item_sk)",
+        schema,
+    )
+    assert found["joins"] == {"store_sales.ss_item_sk = store_sales.ss_item_sk": 1}
+    assert found["columns"] == {"store_sales.ss_quantity": 2, "store_sales.ss_item_sk": 2}
+
+
+def test_parse_fallback_reports_the_dialect_that_read_the_query(schema):
+    # DuckDB does not read backticks; PostgreSQL neither; Spark, second in line, does.
+    backticks = structure_of(
+        "SELECT `i_item_id` FROM `item` WHERE `i_size` = 'N/A'", "duckdb", schema
+    )
+    plain = structure_of("SELECT i_item_id FROM item WHERE i_size = 'N/A'", "duckdb", schema)
+    assert backticks is not None and backticks.dialect == "spark"
+    assert plain.dialect == "duckdb"
+    assert backticks.features == plain.features
+    # T-SQL's square brackets: only tsql reads them, sixth in line.
+    brackets = structure_of("SELECT TOP 5 [i_item_id] FROM [item]", "duckdb", schema)
+    assert brackets is not None and brackets.dialect == "tsql"
+    # Nothing reads it: unparseable.
+    assert structure_of("SELEC i_item_id FROMM item", "duckdb", schema) is None
+
+
+# ---------------------------------------------------------------- hand-computed pair table
+# (gold, prediction, {feature: expected sim_<feature>}); a feature not listed is expected 1.
+# structural_similarity is then the mean of the seven. Every number is derived in the comment
+# from the definitions (multiset Jaccard = sum of minimum counts / sum of maximum counts).
+
+F = Fraction
+PAIRS = {
+    # Both resolve ORDER BY to the select item SUM(store_sales.ss_ext_sales_price); the aliases
+    # (total, revenue, s, i) never reach a token; comma join and JOIN ... ON give one join token.
+    "ORDER BY alias vs ORDER BY position, comma vs JOIN": (
+        "SELECT i_brand, SUM(ss_ext_sales_price) AS total FROM store_sales, item "
+        "WHERE ss_item_sk = i_item_sk GROUP BY i_brand ORDER BY total DESC",
+        "SELECT i.i_brand, SUM(s.ss_ext_sales_price) AS revenue FROM store_sales s "
+        "JOIN item i ON s.ss_item_sk = i.i_item_sk GROUP BY 1 ORDER BY 2 DESC",
+        {},
+    ),
+    # The example: bare and qualified ORDER BY name both resolve to customer.c_customer_id.
+    "ORDER BY bare vs qualified name": (
+        "SELECT c_customer_id FROM customer ORDER BY c_customer_id",
+        "SELECT c.c_customer_id FROM customer c ORDER BY c.c_customer_id",
+        {},
+    ),
+    # CTE name, CTE column name and the reference to it are arbitrary: p and profit are both
+    # SUM(store_sales.ss_net_profit), so the predicate tokens agree.
+    "CTE and CTE column renamed": (
+        "WITH t AS (SELECT ss_item_sk, SUM(ss_net_profit) AS p FROM store_sales "
+        "GROUP BY ss_item_sk) SELECT ss_item_sk FROM t WHERE p > 100",
+        "WITH x AS (SELECT ss_item_sk, SUM(ss_net_profit) AS profit FROM store_sales "
+        "GROUP BY ss_item_sk) SELECT x.ss_item_sk FROM x WHERE x.profit > 100",
+        {},
+    ),
+    # Gold: {p#1 > p#2}; prediction b.p > a.p is p#2 > p#1, oriented p#1 < p#2: 0 of 2 tokens
+    # shared. Everything else (the columns, the join a.k = b.k, the aggregate) is equal.
+    "CTE self-join with the comparison reversed": (
+        "WITH t AS (SELECT ss_item_sk AS k, SUM(ss_net_profit) AS p FROM store_sales "
+        "GROUP BY ss_item_sk) SELECT a.k FROM t a, t b WHERE a.k = b.k AND a.p > b.p",
+        "WITH t AS (SELECT ss_item_sk AS k, SUM(ss_net_profit) AS p FROM store_sales "
+        "GROUP BY ss_item_sk) SELECT a.k FROM t a, t b WHERE a.k = b.k AND b.p > a.p",
+        {"where_predicates": F(0)},
+    ),
+    # DATE '2000-08-23' + 14 in PostgreSQL adds days, as DuckDB's + INTERVAL 14 DAY: both are
+    # '2000-09-06'; the constants are {'2000-08-23', '2000-09-06'} on both sides.
+    "date + INTERVAL (DuckDB) vs date + 14 (PostgreSQL)": (
+        "SELECT COUNT(*) FROM date_dim WHERE d_date BETWEEN CAST('2000-08-23' AS DATE) "
+        "AND CAST('2000-08-23' AS DATE) + INTERVAL 14 DAY",
+        (
+            "SELECT COUNT(*) FROM date_dim WHERE d_date BETWEEN DATE '2000-08-23' "
+            "AND DATE '2000-08-23' + 14",
+            "postgres",
+        ),
+        {},
+    ),
+    # x * 1.0000 is x: the same aggregate tokens, and no constant 1 left over.
+    "x * 1.0000 vs x": (
+        "SELECT SUM(ss_net_profit * 1.0000) / SUM(ss_quantity) FROM store_sales",
+        "SELECT SUM(ss_net_profit) / SUM(ss_quantity) FROM store_sales",
+        {},
+    ),
+    # IN ('TN', 'TN') is = 'TN': one predicate token s_state = 'TN', one constant TN each.
+    "IN with a repeated item vs =": (
+        "SELECT s_store_name FROM store WHERE s_state IN ('TN', 'TN')",
+        "SELECT s_store_name FROM store WHERE s_state = 'TN'",
+        {},
+    ),
+    # Near miss, changed constant: predicates {price > 50} vs {price > 60}: 0/2; constants
+    # {50} vs {60}: 0/2; tables and columns (i_item_id, i_current_price) equal.
+    "changed constant": (
+        "SELECT i_item_id FROM item WHERE i_current_price > 50",
+        "SELECT i_item_id FROM item WHERE i_current_price > 60",
+        {"where_predicates": F(0), "constants": F(0)},
+    ),
+    # Near miss, dropped predicate: columns {i_item_id, i_current_price, i_category} vs the first
+    # two: 2/3; predicates 1 shared of 2: 1/2; constants {50, Books} vs {50}: 1/2.
+    "dropped predicate": (
+        "SELECT i_item_id FROM item WHERE i_current_price > 50 AND i_category = 'Books'",
+        "SELECT i_item_id FROM item WHERE i_current_price > 50",
+        {"columns": F(2, 3), "where_predicates": F(1, 2), "constants": F(1, 2)},
+    ),
+    # Near miss, reversed comparison: > 50 vs < 50 are different tokens (0/2); the constant 50
+    # and the columns agree.
+    "reversed comparison": (
+        "SELECT i_item_id FROM item WHERE i_current_price > 50",
+        "SELECT i_item_id FROM item WHERE i_current_price < 50",
+        {"where_predicates": F(0)},
+    ),
+    # Near miss, missing join: tables equal; columns {s_store_name, ss_store_sk, s_store_sk}
+    # vs {s_store_name}: 1/3; joins {s_store_sk = ss_store_sk} vs {}: 0/1.
+    "missing join": (
+        "SELECT s_store_name FROM store_sales, store WHERE ss_store_sk = s_store_sk",
+        "SELECT s_store_name FROM store_sales, store",
+        {"columns": F(1, 3), "joins": F(0)},
+    ),
+    # LEFT JOIN's token carries its side: 'LEFT ca_address_sk = c_current_addr_sk' vs the
+    # inner join's token without it: 0/2.
+    "LEFT JOIN vs inner JOIN": (
+        "SELECT c_customer_id FROM customer LEFT JOIN customer_address "
+        "ON c_current_addr_sk = ca_address_sk",
+        "SELECT c_customer_id FROM customer JOIN customer_address "
+        "ON c_current_addr_sk = ca_address_sk",
+        {"joins": F(0)},
+    ),
+    # Backticks: DuckDB does not read the prediction, Spark (a fallback) does; the names are
+    # then the same tokens as gold's.
+    "backticks read by the parse fallback": (
+        "SELECT i_item_id FROM item WHERE i_category = 'Books'",
+        "SELECT `i_item_id` FROM `item` WHERE `i_category` = 'Books'",
+        {},
+    ),
+    # aggregation {SUM(ss_quantity)} vs {AVG(ss_quantity)}: 0/2; the column is the same.
+    "SUM vs AVG": (
+        "SELECT SUM(ss_quantity) FROM store_sales",
+        "SELECT AVG(ss_quantity) FROM store_sales",
+        {"aggregation": F(0)},
+    ),
+    # functions {} vs {UPPER}: 0/1; columns {i_brand} both.
+    "an extra function call": (
+        "SELECT i_brand FROM item",
+        "SELECT UPPER(i_brand) FROM item",
+        {"functions": F(0)},
+    ),
+    # GROUP BY alias expands to the select item: GROUP BY item.i_category on both sides.
+    "GROUP BY expression vs GROUP BY alias": (
+        "SELECT i_category AS cat, COUNT(*) FROM item GROUP BY i_category",
+        "SELECT i_category AS c, COUNT(*) FROM item GROUP BY c",
+        {},
+    ),
+    # HAVING n > 5 with n = COUNT(*) is HAVING COUNT(*) > 5: predicate and aggregate tokens equal.
+    "HAVING aggregate vs HAVING alias": (
+        "SELECT i_category, COUNT(*) FROM item GROUP BY i_category HAVING COUNT(*) > 5",
+        "SELECT i_category, COUNT(*) AS n FROM item GROUP BY i_category HAVING n > 5",
+        {},
+    ),
+    # A derived table's column renamed (k -> item) and its alias (x -> y): both are
+    # store_sales.ss_item_sk, so the predicate is store_sales.ss_item_sk > 10 on both sides.
+    "derived-table column renamed": (
+        "SELECT x.k FROM (SELECT ss_item_sk AS k FROM store_sales) x WHERE x.k > 10",
+        "SELECT y.item FROM (SELECT ss_item_sk AS item FROM store_sales) AS y WHERE y.item > 10",
+        {},
+    ),
+    # A filter in ON is a predicate as in WHERE; the equality is a join either way.
+    "filter in WHERE vs filter in ON": (
+        "SELECT 1 FROM store_sales, item WHERE ss_item_sk = i_item_sk AND i_category = 'Books'",
+        "SELECT 1 FROM store_sales JOIN item ON ss_item_sk = i_item_sk AND i_category = 'Books'",
+        {},
+    ),
+    # NOT IN ('Books') is <> 'Books'.
+    "one-item NOT IN vs <>": (
+        "SELECT i_item_id FROM item WHERE i_category NOT IN ('Books')",
+        "SELECT i_item_id FROM item WHERE i_category <> 'Books'",
+        {},
+    ),
+    # tables {date_dim: 1} vs {date_dim: 2}: 1/2. columns {d_year} vs {d_year, d_date_sk: 2}:
+    # 1/3. d1.d_date_sk = d2.d_date_sk joins two instances: joins {} vs {one token}: 0/1.
+    "an extra self-join": (
+        "SELECT d1.d_year FROM date_dim d1",
+        "SELECT d1.d_year FROM date_dim d1, date_dim d2 WHERE d1.d_date_sk = d2.d_date_sk",
+        {"tables": F(1, 2), "columns": F(1, 3), "joins": F(0)},
+    ),
+    # Numbers and strings share the constant space ('2000' is 2000: 1) but a predicate is
+    # rendered with its literal's type (d_year = 2000 vs d_year = '2000': 0/2).
+    "number vs string literal": (
+        "SELECT d_date_sk FROM date_dim WHERE d_year = 2000",
+        "SELECT d_date_sk FROM date_dim WHERE d_year = '2000'",
+        {"where_predicates": F(0)},
+    ),
+    # LIMIT values are constants: {100} vs {10}: 0/2.
+    "another LIMIT": (
+        "SELECT i_item_id FROM item LIMIT 100",
+        "SELECT i_item_id FROM item LIMIT 10",
+        {"constants": F(0)},
+    ),
+    # Window functions are functions: {RANK} vs {ROW_NUMBER}: 0/2; columns {i_category: 2} both.
+    "RANK vs ROW_NUMBER": (
+        "SELECT i_category, RANK() OVER (ORDER BY i_category) FROM item",
+        "SELECT i_category, ROW_NUMBER() OVER (ORDER BY i_category) FROM item",
+        {"functions": F(0)},
+    ),
+    # The CTE and the derived table have the same body; neither is a table, and k and q are
+    # their definitions on both sides.
+    "CTE vs derived table": (
+        "WITH t AS (SELECT ss_item_sk AS k, SUM(ss_quantity) AS q FROM store_sales "
+        "GROUP BY ss_item_sk) SELECT k FROM t WHERE q > 5",
+        "SELECT k FROM (SELECT ss_item_sk AS k, SUM(ss_quantity) AS q FROM store_sales "
+        "GROUP BY ss_item_sk) AS t WHERE q > 5",
+        {},
+    ),
+    # Snowflake's DATEADD(month, 1, '2000-01-31') and DuckDB's + INTERVAL 1 MONTH are both
+    # '2000-02-29' (a leap year; the day clamps to the month's last); the amount 1 is no constant
+    # on either side once folded.
+    "DATEADD (Snowflake) vs + INTERVAL (DuckDB)": (
+        "SELECT d_date_sk FROM date_dim WHERE d_date = DATE '2000-01-31' + INTERVAL 1 MONTH",
+        (
+            "SELECT d_date_sk FROM date_dim WHERE d_date = DATEADD(month, 1, '2000-01-31')",
+            "snowflake",
+        ),
+        {},
+    ),
+    # tables {store_sales} vs {catalog_sales}: 0/2; COUNT(*) on both; no columns on either (1).
+    "another table": (
+        "SELECT COUNT(*) FROM store_sales",
+        "SELECT COUNT(*) FROM catalog_sales",
+        {"tables": F(0)},
+    ),
+    # A date one day off: the dates fold to '2000-09-06' and '2000-09-07', so predicates
+    # {d_date = '2000-09-06'} vs {d_date = '2000-09-07'}: 0/2, constants likewise 0/2.
+    "a date interval one day off": (
+        "SELECT d_date_sk FROM date_dim WHERE d_date = DATE '2000-08-23' + INTERVAL 14 DAY",
+        "SELECT d_date_sk FROM date_dim WHERE d_date = DATE '2000-08-23' + INTERVAL 15 DAY",
+        {"where_predicates": F(0), "constants": F(0)},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PAIRS), ids=list(PAIRS))
+def test_pair_similarity_table(name, schema):
+    gold_sql, prediction, expected = PAIRS[name]
+    prediction_sql, dialect = (
+        prediction if isinstance(prediction, tuple) else (prediction, "duckdb")
+    )
+    found = similarity(
+        structure_of(prediction_sql, dialect, schema), structure_of(gold_sql, "duckdb", schema)
+    )
+    per_feature = {f: expected.get(f, F(1)) for f in FEATURES}
+    for feature, value in per_feature.items():
+        assert found[f"sim_{feature}"] == pytest.approx(float(value)), feature
+    mean = sum(per_feature.values()) / len(FEATURES)
+    assert found["structural_similarity"] == pytest.approx(float(mean))
+
+
+def test_the_pair_table_holds_at_least_25_pairs():
+    assert len(PAIRS) >= 25

@@ -307,3 +307,92 @@ def test_the_variants_really_change_the_text(schema):
         )
         if name != "qualified":
             assert changed > 0, name
+
+
+# ---------------------------------------------------------------- near misses
+
+
+def _where_conjuncts(tree: exp.Expression):
+    """``(where, conjunct)`` for the top-level AND conjuncts of every WHERE, in tree order."""
+    for where in tree.find_all(exp.Where):
+        for conjunct in _conjuncts(where.this):
+            yield where, conjunct
+
+
+def _is_join(node: exp.Expression) -> bool:
+    # TPC-DS names a column by its table's prefix (ss_, i_, d_): different prefixes, a join.
+    sides = (node.this, node.expression) if isinstance(node, exp.EQ) else ()
+    return (
+        len(sides) == 2
+        and all(isinstance(s, exp.Column) for s in sides)
+        and sides[0].name.split("_")[0] != sides[1].name.split("_")[0]
+    )
+
+
+def _drop(where: exp.Where, conjunct: exp.Expression) -> None:
+    rest = [c for c in _conjuncts(where.this) if c is not conjunct]
+    where.set("this", exp.and_(*rest))
+
+
+def changed_constant(tree):
+    for _where, conjunct in _where_conjuncts(tree):
+        for literal in conjunct.find_all(exp.Literal):
+            if not literal.is_string and not conjunct.find(exp.Subquery):
+                literal.replace(exp.Literal.number(int(float(literal.this)) + 1001))
+                return tree, "constants"
+    return None
+
+
+def dropped_predicate(tree):
+    for where, conjunct in _where_conjuncts(tree):
+        if len(_conjuncts(where.this)) > 1 and not _is_join(conjunct):
+            if not conjunct.find(exp.Subquery) and not isinstance(conjunct, exp.EQ | exp.Paren):
+                _drop(where, conjunct)
+                return tree, "where_predicates"
+    return None
+
+
+REVERSED = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
+
+
+def reversed_comparison(tree):
+    for where in tree.find_all(exp.Where):
+        for comparison in where.this.find_all(*REVERSED):
+            if not comparison.find(exp.Subquery):
+                reverse = REVERSED[type(comparison)]
+                comparison.replace(reverse(this=comparison.this, expression=comparison.expression))
+                return tree, "where_predicates"
+    return None
+
+
+def missing_join(tree):
+    for where, conjunct in _where_conjuncts(tree):
+        if _is_join(conjunct) and len(_conjuncts(where.this)) > 1:
+            _drop(where, conjunct)
+            return tree, "joins"
+    return None
+
+
+NEAR_MISSES = {
+    "changed constant": changed_constant,
+    "dropped predicate": dropped_predicate,
+    "reversed comparison": reversed_comparison,
+    "missing join": missing_join,
+}
+
+
+@pytest.mark.parametrize("name", list(NEAR_MISSES))
+def test_a_near_miss_lowers_the_feature_it_touches(name, gold, schema):
+    touched = 0
+    for number, sql in gold_queries().items():
+        changed = NEAR_MISSES[name](sqlglot.parse_one(sql, dialect=DIALECT))
+        if changed is None:
+            continue  # the query has no such spot (e.g. no comparison in a WHERE)
+        tree, feature = changed
+        touched += 1
+        found = similarity(structure_of(tree.sql(DIALECT), DIALECT, schema), gold[number])
+        assert found[f"sim_{feature}"] < 1, (number, tree.sql(DIALECT)[:300])
+    print(f"\n{name}: {touched} gold queries changed")
+    assert (
+        touched >= 25
+    )  # a quarter of the queries at least: a rewrite that finds none tests nothing
