@@ -98,18 +98,23 @@ _CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
 
 def complexity_counts(tree: exp.Expression) -> dict[str, int]:
     """The six counts of a (normalised) query tree, see the module docstring."""
-    blocks = list(tree.find_all(exp.Select))
+    nodes = list(tree.walk())  # one walk of the tree, filtered per count
+
+    def of_type(*types: type) -> list:
+        return [node for node in nodes if isinstance(node, types)]
+
+    queries = of_type(exp.Select, exp.SetOperation)
     return {
-        "distinct_column_count": len(_referenced_columns(blocks)),
-        "join_count": sum(1 for _ in tree.find_all(exp.Join)),
+        "distinct_column_count": len(
+            _referenced_columns(q for q in queries if isinstance(q, exp.Select))
+        ),
+        "join_count": len(of_type(exp.Join)),
         "where_predicate_count": sum(
-            1 for where in tree.find_all(exp.Where) for _ in basic_predicates(where.this)
+            1 for where in of_type(exp.Where) for _ in basic_predicates(where.this)
         ),
-        "cte_count": sum(1 for _ in tree.find_all(exp.CTE)),
-        "function_call_count": sum(
-            _expressions_with_calls(query) for query in tree.find_all(exp.Select, exp.SetOperation)
-        ),
-        "subquery_count": _subquery_count(tree),
+        "cte_count": len(of_type(exp.CTE)),
+        "function_call_count": sum(_expressions_with_calls(query) for query in queries),
+        "subquery_count": _subquery_count(tree, queries),
     }
 
 
@@ -204,19 +209,20 @@ def _expressions_with_calls(query: exp.Expression) -> int:
     """How many expressions of the block contain a function call. A GROUP BY or ORDER BY key
     that repeats a select item or another key is not a new expression."""
     items = _items_and_predicates(query)
-    seen = {item.sql() for item in items}
     counted = sum(1 for item in items if _contains_call(item))
+    # sqlglot trees compare and hash by structure: cheaper than rendering them to text.
+    seen = set(items)
     for key in _keys(query):
-        text = key.sql()
-        if text not in seen and _contains_call(key):
+        if key not in seen and _contains_call(key):
             counted += 1
-        seen.add(text)
+        seen.add(key)
     return counted
 
 
-def _subquery_count(tree: exp.Expression) -> int:
+def _subquery_count(tree: exp.Expression, queries: Iterable[exp.Expression]) -> int:
+    """How many of ``queries`` (the SELECTs and set operations of ``tree``) are nested."""
     count = 0
-    for query in tree.find_all(exp.Select, exp.SetOperation):
+    for query in queries:
         if query is tree:
             continue
         parent = query.parent
