@@ -56,7 +56,7 @@ COMPARISON_VERSION = "2"
 # Float noise between two queries on the same engine and data is a few units in the last place
 # (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
 # where the column's magnitude is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative
-# plus 1e-9 absolute accepted ROUND(x, 2) above 5,000, and any answer for values below 1e-9).
+# plus 1e-9 absolute accepted ROUND(x, 2) above 5,000, and anything within 1e-9 of a tiny value).
 REL_TOL = 1e-12
 
 
