@@ -19,7 +19,7 @@ from lm_eval.api.filter import Filter
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.paths import gold_cache_dir
-from sqlbench_lmeval.scoring import EXECUTION_METRICS, Item, score_items
+from sqlbench_lmeval.scoring import EXECUTION_METRICS, Failure, Item, failed_score, score_items
 
 #: Environment overrides for a run through lm-eval, whose filters take no CLI options.
 WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
@@ -53,23 +53,61 @@ class ExecuteAndScore(Filter):
         self.module = benchmark_module(benchmark)
 
     def apply(self, resps, docs):
-        items = [Item.from_doc(doc) for doc in docs]
+        """One score dict per document, in order; never raises (a run of hours must end in
+        scores): a document or batch that cannot be scored is scored 0 with the reason."""
+        docs, resps = list(docs), list(resps)
+        items: list[Item | None] = []
+        scores: list[dict | None] = []
+        for doc in docs:
+            try:
+                items.append(Item.from_doc(doc))
+                scores.append(None)
+            except Exception as error:
+                items.append(None)
+                scores.append(failed_score(_doc_id(doc), Failure.at("document", error)))
+        scorable = [i for i, item in enumerate(items) if item is not None]
         # Greedy decoding gives one response per document; the first is the answer.
-        outputs = [(responses[0] if responses else "") for responses in resps]
-        return score_items(
-            items,
-            [output if isinstance(output, str) else "" for output in outputs],
-            limits=limits_from_env(),
-            workers=workers_from_env(),
-            gold_cache=gold_cache(),
-            **scoring_hooks(self.module),
-        )
+        outputs = [_first_response(resps[i] if i < len(resps) else None) for i in scorable]
+        try:
+            scored = score_items(
+                [items[i] for i in scorable],
+                outputs,
+                limits=limits_from_env(),
+                workers=workers_from_env(),
+                gold_cache=gold_cache(),
+                **scoring_hooks(self.module),
+            )
+        except Exception as error:
+            failure = Failure.at("score", error)
+            scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]
+        for i, score in zip(scorable, scored, strict=True):
+            scores[i] = score
+        return scores
+
+
+def _first_response(responses) -> str:
+    """The answer among one document's responses: the first, if it is text; else ""."""
+    if isinstance(responses, str):
+        return responses
+    if isinstance(responses, (list, tuple)) and responses and isinstance(responses[0], str):
+        return responses[0]
+    return ""
+
+
+def _doc_id(doc) -> int:
+    try:
+        return int(doc["id"])
+    except Exception:
+        return -1
 
 
 def process_results(doc: dict, results: list) -> dict[str, float]:
-    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`)."""
-    (score,) = results
-    numbers = {name: score[name] for name in EXECUTION_METRICS}
+    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`); zeros when
+    ``results`` holds no score dict (never raises: lm-eval calls this after the whole run)."""
+    score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
+    if not isinstance(score, dict):
+        return dict.fromkeys(EXECUTION_METRICS, 0)
+    numbers = {name: _number(score.get(name)) for name in EXECUTION_METRICS}
     numbers.update(
         (name, value)
         for name, value in score.items()
@@ -79,3 +117,7 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
         and not isinstance(value, bool)
     )
     return numbers
+
+
+def _number(value) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

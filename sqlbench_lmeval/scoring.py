@@ -12,6 +12,14 @@ Per item, in order:
 3. the results are compared (``compare.compare``), ordered only when gold's outermost query
    has an ORDER BY;
 4. the item's gold health is reported beside the verdict, never folded into VES.
+
+Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
+on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``, see
+``extract``) is status ``error`` with that reason and is not run; an exception at any stage
+(extract, transpile, execute, compare, structure) is status ``error`` with reason
+``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
+off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
+``truncated``, and gets reason ``truncated`` unless it matched gold.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from sqlbench_lmeval.execution import (
     Status,
     execute_many,
 )
-from sqlbench_lmeval.extract import extract_sql
+from sqlbench_lmeval.extract import MULTIPLE_STATEMENTS, NOT_READ_ONLY, Extraction, extract_sql
 
 #: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
 EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set")
@@ -46,6 +54,30 @@ UNREPEATABLE_FLAGS = frozenset({"random"})
 
 #: Status of an item whose prediction was never submitted (offline scoring only).
 MISSING = "missing"
+
+#: Reason of an output cut off by the generation limit that did not match gold.
+TRUNCATED = "truncated"
+
+#: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
+_REFUSED = {
+    MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
+    NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one item was not scored normally: its ``reason`` and ``error`` message."""
+
+    reason: str
+    error: str
+
+    @classmethod
+    def at(cls, stage: str, error: BaseException) -> Failure:
+        """An exception at ``stage`` as ``"<stage>: <type>: <first line of message>"``."""
+        lines = str(error).strip().splitlines()
+        text = f"{stage}: {type(error).__name__}" + (f": {lines[0][:300]}" if lines else "")
+        return cls(text, text)
 
 
 @dataclass(frozen=True)
@@ -139,17 +171,85 @@ def score_items(
     """
     if len(items) != len(raw_outputs):
         raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
-    extractions = [
-        extract_sql(output, prompt_tail=prompt_tail) if output is not None else None
-        for output in raw_outputs
-    ]
+    extractions: list[Extraction | None] = []
+    failures: list[Failure | None] = []
+    for output in raw_outputs:
+        extraction, failure = _extracted(output, prompt_tail)
+        extractions.append(extraction)
+        failures.append(failure)
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
-    runs = [
-        None if extraction is None else engine_sql(item, extraction.sql, transpile)
-        for item, extraction in zip(items, extractions, strict=True)
-    ]
+    runs = []
+    for i, (item, extraction) in enumerate(zip(items, extractions, strict=True)):
+        run = None
+        if extraction is not None and failures[i] is None:
+            try:
+                run = engine_sql(item, extraction.sql, transpile)
+            except Exception as error:  # a broken translator fails this item, not the run
+                failures[i] = Failure.at("transpile", error)
+        runs.append(run)
     submitted = [i for i, run in enumerate(runs) if run is not None and run.error is None]
     pred_jobs = [Job(items[i].database, runs[i].sql) for i in submitted]
+    try:
+        gold, predicted, ordered = _execute(
+            items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress
+        )
+    except Exception as error:  # e.g. no worker could start: every item says why
+        failed = Failure.at("execute", error)
+        gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
+        predicted, ordered = [gold[0]] * len(pred_jobs), [False] * len(items)
+        failures = [failure or failed for failure in failures]
+    outcomes: list[Outcome | None] = [None] * len(items)
+    for i, outcome in zip(submitted, predicted, strict=True):
+        outcomes[i] = outcome
+    for i, run in enumerate(runs):
+        if run is not None and run.error is not None:  # the translation failed: nothing ran
+            outcomes[i] = Outcome(Status.ERROR, error=run.error)
+    for i, failure in enumerate(failures):
+        if failure is not None:  # refused or failed before running: nothing ran
+            outcomes[i] = Outcome(Status.ERROR, error=failure.error)
+    return [
+        _scored(*parts, item_metrics)
+        for parts in zip(items, extractions, runs, outcomes, gold, ordered, failures, strict=True)
+    ]
+
+
+def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
+    """The score dict of an item that could not be scored at all (e.g. its lm-eval document
+    is unreadable): status ``error``, every number 0, ``failure`` as reason and error."""
+    return {
+        "id": item_id,
+        "category": category,
+        "status": Status.ERROR.value,
+        **dict.fromkeys(EXECUTION_METRICS, 0),
+        "extracted_sql": None,
+        "extraction": "failed",
+        "executed_sql": None,
+        "truncated": False,
+        "error": failure.error,
+        "reason": failure.reason,
+        "gold_status": "unknown",
+        "gold_error": None,
+        "flags": [],
+        "ordered": False,
+        "comparison_version": COMPARISON_VERSION,
+    }
+
+
+def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None, Failure | None]:
+    """The extraction of one output (None: never submitted) and why it cannot run, if so."""
+    if output is None:
+        return None, None
+    try:
+        extraction = extract_sql(output, prompt_tail=prompt_tail)
+    except Exception as error:  # e.g. a text sqlite3 or sqlglot chokes on
+        return Extraction(None, "failed"), Failure.at("extract", error)
+    if extraction.problem is not None:
+        return extraction, Failure(extraction.problem, _REFUSED[extraction.problem])
+    return extraction, None
+
+
+def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress):
+    """Gold outcomes, prediction outcomes and per-item gold order, in input order."""
     # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest;
     # meanwhile a thread parses gold for its ORDER BY (the parent mostly waits on workers).
     description = "executing SQL" if progress else None
@@ -164,17 +264,7 @@ def score_items(
                 gold_jobs + pred_jobs, limits, workers=workers, progress=description
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        ordered = ordered_future.result()
-    outcomes: list[Outcome | None] = [None] * len(items)
-    for i, outcome in zip(submitted, predicted, strict=True):
-        outcomes[i] = outcome
-    for i, run in enumerate(runs):
-        if run is not None and run.error is not None:  # the translation failed: nothing ran
-            outcomes[i] = Outcome(Status.ERROR, error=run.error)
-    return [
-        _score_one(*parts, item_metrics)
-        for parts in zip(items, extractions, runs, outcomes, gold, ordered, strict=True)
-    ]
+        return gold, predicted, ordered_future.result()
 
 
 def _gold_orders(items: Sequence[Item]) -> list[bool]:
@@ -183,11 +273,39 @@ def _gold_orders(items: Sequence[Item]) -> list[bool]:
     for item in items:
         key = (item.gold_sql, item.dialect)
         if key not in memo:
-            memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+            try:
+                memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+            except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
+                memo[key] = False
     return [memo[(item.gold_sql, item.dialect)] for item in items]
 
 
-def _score_one(item, extraction, run, pred, gold_outcome, ordered, item_metrics) -> dict:
+def _scored(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
+    """:func:`_score_one`, or, if scoring this item raised, the item as a scoring failure."""
+    try:
+        return _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics)
+    except _StageError as error:
+        failure = error.failure
+    except Exception as error:
+        failure = Failure.at("score", error)
+    failed = Outcome(Status.ERROR, error=failure.error)
+    try:  # with the benchmark's numbers for "no SQL", so every item has the same metrics
+        return _score_one(
+            item, extraction, None, failed, gold_outcome, ordered, failure, item_metrics
+        )
+    except _StageError:  # those numbers cannot be had: the execution numbers alone
+        return _score_one(item, extraction, None, failed, gold_outcome, ordered, failure, None)
+
+
+class _StageError(Exception):
+    """Carries the Failure of a stage inside :func:`_score_one` out to :func:`_scored`."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.reason)
+        self.failure = failure
+
+
+def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
     health = gold_health(gold_outcome)
     # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
     gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
@@ -203,7 +321,8 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, item_metrics)
         "extraction": MISSING if extraction is None else extraction.method,
         # The dialect the answer was asked in, and the SQL that ran (translated from it).
         "prediction_dialect": item.prompted_dialect,
-        "executed_sql": None if run is None else run.sql,
+        "executed_sql": None if run is None or failure is not None else run.sql,
+        "truncated": extraction is not None and extraction.truncated,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -214,7 +333,10 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, item_metrics)
         "comparison_version": COMPARISON_VERSION,
     }
     if pred is not None:
-        verdict = compare(pred, gold_outcome, ordered=ordered)
+        try:
+            verdict = compare(pred, gold_outcome, ordered=ordered)
+        except Exception as error:
+            raise _StageError(Failure.at("compare", error)) from error
         result.update(
             ves=ves(pred),
             ex=int(verdict.ex),
@@ -222,16 +344,26 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, item_metrics)
             ex_set=int(verdict.ex_set),
             reason=verdict.reason,
         )
-        if run.error is not None:
+        if run is not None and run.error is not None:
             result["reason"] = TRANSPILE_ERROR
+        if failure is not None:
+            result["reason"] = failure.reason
+        elif result["truncated"] and not result["ex"]:
+            # The output was cut off by the generation limit: that, not the SQL, failed first.
+            result["reason"] = TRUNCATED
     if item_metrics is not None:
-        sql = None if extraction is None else extraction.sql
+        # A refused or failed answer has no SQL to measure: its numbers are those of no SQL.
+        sql = None if extraction is None or failure is not None else extraction.sql
+        try:
+            values = item_metrics(item, sql)
+        except Exception as error:
+            raise _StageError(Failure.at("structure", error)) from error
         # Numbers become floats; anything else (e.g. ``parsed_dialect``) is logged as it is and
         # never averaged (``aggregate`` and ``process_results`` take numbers only).
         result.update(
             {
                 name: float(value) if isinstance(value, (int, float)) else value
-                for name, value in item_metrics(item, sql).items()
+                for name, value in values.items()
             }
         )
     return result
@@ -267,13 +399,17 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+    metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
     return metrics
 
 
 __all__ = [
     "COMPARISON_VERSION",
     "EXECUTION_METRICS",
+    "TRUNCATED",
+    "Failure",
     "Item",
+    "failed_score",
     "aggregate",
     "gold_health",
     "score_items",

@@ -6,11 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlbench_lmeval.extract import Extraction, extract_sql
+from sqlbench_lmeval.extract import (
+    MULTIPLE_STATEMENTS,
+    NOT_READ_ONLY,
+    Extraction,
+    extract_sql,
+)
 
 Q = "SELECT name FROM singer WHERE age > 30"
 
-# (case id, model output, prompt tail, expected sql, expected method)
+# (case id, model output, prompt tail, expected sql, expected method[, problem, truncated])
 CASES = [
     ("bare_query", Q, "", Q, "plain"),
     ("bare_with_semicolon", Q + ";", "", Q, "plain"),
@@ -31,7 +36,8 @@ CASES = [
         Q,
         "fenced_sql",
     ),
-    ("truncated_fence", f"```sql\n{Q}", "", Q, "fenced_sql"),
+    # Cut off by the token limit inside the fence: the query is kept, the cut is reported.
+    ("truncated_fence", f"```sql\n{Q}", "", Q, "fenced_sql", None, True),
     (
         "think_then_fence",
         f"<think>\nMaybe SELECT * FROM singer? No, filter by age.\n</think>\n\n```sql\n{Q}\n```",
@@ -53,7 +59,15 @@ CASES = [
         Q,
         "after_think+plain",
     ),
-    ("unclosed_think", "<think>\nLet me try SELECT name FROM singer", "", None, "unclosed_think"),
+    (
+        "unclosed_think",
+        "<think>\nLet me try SELECT name FROM singer",
+        "",
+        None,
+        "unclosed_think",
+        None,
+        True,
+    ),
     ("answer_is", f"Thinking about ages...\nThe answer is: {Q};", "", Q, "answer_marker"),
     ("final_answer", f"Draft: SELECT 1\nFinal answer: {Q}", "", Q, "answer_marker"),
     ("sql_colon", f"SQL: {Q}\nExplanation: filters by age.", "", Q, "answer_marker"),
@@ -79,18 +93,20 @@ CASES = [
         "plain",
     ),
     (
-        "several_statements_take_first",
+        "several_statements_refused",  # sqlite3 cursors (the seed's peers) refuse them too
         f"{Q};\nSELECT count(*) FROM singer;",
         "",
-        Q,
+        f"{Q};\nSELECT count(*) FROM singer",
         "plain",
+        MULTIPLE_STATEMENTS,
     ),
     (
         "semicolon_inside_string",
         "SELECT name FROM singer WHERE note = 'a;b';\nDROP TABLE singer;",
         "",
-        "SELECT name FROM singer WHERE note = 'a;b'",
+        "SELECT name FROM singer WHERE note = 'a;b';\nDROP TABLE singer",
         "plain",
+        MULTIPLE_STATEMENTS,
     ),
     (
         "subquery_not_carved",
@@ -166,11 +182,12 @@ CASES = [
     ),
     ("mysql_backticks", "SELECT `name` FROM `singer`", "", "SELECT `name` FROM `singer`", "plain"),
     (
-        "non_select_in_sql_fence",  # kept, so the sandbox refuses it (error, not no_sql)
+        "non_select_in_sql_fence",
         "```sql\nDROP TABLE singer;\n```",
         "",
         "DROP TABLE singer",
         "fenced_sql",
+        NOT_READ_ONLY,
     ),
     (
         "unparseable_one_line_taken_whole",
@@ -195,12 +212,12 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    ("output", "prompt_tail", "sql", "method"),
-    [case[1:] for case in CASES],
+    ("output", "prompt_tail", "expected"),
+    [(case[1], case[2], Extraction(*case[3:])) for case in CASES],
     ids=[case[0] for case in CASES],
 )
-def test_extraction_table(output, prompt_tail, sql, method):
-    assert extract_sql(output, prompt_tail=prompt_tail) == Extraction(sql, method)
+def test_extraction_table(output, prompt_tail, expected):
+    assert extract_sql(output, prompt_tail=prompt_tail) == expected
 
 
 @settings(max_examples=300, deadline=None)
