@@ -96,6 +96,7 @@ def normalize(
     """A normalised copy of ``tree`` (read in ``dialect``) and whether its names resolved."""
     # Lower-cased before qualify, so that names match the schema's whatever their quoting.
     tree = _lowercase_identifiers(_drop_positions_next_to_star(tree.copy()))
+    tree = _drop_redundant_aliases(tree)
     # Constants first: the definitions that replace derived-column names are then folded too.
     tree = _fold_constants(tree, dialect)
     qualified = True
@@ -133,6 +134,16 @@ def is_position(node: exp.Expression) -> bool:
     return isinstance(node, exp.Literal) and not node.is_string
 
 
+def _drop_redundant_aliases(tree: exp.Expression) -> exp.Expression:
+    """``SELECT x AS x`` -> ``SELECT x`` (sqlglot's ``qualify`` cannot resolve ``GROUP BY x``
+    next to the former when a source of the query is behind ``SELECT *``)."""
+    for alias in list(tree.find_all(exp.Alias)):
+        column = alias.this
+        if isinstance(column, exp.Column) and not column.is_star and column.name == alias.alias:
+            alias.replace(column)
+    return tree
+
+
 def _drop_positions_next_to_star(tree: exp.Expression) -> exp.Expression:
     """Replace ``ORDER BY 1`` by NULL in a query whose select list holds ``*``: sqlglot cannot
     expand a position next to an unexpanded star, and the star's columns are unknown anyway."""
@@ -167,25 +178,57 @@ def _resolve_sources(tree: exp.Expression, schema: Mapping) -> None:
     instance_of = {id(node): n for n, node in enumerate(tree.find_all(exp.Table, exp.Subquery))}
     # traverse_scope yields inner scopes (CTEs, derived tables, subqueries) before outer ones.
     for scope in traverse_scope(tree):
-        for column in scope.columns:
-            if column.meta.get(_RESOLVED) or not column.table:
+        order_keys = _order_alias_names(scope.expression)
+        columns = list(scope.columns)
+        order = scope.expression.args.get("order")
+        if order is not None:  # names inside ORDER BY expressions sqlglot left to us
+            known = {id(c) for c in columns}
+            columns += [c for c in order.find_all(exp.Column) if id(c) not in known]
+        for column in columns:
+            if column.meta.get(_RESOLVED) or id(column) in order_keys:
                 continue
-            found = _find_source(scope, column.table)
-            if found is None:
-                continue  # unknown alias: the name stays as written
-            node, source = found
-            if isinstance(source, exp.Table):
-                column.set("table", exp.to_identifier(source.name))
-                replacement = column
-            elif isinstance(source, Scope):
-                definition = _column_definition(source, column.name, schema)
-                replacement = definition or exp.column(column.name)
-                column.replace(replacement)
-            else:
-                continue
-            replacement.meta[SOURCE] = instance_of.get(id(node))
-            replacement.meta[_RESOLVED] = True
+            _resolve_column(scope, column, instance_of, schema)
         _resolve_order_references(scope.expression)
+
+
+def _resolve_column(
+    scope: Scope, column: exp.Column, instance_of: Mapping, schema: Mapping
+) -> None:
+    """Resolve one column of ``scope`` in place (see :func:`_resolve_sources`)."""
+    # A bare column in a query with one source reads that source (qualify leaves it bare when
+    # the source is behind ``SELECT *``).
+    only_source = next(iter(scope.selected_sources)) if len(scope.selected_sources) == 1 else ""
+    found = _find_source(scope, column.table or only_source)
+    if found is None:
+        return  # unknown alias: the name stays as written
+    node, source = found
+    if isinstance(source, exp.Table):
+        column.set("table", exp.to_identifier(source.name))
+        replacement = column
+    elif isinstance(source, Scope):
+        replacement = _column_definition(source, column.name, schema) or exp.column(column.name)
+        column.replace(replacement)
+    else:
+        return
+    replacement.meta[SOURCE] = instance_of.get(id(node))
+    replacement.meta[_RESOLVED] = True
+
+
+def _order_alias_names(query: exp.Expression) -> set[int]:
+    """The ORDER BY keys of ``query`` that are a bare name of a select item: an output name
+    comes before a source's column of the same name, as in the engines. (Inside an ORDER BY
+    expression a name is a source's column first.)"""
+    order = query.args.get("order") if isinstance(query, exp.Query) else None
+    if order is None:
+        return set()
+    names = {item.alias_or_name for item in query.selects}
+    return {
+        id(ordered.this)
+        for ordered in order.expressions
+        if isinstance(ordered.this, exp.Column)
+        and not ordered.this.table
+        and ordered.this.name in names
+    }
 
 
 def _find_source(scope: Scope, alias: str) -> tuple[exp.Expression, object] | None:
@@ -224,22 +267,28 @@ def _column_definition(source: Scope, name: str, schema: Mapping) -> exp.Column 
 
 
 def _resolve_order_references(query: exp.Expression) -> None:
-    """``ORDER BY alias`` and ``ORDER BY 2`` -> the select item's expression."""
+    """``ORDER BY alias``, ``ORDER BY 2`` and an alias inside an ORDER BY expression
+    (``CASE WHEN alias = 0 ...``) -> the select item's expression."""
     order = query.args.get("order") if isinstance(query, exp.Query) else None
     if order is None:
         return
-    items = query.selects
-    by_name = {item.alias_or_name: item for item in items}
+    items = [item for item in query.selects if not isinstance(item.unalias(), exp.Star)]
+    by_name = {item.alias_or_name: item.unalias() for item in items}
     for ordered in order.expressions:
         key = ordered.this
-        item = None
         if is_position(key):
             position = int(Decimal(key.this))
-            item = items[position - 1] if 0 < position <= len(items) else None
-        elif isinstance(key, exp.Column) and not key.table and key.name in by_name:
-            item = by_name[key.name]
-        if item is not None and not isinstance(item.unalias(), exp.Star):
-            ordered.set("this", item.unalias().copy())
+            if 0 < position <= len(query.selects) and query.selects[position - 1] in items:
+                ordered.set("this", query.selects[position - 1].unalias().copy())
+            continue
+        for column in list(key.find_all(exp.Column)):
+            # qualify qualifies every column it resolves; a bare one names a select item.
+            if not column.table and column.name in by_name and not column.meta.get(_RESOLVED):
+                replacement = by_name[column.name].copy()
+                if column is key:
+                    ordered.set("this", replacement)
+                else:
+                    column.replace(replacement)
 
 
 # ---------------------------------------------------------------- constants
