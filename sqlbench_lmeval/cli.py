@@ -100,7 +100,9 @@ def _score(args: argparse.Namespace) -> int:
         dialect=args.dialect,
         **_data_kwargs(args),
     )
-    with open(args.output, "w", encoding="utf-8") as out:
+    # A lone surrogate (a raw output may hold one) cannot be UTF-8: backslashreplace writes it
+    # as the JSON escape \udXXX, inside a JSON string, so the file reads back to the same text.
+    with open(args.output, "w", encoding="utf-8", errors="backslashreplace") as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
         out.write("\n")
@@ -112,6 +114,10 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
+    if metrics.get("n_truncated"):
+        from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
+
+        print(f"{metrics['n_truncated']} item(s) were truncated: {TRUNCATION_ADVICE}")
     return 0
 
 

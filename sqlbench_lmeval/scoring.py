@@ -58,6 +58,13 @@ MISSING = "missing"
 #: Reason of an output cut off by the generation limit that did not match gold.
 TRUNCATED = "truncated"
 
+#: What to do about truncated outputs (printed by ``score``, shown by ``report``).
+TRUNCATION_ADVICE = (
+    "the output ended inside <think> or inside a ``` block, i.e. at the generation limit; "
+    "raise it with lm_eval --gen_kwargs max_gen_toks=N (task defaults: 512 for logiccat, "
+    "2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
+)
+
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
 _REFUSED = {
     MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
@@ -407,6 +414,7 @@ __all__ = [
     "COMPARISON_VERSION",
     "EXECUTION_METRICS",
     "TRUNCATED",
+    "TRUNCATION_ADVICE",
     "Failure",
     "Item",
     "failed_score",

@@ -235,6 +235,7 @@ class FailureRow:
     outcomes: Mapping[str, int]  # OUTCOMES, plus any status we do not know, by count
     error_kinds: tuple[tuple[str, int], ...]  # most frequent first
     unhealthy_gold: int  # items whose gold did not return a usable result
+    truncated: int = 0  # outputs cut off by the generation limit (any outcome)
 
 
 def outcome_of(item: ScoredItem) -> str:
@@ -278,6 +279,7 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
                     outcomes={**{name: outcomes.get(name, 0) for name in OUTCOMES}, **outcomes},
                     error_kinds=tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
                     unhealthy_gold=sum(1 for item in result.items if item.gold_status != "ok"),
+                    truncated=sum(1 for item in result.items if item.truncated),
                 )
             )
     return rows

@@ -31,6 +31,7 @@ from sqlbench_lmeval.report.tables import (
     to_html,
     to_markdown,
 )
+from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
 
 #: Error kinds listed per row of the failure table.
 TOP_ERROR_KINDS = 3
@@ -269,7 +270,8 @@ def _failure_sections(data, views, charts) -> list[Section]:
                 "Correct: ran and EX = 1. Wrong result: ran, but the result differs from gold. "
                 "Other columns count execution statuses. Gold not ok: items whose gold query "
                 "failed or returned nothing usable (scored as usual, but they say little about "
-                "the model).",
+                "the model). Truncated: outputs cut off by the generation limit (counted also "
+                "under their outcome).",
             ),
         )
     ]
@@ -283,6 +285,7 @@ def _failure_sections(data, views, charts) -> list[Section]:
                 "n",
                 *(name.replace("_", " ") for name in outcomes),
                 "Gold not ok",
+                "Truncated",
                 "Top error kinds",
             ),
             tuple(
@@ -291,6 +294,7 @@ def _failure_sections(data, views, charts) -> list[Section]:
                     str(row.n),
                     *(str(row.outcomes.get(name, 0)) for name in outcomes),
                     str(row.unhealthy_gold),
+                    str(row.truncated),
                     "; ".join(
                         f"{kind} ×{count}" for kind, count in row.error_kinds[:TOP_ERROR_KINDS]
                     )
@@ -298,11 +302,24 @@ def _failure_sections(data, views, charts) -> list[Section]:
                 )
                 for row in rows
             ),
-            (False, True, *(True for _ in outcomes), True, False),
+            (False, True, *(True for _ in outcomes), True, True, False),
         )
-        blocks = (table, *charts.draw("outcomes", view, plots.plot_failures, rows))
+        blocks = (
+            table,
+            *_truncation_notes(rows),
+            *charts.draw("outcomes", view, plots.plot_failures, rows),
+        )
         sections.append(Section(view, blocks, level=3))
     return sections
+
+
+def _truncation_notes(rows: Sequence[FailureRow]) -> tuple[str, ...]:
+    """One paragraph per run with truncated outputs: how many, and how to give them room."""
+    return tuple(
+        f"{row.run}: {row.truncated} of {row.n} outputs were truncated: {TRUNCATION_ADVICE}."
+        for row in rows
+        if row.truncated
+    )
 
 
 def _similarity_sections(data, views, charts) -> list[Section]:

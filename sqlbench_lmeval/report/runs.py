@@ -26,12 +26,13 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
+from sqlbench_lmeval.scoring import TRUNCATED
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
     {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error"}
+    | {"gold_error", "truncated"}
 )
 
 #: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.
@@ -55,6 +56,7 @@ class ScoredItem:
     extraction: str | None = None
     extracted_sql: str | None = None
     flags: tuple[str, ...] = ()
+    truncated: bool = False  # the output was cut off by the generation limit
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -80,6 +82,7 @@ class ScoredItem:
             extraction=score.get("extraction"),
             extracted_sql=score.get("extracted_sql"),
             flags=tuple(score.get("flags") or ()),
+            truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
             numbers=MappingProxyType(numbers),
         )
 
