@@ -239,7 +239,10 @@ def _from_text(text: str) -> tuple[_Found, str] | None:
         # One line that starts with the query (a bare answer, or gold used as prediction):
         # nothing to trim, and trying later SELECTs could only carve out a subquery.
         head, _ = _end_of_statement(stripped)
-        return _Found(_clean(head), None, stripped[len(head) :]), "plain"
+        sql = _clean(head)
+        # WITH may lead a data change (WITH ... DELETE): only a parse tells.
+        kind = OTHER if stripped[:4].upper() == "WITH" and _kind(sql) == OTHER else None
+        return _Found(sql, kind, stripped[len(head) :]), "plain"
     found = _statement_in(text)
     if found is not None:
         plain = found.start == len(text) - len(_skip_comments(text))
