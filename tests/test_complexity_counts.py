@@ -339,10 +339,12 @@ def test_gold_query_1_by_hand(schema):
 #   column join equalities of the comma joins are WHERE predicates now;
 # - function_call_count 6.10 -> 5.32: expressions holding a call, so SUM(COALESCE(...)) and
 #   SUM(a) / SUM(b) are one each;
-# - distinct_column_count 20.45 -> 18.77: normalisation writes a CTE's or derived table's column
-#   as the column it passes through (or its definition), so it is no longer a second column.
+# - distinct_column_count 20.45 -> 18.74: normalisation writes a CTE's or derived table's column
+#   as the column it passes through (or its definition), so it is no longer a second column
+#   (18.77 -> 18.74: the outer columns of queries 33, 56 and 60, read through a derived table
+#   over SELECT * unions, now resolve too, and i_item_id / i_manufact_id is the item column).
 GOLD_MEANS = {
-    "distinct_column_count": 18.77,
+    "distinct_column_count": 18.74,
     "join_count": 5.59,
     "where_predicate_count": 13.67,
     "cte_count": 0.67,
