@@ -1,0 +1,87 @@
+"""A real ``lm_eval`` run in which one answer holds a NUL character and another is cut off
+inside ``<think>`` (issue 10): the run completes, those items score 0 (status ``error``,
+reason ``truncated``), every other item scores what its answer deserves, and the report
+counts the truncated output and says how to raise the budget.
+
+The scripted model answers by item id: ``id % 3 == 0`` a query holding NUL, ``id % 3 == 1``
+reasoning cut off inside ``<think>``, else the gold query in a fence. Expected numbers follow
+from that choice and the item's gold health alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.lm_eval_run import run_lm_eval
+
+from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.logiccat.bundle import load_bundle
+from sqlbench_lmeval.report.runs import parse_python_literal
+
+pytestmark = pytest.mark.slow
+
+QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
+MATCHABLE = {"ok", "empty", "all_null"}  # gold statuses a correct query can match
+BUDGET = 777  # passed as --gen_kwargs max_gen_toks=777; must reach the task's config
+
+
+def kind(item_id: int) -> str:
+    return ("nul", "cut_in_think", "gold")[item_id % 3]
+
+
+def scripted_model(records):
+    by_question = {}
+    for record in records:
+        by_question.setdefault(record.question.strip(), record)
+
+    def answer(prompt: str) -> str:
+        record = by_question[QUESTION.search(prompt).group(1).strip()]
+        if kind(record.id) == "nul":
+            # sqlite3 refuses any statement text holding NUL: an execution error.
+            return f"```sql\nSELECT 'a\x00b' AS x FROM ({record.gold_sql})\n```"
+        if kind(record.id) == "cut_in_think":
+            return "<think>\nThe question asks for the pump head. First I need the flow, so"
+        return f"<think>easy</think>\n```sql\n{record.gold_sql}\n```"
+
+    return answer
+
+
+def test_a_run_with_a_nul_and_a_cut_off_answer_completes(logiccat_cache, tmp_path):
+    records = {record.id: record for record in load_bundle(logiccat_cache).records}
+    results, samples = run_lm_eval(
+        "logiccat_mini",
+        answer=scripted_model(records.values()),
+        chat=True,
+        workdir=tmp_path,
+        extra_args=["--limit", "6", "--gen_kwargs", f"max_gen_toks={BUDGET}"],
+        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    )
+    assert results["configs"]["logiccat_mini"]["generation_kwargs"]["max_gen_toks"] == BUDGET
+    mini = samples["logiccat_mini"]
+    assert len(mini) == 6
+    assert {kind(sample["doc"]["id"]) for sample in mini} == {"nul", "cut_in_think", "gold"}
+    for sample in mini:
+        record = records[sample["doc"]["id"]]
+        (logged,) = sample["filtered_resps"]  # the score dict, as lm-eval writes it (repr)
+        score = parse_python_literal(logged)
+        if kind(record.id) == "nul":
+            assert (sample["ves"], sample["ex"]) == (0, 0)
+            assert score["status"] == "error" and "null character" in score["error"]
+        elif kind(record.id) == "cut_in_think":
+            assert (sample["ves"], sample["ex"]) == (0, 0)
+            assert (score["reason"], score["truncated"]) == ("truncated", True)
+        else:
+            runs = record.gold_status in MATCHABLE
+            repeatable = "random" not in record.flags
+            assert (sample["ves"], sample["ex"]) == (int(runs), int(runs and repeatable))
+    want_ex = sum(sample["ex"] for sample in mini) / len(mini)
+    assert results["results"]["logiccat_mini"]["ex,score"] == pytest.approx(want_ex)
+
+    # The report counts the truncated outputs of the run and says how to give them room.
+    truncated = sum(1 for sample in mini if kind(sample["doc"]["id"]) == "cut_in_think")
+    report = tmp_path / "report"
+    assert main(["report", str(tmp_path / "lm_eval_output"), "-o", str(report)]) == 0
+    text = (report / "report.md").read_text(encoding="utf-8")
+    assert f"{truncated} of 6 outputs were truncated" in text
+    assert "--gen_kwargs max_gen_toks=N" in text
