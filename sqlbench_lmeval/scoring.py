@@ -60,9 +60,9 @@ TRUNCATED = "truncated"
 
 #: What to do about truncated outputs (printed by ``score``, shown by ``report``).
 TRUNCATION_ADVICE = (
-    "the output ended inside <think> or inside a ``` block, i.e. at the generation limit; "
-    "raise it with lm_eval --gen_kwargs max_gen_toks=N (task defaults: 512 for logiccat, "
-    "2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
+    "the output ended inside <think> or inside an unclosed code fence, i.e. at the generation "
+    "limit; raise it with lm_eval --gen_kwargs max_gen_toks=N (task defaults: 512 for "
+    "logiccat, 2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
 )
 
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
