@@ -209,11 +209,28 @@ def _resolve_sources(tree: exp.Expression, schema: Mapping) -> None:
         if order is not None:  # names inside ORDER BY expressions sqlglot left to us
             known = {id(c) for c in columns}
             columns += [c for c in order.find_all(exp.Column) if id(c) not in known]
+            _unqualify_misread_aliases(scope, order, schema)
         for column in columns:
             if column.meta.get(_RESOLVED) or id(column) in order_keys:
                 continue
             _resolve_column(scope, column, instance_of, schema)
         _resolve_order_references(scope.expression)
+
+
+def _unqualify_misread_aliases(scope: Scope, order: exp.Order, schema: Mapping) -> None:
+    """``ORDER BY CASE WHEN alias = 0 ...`` over one table: qualify writes ``table.alias``
+    though the table has no such column; the name is the select item's (made bare again)."""
+    names = {item.alias_or_name for item in scope.expression.selects}
+    for column in order.find_all(exp.Column):
+        found = _find_source(scope, column.table) if column.table else None
+        source = found[1] if found else None
+        if (
+            isinstance(source, exp.Table)
+            and source.name in schema
+            and column.name not in schema[source.name]
+            and column.name in names
+        ):
+            column.set("table", None)
 
 
 def _resolve_column(
@@ -227,6 +244,9 @@ def _resolve_column(
     if found is None:
         return  # unknown alias: the name stays as written
     node, source = found
+    if not column.table and isinstance(source, exp.Table) and source.name in schema:
+        if column.name not in schema[source.name]:
+            return  # not the one source's column: a select item's name (see ORDER BY)
     if isinstance(source, exp.Table):
         column.set("table", exp.to_identifier(source.name))
         replacement = column

@@ -16,6 +16,9 @@ Rules (form -> canonical form):
 - tokens of a query read in any dialect -> rendered in DuckDB's dialect (one spelling per structure)
 - ``"Store_Sales"``, ``STORE_SALES`` -> ``store_sales`` (names are case-insensitive)
 - ``ss1.x``, ``store_sales.x``, bare ``x`` (base table) -> ``store_sales.x``
+- bare ``x`` in a query over one source that sqlglot leaves bare (the source is behind ``SELECT *``)
+  -> the column of that source
+- ``SELECT x AS x`` -> ``SELECT x``
 - column ``t.c`` of a CTE or derived table, ``c`` a plain column ``tab.col`` -> ``tab.col`` (through
   any number of CTEs, through ``SELECT *``)
 - column ``t.p`` of a CTE or derived table, ``p`` defined as ``SUM(x)`` -> a column named by the
@@ -27,6 +30,9 @@ Rules (form -> canonical form):
 - ``5 < x``, ``5 = x`` -> ``x > 5``, ``x = 5``
 - ``ORDER BY 2``, ``ORDER BY alias``, ``ORDER BY t.col``, ``ORDER BY col`` of a select item -> the
   select item's expression, resolved as in the select list
+- a select item's name inside an ORDER BY expression (``CASE WHEN alias = 0 ...``), when no source
+  has a column of that name -> the select item's expression (a source's column comes first inside an
+  expression, an output name first as a whole key, as in the engines)
 - ``GROUP BY 1``, ``GROUP BY alias``, alias in HAVING -> the select item's expression (sqlglot's
   ``qualify``)
 - ``JOIN t USING (c)`` -> ``ON a.c = t.c``

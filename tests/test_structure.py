@@ -377,6 +377,48 @@ SAME_STRUCTURE = {
         ),
         ("SELECT i_category AS cat, COUNT(*) AS k FROM item GROUP BY cat HAVING k > 5", "duckdb"),
     ),
+    "a bare column of a query over SELECT * reads its one source": (
+        (
+            "WITH t AS (SELECT ss_item_sk, SUM(ss_quantity) AS q FROM store_sales GROUP BY 1) "
+            "SELECT ss_item_sk, q FROM (SELECT * FROM t UNION ALL SELECT * FROM t) AS x",
+            "duckdb",
+        ),
+        (
+            "WITH t AS (SELECT ss_item_sk, SUM(ss_quantity) AS q FROM store_sales GROUP BY 1) "
+            "SELECT x.ss_item_sk, x.q FROM (SELECT * FROM t UNION ALL SELECT * FROM t) AS x",
+            "duckdb",
+        ),
+    ),
+    "SELECT x AS x is SELECT x": (
+        (
+            "WITH a AS (SELECT i_brand, i_class FROM item) SELECT i_brand AS i_brand, COUNT(*) "
+            "FROM (SELECT * FROM a UNION ALL SELECT * FROM a) AS t GROUP BY i_brand",
+            "duckdb",
+        ),
+        (
+            "WITH a AS (SELECT i_brand, i_class FROM item) SELECT i_brand, COUNT(*) "
+            "FROM (SELECT * FROM a UNION ALL SELECT * FROM a) AS t GROUP BY i_brand",
+            "duckdb",
+        ),
+    ),
+    "a select item's name inside an ORDER BY expression is the item": (
+        (
+            "SELECT i_category AS cat, i_class FROM item "
+            "ORDER BY CASE WHEN cat = 'Books' THEN 0 END",
+            "duckdb",
+        ),
+        (
+            "SELECT i_category, i_class FROM item "
+            "ORDER BY CASE WHEN i_category = 'Books' THEN 0 END",
+            "duckdb",
+        ),
+    ),
+    "ORDER BY q is the output q; inside SUM(q), q is the source's column": (
+        ("SELECT SUM(t.q) AS q FROM (SELECT ss_quantity AS q FROM store_sales) t ORDER BY q",)
+        + ("duckdb",),
+        ("SELECT SUM(t.q) AS q FROM (SELECT ss_quantity AS q FROM store_sales) t ORDER BY SUM(q)",)
+        + ("duckdb",),
+    ),
     "numbers are folded and written canonically": (
         ("SELECT 1 FROM date_dim WHERE d_year = 2000 + 1 AND d_moy > -(5.00)", "duckdb"),
         ("SELECT 1 FROM date_dim WHERE d_year = 2001 AND d_moy > -5", "duckdb"),
@@ -402,8 +444,9 @@ SAME_STRUCTURE = {
         ),
     ),
     "parentheses around a single column or call group nothing": (
-        ("SELECT (SUM(ss_quantity)) / (ss_item_sk) FROM store_sales GROUP BY 2", "duckdb"),
-        ("SELECT SUM(ss_quantity) / ss_item_sk FROM store_sales GROUP BY 2", "duckdb"),
+        ("SELECT (SUM(ss_quantity)) / (ss_item_sk) FROM store_sales GROUP BY ss_item_sk",)
+        + ("duckdb",),
+        ("SELECT SUM(ss_quantity) / ss_item_sk FROM store_sales GROUP BY ss_item_sk", "duckdb"),
     ),
     "a cast to a number type is no structure": (
         ("SELECT CAST(SUM(ss_quantity) AS DOUBLE) / 3 FROM store_sales", "duckdb"),
@@ -453,6 +496,18 @@ SAME_STRUCTURE = {
 def test_normalisation_rule_gives_the_same_structure(rule, schema):
     (first, first_dialect), (second, second_dialect) = SAME_STRUCTURE[rule]
     assert features(first, schema, first_dialect) == features(second, schema, second_dialect)
+    # Both resolved their names: the equality is not two unresolved spellings agreeing.
+    assert structure_of(first, first_dialect, schema).qualified
+    assert structure_of(second, second_dialect, schema).qualified
+
+
+def test_order_by_an_output_name_is_the_output(schema):
+    found = features(
+        "SELECT SUM(t.q) AS q FROM (SELECT ss_quantity AS q FROM store_sales) t ORDER BY q", schema
+    )
+    # ORDER BY q is the select item SUM(t.q), and t.q is store_sales.ss_quantity: the aggregate
+    # twice (select list and ORDER BY), never SUM(SUM(...)).
+    assert found["aggregation"] == {"SUM(store_sales.ss_quantity)": 2}
 
 
 #: Date arithmetic on a literal, in every spelling sqlglot reads, is the date it computes.
