@@ -313,6 +313,11 @@ def _source_of(column: exp.Column) -> object:
     return column.meta.get(SOURCE, column.table or None)
 
 
+def _instance_order(source: object) -> tuple:
+    """Instances in query order (numbers); alias names (unresolved queries) after, by name."""
+    return (0, source, "") if isinstance(source, int) else (1, 0, str(source))
+
+
 def _predicate_token(predicate: exp.Expression) -> str:
     # Subqueries are placeholders: their own predicates are collected where they are.
     return render(_orient(_tag_instances(placeholder_subqueries(predicate))))
@@ -326,7 +331,7 @@ def _tag_instances(predicate: exp.Expression) -> exp.Expression:
     for column in predicate.find_all(exp.Column):
         columns.setdefault(_column_token(column), []).append(column)
     for token, same in columns.items():
-        instances = sorted({_source_of(c) for c in same}, key=str)
+        instances = sorted({_source_of(c) for c in same}, key=_instance_order)
         if len(instances) < 2:
             continue
         for column in same:

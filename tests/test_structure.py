@@ -565,6 +565,19 @@ def test_a_self_join_comparison_keeps_its_direction(schema):
     assert forward["joins"] == {"store_sales.ss_item_sk = store_sales.ss_item_sk": 1}
 
 
+def test_instance_numbers_follow_the_query_order_past_nine(schema):
+    # a and b are the 10th and 11th table references (instances 9 and 10 counting from 0):
+    # a is still #1 and b #2, as in the query with the two alone (numbers, not text, ordered).
+    many = (
+        "SELECT 1 FROM item, store, store_sales, web_sales, catalog_sales, customer, "
+        "customer_address, promotion, reason, date_dim a, date_dim b WHERE a.d_date > b.d_date"
+    )
+    two = "SELECT 1 FROM date_dim a, date_dim b WHERE a.d_date > b.d_date"
+    expected = {"date_dim.d_date#1 > date_dim.d_date#2": 1}
+    assert features(many, schema)["where_predicates"] == expected
+    assert features(two, schema)["where_predicates"] == expected
+
+
 def test_a_correlated_column_resolves_to_its_outer_source(schema):
     found = features(
         "SELECT 1 FROM store_sales o WHERE o.ss_quantity > "
