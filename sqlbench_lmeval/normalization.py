@@ -99,15 +99,7 @@ def normalize(
     try:
         # qualify works in place: on a failure the rules are applied again to a fresh copy
         # (cheaper than a copy kept for the rare failure).
-        resolved = qualify(
-            _before_names(tree.copy(), dialect),
-            dialect=dialect,
-            schema=_sqlglot_schema(schema, dialect),
-            expand_stars=False,
-            validate_qualify_columns=False,
-            quote_identifiers=False,
-            identify=False,
-        )
+        resolved = qualify_names(_before_names(tree.copy(), dialect), dialect, schema)
         # Again: qualify writes names in the dialect's case (Snowflake's are upper case).
         _resolve_sources(_lowercase_identifiers(resolved), schema or {})
         tree = resolved
@@ -119,6 +111,21 @@ def normalize(
     for identifier in tree.find_all(exp.Identifier):
         identifier.set("quoted", False)  # tokens are compared, never run
     return tree, qualified
+
+
+def qualify_names(tree: exp.Expression, dialect: str, schema: Mapping | None) -> exp.Expression:
+    """sqlglot's ``qualify`` of ``tree`` in place, as the structure metrics use it: every column
+    attached to its source, select items aliased, ``*`` left as written (its columns would be
+    features nobody wrote), names not quoted."""
+    return qualify(
+        tree,
+        dialect=dialect,
+        schema=_sqlglot_schema(schema, dialect),
+        expand_stars=False,
+        validate_qualify_columns=False,
+        quote_identifiers=False,
+        identify=False,
+    )
 
 
 def _before_names(tree: exp.Expression, dialect: str) -> exp.Expression:

@@ -17,9 +17,9 @@ from statistics import fmean
 import pytest
 import sqlglot
 from sqlglot import exp
-from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from sqlbench_lmeval.normalization import qualify_names
 from sqlbench_lmeval.structure import similarity, structure_of
 from sqlbench_lmeval.tpcds.data import gold_queries, schema_mapping
 
@@ -48,15 +48,7 @@ def qualified_tree(sql: str, schema) -> exp.Expression:
                 if isinstance(key.this, exp.Literal) and not key.this.is_string:
                     hidden.append((key, key.this))
                     key.set("this", exp.Var(this=f"position_{len(hidden)}"))
-    tree = qualify(
-        tree,
-        dialect=DIALECT,
-        schema=schema,
-        expand_stars=False,
-        validate_qualify_columns=False,
-        quote_identifiers=False,
-        identify=False,
-    )
+    tree = qualify_names(tree, DIALECT, schema)
     for key, position in hidden:
         key.set("this", position)
     return tree
