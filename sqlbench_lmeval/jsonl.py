@@ -8,12 +8,33 @@ from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
 
+#: Longest line read (a model output is far shorter); a longer one is refused, not loaded.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
 
 def read_lines(path: str | Path, what: str) -> list[str]:
     """The lines of a UTF-8 text file; a UserError saying which ``what`` could not be read."""
+    return [line for _, line in numbered_lines(path, what)]
+
+
+def numbered_lines(path: str | Path, what: str) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` per line, read one at a time; a UserError names the file, and the
+    line when one is not UTF-8 or longer than MAX_LINE_BYTES. Lines end at ``\n`` only: a
+    U+2028 inside a JSON string is text, not a line break."""
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
+                if len(raw) > MAX_LINE_BYTES:
+                    limit = MAX_LINE_BYTES >> 20
+                    raise UserError(f"{path}:{number}: {what} line longer than {limit} MiB")
+                try:
+                    yield number, raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as error:
+                    raise UserError(
+                        f"{path}:{number}: {what} line is not UTF-8 text "
+                        f"({error.reason} at byte {error.start})"
+                    ) from error
+    except OSError as error:
         raise UserError(f"cannot read {what} {path}: {error}") from error
 
 
@@ -25,7 +46,7 @@ def read_objects(
     A line that is not JSON, not an object, or lacks a ``required`` key is a UserError naming
     ``path:N``. Python's json reads the bare ``NaN`` that lm-eval writes.
     """
-    for number, line in enumerate(read_lines(path, what), start=1):
+    for number, line in numbered_lines(path, what):
         if not line.strip():
             continue
         where = f"{path}:{number}"
