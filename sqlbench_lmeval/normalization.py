@@ -330,8 +330,9 @@ def _resolve_order_references(query: exp.Expression) -> None:
         key = ordered.this
         if is_position(key):
             position = int(Decimal(key.this))
-            if 0 < position <= len(query.selects) and query.selects[position - 1] in items:
-                ordered.set("this", query.selects[position - 1].unalias().copy())
+            selected = query.selects[position - 1] if 0 < position <= len(query.selects) else None
+            if selected is not None and not isinstance(selected.unalias(), exp.Star):
+                ordered.set("this", selected.unalias().copy())
             continue
         for column in list(key.find_all(exp.Column)):
             # qualify qualifies every column it resolves; a bare one names a select item.
@@ -386,7 +387,7 @@ def _fold_constants(tree: exp.Expression, dialect: str) -> exp.Expression:
     """All constant rules, in the order they depend on each other."""
     tree = _fold_numbers(_drop_numeric_casts(_writer_spellings(tree)))
     tree = _fold_constant_cases(tree)
-    tree = _fold_dates(tree, dialect)
+    tree = _fold_dates(_date_calls(tree), dialect)
     tree = _drop_identity_operations(tree)
     tree = _uncast_date_literals(tree)
     tree = _normalize_intervals(tree)
@@ -615,7 +616,30 @@ def _date_arithmetic(node: exp.Expression, dialect: str) -> dt.date | None:
     if value is None or parts is None:
         return None
     amount, unit = parts
-    return _shift(value, sign * amount, unit)
+    try:
+        return _shift(value, sign * amount, unit)
+    except (OverflowError, ValueError):  # past year 9999 or before year 1: left as written
+        return None
+
+
+def _date_calls(tree: exp.Expression) -> exp.Expression:
+    """Date functions in the forms the date rules read: ``DATE('2000-08-23')`` and
+    ``TO_DATE('2000-08-23')`` (no format) -> ``CAST('2000-08-23' AS DATE)``;
+    ``DATEADD(day, 14, d)`` where the dialect read knows no DATEADD (DuckDB reads it as an
+    unknown function) -> ``DATE_ADD(d, 14, day)``, as T-SQL and Snowflake mean it."""
+    for node in list(tree.find_all(exp.Date, exp.TsOrDsToDate, exp.Anonymous)):
+        if isinstance(node, exp.Anonymous):
+            arguments = node.expressions
+            if node.name.upper() != "DATEADD" or len(arguments) != 3:
+                continue
+            unit, amount, start = arguments
+            new = exp.DateAdd(this=start, expression=amount, unit=exp.var(unit.name.upper()))
+        elif isinstance(node.this, exp.Literal) and not node.args.get("format"):
+            new = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
+        else:
+            continue
+        tree = _replace(tree, node, new)
+    return tree
 
 
 def _fold_dates(tree: exp.Expression, dialect: str) -> exp.Expression:

@@ -41,6 +41,10 @@ Rules (form -> canonical form):
   DAY)``, ``DATEADD(day, 14, d)``, ``date_add(d, 14)``, ``CAST(d AS DATE) + 14`` (DuckDB,
   PostgreSQL, Snowflake, Oracle, Redshift) -> ``'2000-09-06'`` (months clamp to the month's last
   day); ``-`` likewise
+- ``DATE('2000-08-23')``, ``TO_DATE('2000-08-23')`` (no format) -> ``CAST('2000-08-23' AS DATE)``
+  (then the date rules)
+- ``DATEADD(day, 14, d)`` read by a dialect without DATEADD (DuckDB) -> ``DATE_ADD(d, 14, day)``,
+  T-SQL's and Snowflake's meaning
 - ``CAST('2000-01-27' AS DATE)``, ``DATE '2000-01-27'`` -> ``'2000-01-27'``
 - ``INTERVAL '30 days'``, ``INTERVAL 30 DAY`` (not on a date literal) -> ``INTERVAL '30' DAY``
 - ``x * 1``, ``1 * x``, ``x * 1.0000``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0`` -> ``x``

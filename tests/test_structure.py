@@ -530,6 +530,12 @@ DATE_SPELLINGS = [
     ("d_date > DATE '2000-02-29' + INTERVAL 1 YEAR", "duckdb", "2001-02-28"),
     ("d_date > DATE '2000-11-15' + INTERVAL 1 QUARTER", "duckdb", "2001-02-15"),
     ("d_date > DATE_SUB(DATE '2000-03-01', INTERVAL 1 DAY)", "mysql", "2000-02-29"),
+    # Other dialects' spellings that DuckDB reads without complaint (no parse fallback):
+    ("d_date > DATEADD(day, 14, '2000-08-23')", "duckdb", "2000-09-06"),
+    ("d_date > DATE('2000-08-23') + INTERVAL 14 DAY", "duckdb", "2000-09-06"),
+    ("d_date > DATE('2000-08-23') + 14", "duckdb", "2000-09-06"),
+    ("d_date > TO_DATE('2000-08-23') + 14", "snowflake", "2000-09-06"),
+    ("d_date > DATE_ADD(DATE('2000-08-23'), INTERVAL 14 DAY)", "mysql", "2000-09-06"),
 ]
 
 
@@ -538,6 +544,11 @@ def test_date_arithmetic_on_a_literal_is_the_date(condition, dialect, date, sche
     found = features(f"SELECT d_date_sk FROM date_dim WHERE {condition}", schema, dialect)
     assert found["where_predicates"] == {f"date_dim.d_date > '{date}'": 1}
     assert found["constants"] == {date: 1}
+
+
+def test_date_arithmetic_past_the_calendar_is_left_as_written(schema):
+    found = features("SELECT 1 FROM date_dim WHERE d_date > DATE '9999-12-31' + 1", schema)
+    assert found["where_predicates"] == {"date_dim.d_date > '9999-12-31' + 1": 1}
 
 
 def test_a_date_plus_a_number_is_arithmetic_in_mysql(schema):
