@@ -76,8 +76,10 @@ Features (each a multiset, "bag", of string tokens):
   (NOT directly on a basic predicate stays part of it: ``NOT EXISTS``, ``NOT IN``). Column =
   column equalities between two different sources are joins, not predicates. A subquery inside
   a predicate is written ``(subquery)``: its own predicates are collected where it is.
-  Comparisons are written in a canonical orientation (``5 < x`` is ``x > 5``, equality operands
-  sorted) and IN lists are sorted.
+  Comparisons are written in a canonical orientation (the side that reads data first: ``5 < x``
+  is ``x > 5``, ``5 < COUNT(*)`` is ``COUNT(*) > 5``; two sides alike in text order), IN lists
+  are sorted, and two instances of one column in a predicate carry their instance tag
+  (``p#1 > p#2``).
 - ``constants``: every literal (after folding), including LIMIT values; not type parameters
   (``DECIMAL(7, 2)``), not ORDER BY/GROUP BY positions, not NULL or booleans.
 - ``functions``: names of the non-aggregate function calls, window functions included (``RANK``,
