@@ -339,7 +339,9 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         # Carried per item so a sample log alone says which rules judged it.
         "comparison_version": COMPARISON_VERSION,
     }
-    if pred is not None:
+    if failure is not None:  # refused or failed: nothing to compare, every number stays 0
+        result["reason"] = failure.reason
+    elif pred is not None:
         try:
             verdict = compare(pred, gold_outcome, ordered=ordered)
         except Exception as error:
@@ -353,8 +355,6 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         )
         if run is not None and run.error is not None:
             result["reason"] = TRANSPILE_ERROR
-        if failure is not None:
-            result["reason"] = failure.reason
         elif result["truncated"] and not result["ex"]:
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED

@@ -181,3 +181,87 @@ def test_limits_reach_the_engine(database):
         progress=False,
     )
     assert (score["status"], score["ves"]) == ("too_many_rows", 0)
+
+
+# -- total scoring: a failure at any stage is the item's outcome, the others are untouched ----
+
+
+def _boom(*args, **kwargs):
+    raise ValueError("embedded null character")
+
+
+def _second_answer(args) -> bool:
+    """Is this call about the second item's answer (text "SELECT 2", or its result row 2)?"""
+    return any("SELECT 2" in str(arg) or getattr(arg, "rows", None) == ((2,),) for arg in args)
+
+
+@pytest.mark.parametrize(
+    ("target", "stage"),
+    [
+        ("sqlbench_lmeval.scoring.extract_sql", "extract"),
+        ("sqlbench_lmeval.scoring.engine_sql", "transpile"),
+        ("sqlbench_lmeval.scoring.compare", "compare"),
+    ],
+)
+def test_a_stage_that_raises_fails_only_its_item(database, monkeypatch, target, stage):
+    import sqlbench_lmeval.scoring as scoring
+
+    real = getattr(scoring, target.rsplit(".", 1)[1])
+
+    def flaky(*args, **kwargs):
+        if _second_answer(args):  # fails for the second item only
+            _boom()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, flaky)
+    items = [item(database, i, f"SELECT {i}") for i in (1, 2, 3)]
+    scores = score_items(items, ["SELECT 1", "SELECT 2", "SELECT 3"], progress=False)
+    assert [(s["status"], s["ex"]) for s in scores] == [("ok", 1), ("error", 0), ("ok", 1)]
+    failed = scores[1]
+    assert failed["reason"] == f"{stage}: ValueError: embedded null character"
+    assert failed["error"] == failed["reason"]
+    assert (failed["ves"], failed["ex_strict"], failed["ex_set"]) == (0, 0, 0)
+
+
+def test_item_metrics_that_raise_fail_the_item_with_no_sql_numbers(database):
+    def metrics(item, sql):
+        if sql == "SELECT 2":
+            _boom()
+        return {"length": len(sql or "")}
+
+    items = [item(database, i, f"SELECT {i}") for i in (1, 2)]
+    first, second = score_items(
+        items, ["SELECT 1", "SELECT 2"], item_metrics=metrics, progress=False
+    )
+    assert (first["status"], first["ex"], first["length"]) == ("ok", 1, 8.0)
+    # The failed item keeps the metric (its value for "no SQL"), so every item has the same keys.
+    assert (second["status"], second["ex"], second["length"]) == ("error", 0, 0.0)
+    assert second["reason"] == "structure: ValueError: embedded null character"
+
+
+def test_an_execution_batch_that_raises_fails_every_item(database, monkeypatch):
+    monkeypatch.setattr("sqlbench_lmeval.scoring.execute_many", _boom)
+    scores = score_items([item(database, 1, "SELECT 1")], ["SELECT 1"], progress=False)
+    assert [(s["status"], s["ex"], s["reason"]) for s in scores] == [
+        ("error", 0, "execute: ValueError: embedded null character")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "reason", "truncated"),
+    [
+        # sqlite3 refuses a statement holding NUL: an execution error, as in the seed's recipe.
+        ("SELECT name FROM pump WHERE name = '\x00'", "error", "pred_error", False),
+        ("SELECT 1; SELECT 2", "error", "multiple_statements", False),
+        ("```sql\nUPDATE pump SET flow = 0\n```", "error", "not_read_only", False),
+        ("<think>\nThe flows are", "no_sql", "truncated", True),
+        ("```sql\nSELECT name, flow * head FROM", "error", "truncated", True),
+        # Cut off inside the fence after a complete query: it runs and matches; only marked.
+        (f"```sql\n{FLOW_TIMES_HEAD}", "ok", "match", True),
+    ],
+)
+def test_refused_failed_and_truncated_answers(database, raw, status, reason, truncated):
+    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    assert (score["status"], score["reason"], score["truncated"]) == (status, reason, truncated)
+    assert score["ex"] == int(reason == "match")
+    assert aggregate([score])["n_truncated"] == int(truncated)
