@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.report import analyse, read_runs
 
 try:
@@ -159,7 +160,8 @@ def test_report_on_two_real_lm_eval_runs(tmp_path, capsys):
     assert main(["report", *specs, "--output", str(out), "--resamples", "500"]) == 0
     assert "report on good, weak" in capsys.readouterr().out
     markdown = (out / "report.md").read_text()
-    assert "| good | tiny_sql | 6 | 1 | tiny-v1 |" in markdown  # runs keep their given names
+    # Runs keep their given names; items carry the comparison version that judged them.
+    assert f"| good | tiny_sql | 6 | {COMPARISON_VERSION} | tiny-v1 |" in markdown
     assert "| good | weak | 6 (A 6, B 6) | 0.833 | 0.333 | +0.500 [" in markdown
     for name in ("scores-tiny_sql.png", "paired-tiny_sql.png", "outcomes-tiny_sql.png"):
         assert (out / name).stat().st_size > 5_000
