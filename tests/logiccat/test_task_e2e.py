@@ -8,43 +8,37 @@ health alone, so the test does not lean on the scoring code it checks.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 
 import pytest
+from support import logiccat_answers
 from support.lm_eval_run import run_lm_eval
+from support.logiccat_answers import gold_answer_scores
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 
 pytestmark = pytest.mark.slow
 
-QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
 # A query that runs on every LogicCat database and answers none of its questions.
 WRONG_SQL = "SELECT 'not the answer' AS x, 42 AS y"
-# Gold statuses whose gold result a correct query can match.
-MATCHABLE = {"ok", "empty", "all_null"}
 
 
 def choice(item_id: int) -> str:
     return ("gold", "wrong", "prose")[item_id % 3]
 
 
+def respond(record) -> str:
+    kind = choice(record.id)
+    if kind == "gold":
+        return f"Here is the query:\n```sql\n{record.gold_sql}\n```"
+    if kind == "wrong":
+        return f"```sql\n{WRONG_SQL}\n```"
+    return "I would need to know more about the pumps before answering."
+
+
 def scripted_model(records):
-    by_question = {}
-    for record in records:
-        by_question.setdefault(record.question.strip(), record)
-
-    def answer(prompt: str) -> str:
-        record = by_question[QUESTION.search(prompt).group(1).strip()]
-        kind = choice(record.id)
-        if kind == "gold":
-            return f"Here is the query:\n```sql\n{record.gold_sql}\n```"
-        if kind == "wrong":
-            return f"```sql\n{WRONG_SQL}\n```"
-        return "I would need to know more about the pumps before answering."
-
-    return answer
+    return logiccat_answers.scripted_model(records, respond)
 
 
 def expected(record) -> tuple[int, int]:
@@ -54,9 +48,7 @@ def expected(record) -> tuple[int, int]:
         return 0, 0
     if kind == "wrong":
         return 1, 0
-    runs = record.gold_status in MATCHABLE
-    repeatable = "random" not in record.flags
-    return int(runs), int(runs and repeatable)
+    return gold_answer_scores(record)
 
 
 def check_samples(samples, records_by_id):

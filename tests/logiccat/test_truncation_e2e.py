@@ -10,10 +10,9 @@ from that choice and the item's gold health alone.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from support.lm_eval_run import run_lm_eval
+from support.logiccat_answers import gold_answer_scores, scripted_model
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.logiccat.bundle import load_bundle
@@ -21,8 +20,6 @@ from sqlbench_lmeval.report.runs import parse_python_literal
 
 pytestmark = pytest.mark.slow
 
-QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
-MATCHABLE = {"ok", "empty", "all_null"}  # gold statuses a correct query can match
 BUDGET = 777  # passed as --gen_kwargs max_gen_toks=777; must reach the task's config
 
 
@@ -30,28 +27,20 @@ def kind(item_id: int) -> str:
     return ("nul", "cut_in_think", "gold")[item_id % 3]
 
 
-def scripted_model(records):
-    by_question = {}
-    for record in records:
-        by_question.setdefault(record.question.strip(), record)
-
-    def answer(prompt: str) -> str:
-        record = by_question[QUESTION.search(prompt).group(1).strip()]
-        if kind(record.id) == "nul":
-            # sqlite3 refuses any statement text holding NUL: an execution error.
-            return f"```sql\nSELECT 'a\x00b' AS x FROM ({record.gold_sql})\n```"
-        if kind(record.id) == "cut_in_think":
-            return "<think>\nThe question asks for the pump head. First I need the flow, so"
-        return f"<think>easy</think>\n```sql\n{record.gold_sql}\n```"
-
-    return answer
+def respond(record) -> str:
+    if kind(record.id) == "nul":
+        # sqlite3 refuses any statement text holding NUL: an execution error.
+        return f"```sql\nSELECT 'a\x00b' AS x FROM ({record.gold_sql})\n```"
+    if kind(record.id) == "cut_in_think":
+        return "<think>\nThe question asks for the pump head. First I need the flow, so"
+    return f"<think>easy</think>\n```sql\n{record.gold_sql}\n```"
 
 
 def test_a_run_with_a_nul_and_a_cut_off_answer_completes(logiccat_cache, tmp_path):
     records = {record.id: record for record in load_bundle(logiccat_cache).records}
     results, samples = run_lm_eval(
         "logiccat_mini",
-        answer=scripted_model(records.values()),
+        answer=scripted_model(records.values(), respond),
         chat=True,
         workdir=tmp_path,
         extra_args=["--limit", "6", "--gen_kwargs", f"max_gen_toks={BUDGET}"],
@@ -72,9 +61,7 @@ def test_a_run_with_a_nul_and_a_cut_off_answer_completes(logiccat_cache, tmp_pat
             assert (sample["ves"], sample["ex"]) == (0, 0)
             assert (score["reason"], score["truncated"]) == ("truncated", True)
         else:
-            runs = record.gold_status in MATCHABLE
-            repeatable = "random" not in record.flags
-            assert (sample["ves"], sample["ex"]) == (int(runs), int(runs and repeatable))
+            assert (sample["ves"], sample["ex"]) == gold_answer_scores(record)
     want_ex = sum(sample["ex"] for sample in mini) / len(mini)
     assert results["results"]["logiccat_mini"]["ex,score"] == pytest.approx(want_ex)
 
