@@ -75,6 +75,16 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _json_output(path: str):
+    """``path`` opened for JSON written with ``ensure_ascii=False``.
+
+    A lone surrogate (a raw model output may hold one) cannot be UTF-8: ``backslashreplace``
+    writes it as the escape \\udXXX, which only occurs inside a JSON string, where it is the
+    JSON escape of that very character, so the file reads back to the same text.
+    """
+    return open(path, "w", encoding="utf-8", errors="backslashreplace")
+
+
 def _data_kwargs(args: argparse.Namespace) -> dict:
     options = {"source": args.source, "scale_factor": args.scale_factor}
     return {name: value for name, value in options.items() if value is not None}
@@ -100,9 +110,7 @@ def _score(args: argparse.Namespace) -> int:
         dialect=args.dialect,
         **_data_kwargs(args),
     )
-    # A lone surrogate (a raw output may hold one) cannot be UTF-8: backslashreplace writes it
-    # as the JSON escape \udXXX, inside a JSON string, so the file reads back to the same text.
-    with open(args.output, "w", encoding="utf-8", errors="backslashreplace") as out:
+    with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
         out.write("\n")
@@ -198,7 +206,7 @@ def _gold(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         **_data_kwargs(args),
     )
-    with open(args.output, "w", encoding="utf-8") as out:
+    with _json_output(args.output) as out:
         for line in lines:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
     print(f"{args.benchmark}: gold results of {len(lines)} items written to {args.output}")
