@@ -242,9 +242,21 @@ ONE_STATEMENT_CASES = [
 ]
 
 
-def check_one_statement_cases(scores: list[dict]) -> None:
-    """Each score of ONE_STATEMENT_CASES (in order) has the row's status, reason, VES and EX."""
-    assert len(scores) == len(ONE_STATEMENT_CASES)
+def check_one_statement_cases(item, gold_cache_dir, **hooks) -> None:
+    """Score every answer of ONE_STATEMENT_CASES to ``item`` (``hooks``: the benchmark's, for
+    ``score_items``); each gets its row's status, reason, VES and EX."""
+    from sqlbench_lmeval.execution import GoldCache
+    from sqlbench_lmeval.scoring import score_items
+
+    gold = item.gold_sql.strip().rstrip(";")
+    answers = [case[1].format(gold=gold) for case in ONE_STATEMENT_CASES]
+    scores = score_items(
+        [item] * len(answers),
+        answers,
+        gold_cache=GoldCache(gold_cache_dir),
+        progress=False,
+        **hooks,
+    )
     for (case, _, status, reason, ves, ex), score in zip(ONE_STATEMENT_CASES, scores, strict=True):
         got = (score["status"], score["reason"], score["ves"], score["ex"])
         assert got == (status, reason, ves, ex), case
