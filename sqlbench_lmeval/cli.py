@@ -55,6 +55,12 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument(
+        "--preview-rows",
+        type=int,
+        default=5,
+        help="result rows of gold and prediction kept per item for the explorer (default: 5)",
+    )
+    parser.add_argument(
         "--dialect",
         help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
         "translated to the engine's before they run (default: the engine's, sqlite for "
@@ -107,6 +113,7 @@ def _score(args: argparse.Namespace) -> int:
         limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
+        preview_rows=args.preview_rows,
         dialect=args.dialect,
         **_data_kwargs(args),
     )
@@ -286,6 +293,30 @@ def _report(args: argparse.Namespace) -> int:
     )
     names = ", ".join(run.name for run in runs)
     print(f"report on {names}: wrote {files.markdown}, {files.html} and {len(files.images)} PNGs")
+    return 0
+
+
+def _explore_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="as for report: an lm-eval --output_path folder written with --log_samples, or a "
+        "`sqlbench-lmeval score` JSON; NAME=PATH names the run",
+    )
+    parser.add_argument("--output", "-o", required=True, help="folder for explorer.html")
+
+
+@_register("explore", "write explorer.html: every item, each run's verdict, filters, SQL diffs")(
+    _explore_args
+)
+def _explore(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.report import read_runs
+    from sqlbench_lmeval.report.explorer import write_explorer
+
+    runs = read_runs(args.runs)
+    path = write_explorer(runs, args.output)
+    print(f"explorer on {', '.join(run.name for run in runs)}: wrote {path}")
     return 0
 
 

@@ -19,6 +19,7 @@ from lm_eval.api.filter import Filter
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring import EXECUTION_METRICS, Failure, Item, failed_score, score_items
 
 #: Environment overrides for a run through lm-eval, whose filters take no CLI options.
@@ -34,6 +35,11 @@ def limits_from_env() -> Limits:
 def workers_from_env() -> int | None:
     workers = os.environ.get(WORKERS_ENV)
     return int(workers) if workers else None
+
+
+def preview_rows_from_env() -> int:
+    rows = os.environ.get(PREVIEW_ROWS_ENV)
+    return int(rows) if rows else PREVIEW_ROWS
 
 
 def gold_cache() -> GoldCache:
@@ -75,6 +81,7 @@ class ExecuteAndScore(Filter):
                 limits=limits_from_env(),
                 workers=workers_from_env(),
                 gold_cache=gold_cache(),
+                preview_rows=preview_rows_from_env(),
                 **scoring_hooks(self.module),
             )
         except Exception as error:

@@ -22,6 +22,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.preview import PREVIEW_ROWS
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
 
@@ -55,6 +56,7 @@ def score_predictions(
     limits: Limits = Limits(),
     workers: int | None = None,
     progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
     **options,
 ) -> dict:
     """Score ``{id: raw output}`` against every item of ``benchmark``; the output JSON object.
@@ -77,6 +79,7 @@ def score_predictions(
         workers=workers,
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
         progress=progress,
+        preview_rows=preview_rows,
         **scoring_hooks(module),
     )
     # The raw output beside the extracted and the executed SQL, so an item explains itself.

@@ -42,6 +42,7 @@ from sqlbench_lmeval.execution import (
     execute_many,
 )
 from sqlbench_lmeval.extract import MULTIPLE_STATEMENTS, NOT_READ_ONLY, Extraction, extract_sql
+from sqlbench_lmeval.preview import PREVIEW_ROWS, result_preview
 
 #: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
 EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set")
@@ -168,6 +169,7 @@ def score_items(
     prompt_tail: str = "",
     transpile: Transpile | None = None,
     progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
 ) -> list[dict]:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
 
@@ -175,6 +177,8 @@ def score_items(
     with status ``missing`` and not executed. ``transpile`` translates predictions written in
     another dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a
     failed translation is status ``error`` with reason ``transpile_error``, not executed.
+    Each score keeps the first ``preview_rows`` rows of gold's and the prediction's result
+    (``gold_preview``, ``prediction_preview``; see ``preview``).
     """
     if len(items) != len(raw_outputs):
         raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
@@ -214,10 +218,14 @@ def score_items(
     for i, failure in enumerate(failures):
         if failure is not None:  # refused or failed before running: nothing ran
             outcomes[i] = Outcome(Status.ERROR, error=failure.error)
-    return [
+    scores = [
         _scored(*parts, item_metrics)
         for parts in zip(items, extractions, runs, outcomes, gold, ordered, failures, strict=True)
     ]
+    for score, gold_outcome, outcome in zip(scores, gold, outcomes, strict=True):
+        score["gold_preview"] = result_preview(gold_outcome, preview_rows)
+        score["prediction_preview"] = result_preview(outcome, preview_rows)
+    return scores
 
 
 def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:

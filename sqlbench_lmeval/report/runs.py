@@ -35,6 +35,20 @@ _KNOWN_FIELDS = frozenset(
     | {"gold_error", "truncated"}
 )
 
+#: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and
+#: what the score dict or the lm-eval sample says about the question and the answer.
+DETAIL_FIELDS = (
+    "gold_preview",
+    "prediction_preview",
+    "executed_sql",
+    "gold_error",
+    "raw_output",
+    "question",
+    "gold_sql",
+    "db_path",
+    "prompt",
+)
+
 #: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.
 UNKNOWN_STATUS = "unknown"
 
@@ -59,6 +73,8 @@ class ScoredItem:
     truncated: bool = False  # the output was cut off by the generation limit
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
+    details: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def from_score(cls, score: Mapping) -> ScoredItem:
@@ -84,6 +100,9 @@ class ScoredItem:
             flags=tuple(score.get("flags") or ()),
             truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
             numbers=MappingProxyType(numbers),
+            details=MappingProxyType(
+                {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}
+            ),
         )
 
 
@@ -338,6 +357,8 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
             score = _from_metrics(sample, doc)
             if score is None:
                 continue  # another filter's line, or a line without our metrics
+        for key, value in _sample_details(sample, doc).items():
+            score.setdefault(key, value)
         if doc.get("dataset_version"):
             dataset_versions.add(str(doc["dataset_version"]))
         try:
@@ -359,6 +380,21 @@ def _doc_fields(doc: Mapping) -> dict:
     if doc.get("gold_status"):
         fields["gold_status"] = doc["gold_status"]
     return {key: value for key, value in fields.items() if value is not None}
+
+
+def _sample_details(sample: Mapping, doc: Mapping) -> dict:
+    """The question, gold SQL, database, prompt and raw answer a samples line records."""
+    details = {key: doc.get(key) for key in ("question", "gold_sql", "db_path")}
+    # lm-eval logs a request's arguments as {"gen_args_0": {"arg_0": prompt, "arg_1": ...}}.
+    arguments = sample.get("arguments")
+    first = next(iter(arguments.values()), None) if isinstance(arguments, dict) else None
+    if isinstance(first, dict):
+        details["prompt"] = first.get("arg_0")
+    responses = sample.get("resps")
+    while isinstance(responses, (list, tuple)) and responses:
+        responses = responses[0]
+    details["raw_output"] = responses if isinstance(responses, str) else None
+    return {key: value for key, value in details.items() if isinstance(value, str)}
 
 
 def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:

@@ -1,0 +1,442 @@
+// sqlbench-lmeval explorer: plain JavaScript, no libraries, no network.
+// Every text from the data goes into the page through textContent (never innerHTML), so a
+// question, SQL or result cell is always shown as text, whatever it holds.
+"use strict";
+
+(function () {
+  const DATA = JSON.parse(document.getElementById("explorer-data").textContent);
+  const RUNS = DATA.runs;
+  const ITEMS = DATA.items;
+  const VERDICTS = DATA.verdicts;
+  const PAGE = 200; // rows drawn at once; "Show all" draws the rest
+  const MAX_DIFF_CELLS = 250000; // token LCS table size above which SQL is shown undiffed
+
+  // Lower-case text the free-text search looks in: question, gold SQL, every extracted SQL.
+  for (const item of ITEMS) {
+    const parts = [item.question || "", item.gold_sql || ""];
+    for (const result of item.results) if (result) parts.push(result.extracted_sql || "");
+    item.haystack = parts.join("\n").toLowerCase();
+    item.flagText = (item.flags || []).join(", ");
+  }
+
+  const state = {
+    search: "",
+    category: "",
+    goldStatus: "",
+    flag: "",
+    verdicts: RUNS.map(() => ""),
+    pairA: "",
+    pairB: "",
+    sortKey: "key",
+    sortDir: 1,
+    shown: PAGE,
+    selected: null,
+  };
+
+  // --- small DOM helpers ---------------------------------------------------------------------
+
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (value === undefined || value === null) continue;
+      if (name === "text") node.textContent = String(value);
+      else if (name === "className") node.className = value;
+      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, String(value));
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  function select(id, label, options, onChange) {
+    const node = el("select", { id: id });
+    for (const [value, text] of options) node.append(el("option", { value: value, text: text }));
+    node.addEventListener("change", () => onChange(node.value));
+    return el("label", {}, label + " ", node);
+  }
+
+  function distinct(values) {
+    return Array.from(new Set(values)).sort();
+  }
+
+  function pre(text, className) {
+    return el("pre", { className: className, text: text });
+  }
+
+  // --- filtering and sorting -----------------------------------------------------------------
+
+  function matches(item) {
+    if (state.category && item.category !== state.category) return false;
+    if (state.goldStatus && item.gold_status !== state.goldStatus) return false;
+    if (state.flag && !(item.flags || []).includes(state.flag)) return false;
+    for (let run = 0; run < RUNS.length; run++) {
+      const wanted = state.verdicts[run];
+      if (!wanted) continue;
+      const result = item.results[run];
+      if (wanted === "absent" ? result : !result || result.verdict !== wanted) return false;
+    }
+    if (state.pairA !== "" && state.pairB !== "" && state.pairA !== state.pairB) {
+      const a = item.results[Number(state.pairA)];
+      const b = item.results[Number(state.pairB)];
+      if (!a || !b || a.verdict !== "correct" || b.verdict === "correct") return false;
+    }
+    if (state.search && !item.haystack.includes(state.search)) return false;
+    return true;
+  }
+
+  function sortValue(item, key) {
+    if (key.startsWith("run")) {
+      const result = item.results[Number(key.slice(3))];
+      return result ? result.label : "~"; // absent results sort last
+    }
+    if (key === "key") return [item.task, item.id];
+    if (key === "flags") return item.flagText;
+    return item[key];
+  }
+
+  function compareValues(a, b) {
+    if (Array.isArray(a)) {
+      for (let i = 0; i < a.length; i++) {
+        const order = compareValues(a[i], b[i]);
+        if (order) return order;
+      }
+      return 0;
+    }
+    if (typeof a === "number" && typeof b === "number") return a - b;
+    return String(a).localeCompare(String(b));
+  }
+
+  function filtered() {
+    const rows = ITEMS.filter(matches);
+    const key = state.sortKey;
+    rows.sort((a, b) => state.sortDir * compareValues(sortValue(a, key), sortValue(b, key)));
+    return rows;
+  }
+
+  // --- page ----------------------------------------------------------------------------------
+
+  const app = document.getElementById("app");
+  app.textContent = "";
+  const summary = el("div", { id: "summary" });
+  const counts = el("table", { id: "counts" });
+  const table = el("table", { id: "items" });
+  const tbody = el("tbody");
+  const more = el("button", { id: "more", type: "button" });
+  const detail = el("section", { id: "detail" });
+  detail.hidden = true;
+
+  function buildFilters() {
+    const filters = el("div", { id: "filters" });
+    const search = el("input", { id: "search", type: "search", placeholder: "question or SQL" });
+    search.addEventListener("input", () => {
+      state.search = search.value.trim().toLowerCase();
+      refresh();
+    });
+    filters.append(el("label", {}, "Search ", search));
+    const any = [["", "any"]];
+    const categories = distinct(ITEMS.map((item) => item.category).filter(Boolean));
+    if (categories.length) {
+      filters.append(
+        select("category", "Category", any.concat(categories.map((c) => [c, c])), (value) => {
+          state.category = value;
+          refresh();
+        })
+      );
+    }
+    const statuses = distinct(ITEMS.map((item) => item.gold_status));
+    filters.append(
+      select("gold-status", "Gold", any.concat(statuses.map((s) => [s, s])), (value) => {
+        state.goldStatus = value;
+        refresh();
+      })
+    );
+    const flags = distinct(ITEMS.flatMap((item) => item.flags || []));
+    if (flags.length) {
+      filters.append(
+        select("flag", "Flag", any.concat(flags.map((f) => [f, f])), (value) => {
+          state.flag = value;
+          refresh();
+        })
+      );
+    }
+    const verdictOptions = any.concat(VERDICTS.map((v) => [v, v.replace(/_/g, " ")]));
+    verdictOptions.push(["absent", "absent"]);
+    RUNS.forEach((name, run) => {
+      filters.append(
+        select("verdict-" + run, name, verdictOptions, (value) => {
+          state.verdicts[run] = value;
+          refresh();
+        })
+      );
+    });
+    if (RUNS.length > 1) {
+      const runOptions = [["", "—"]].concat(RUNS.map((name, run) => [String(run), name]));
+      filters.append(
+        select("pair-a", "Right:", runOptions, (value) => {
+          state.pairA = value;
+          refresh();
+        }),
+        select("pair-b", "and wrong:", runOptions, (value) => {
+          state.pairB = value;
+          refresh();
+        })
+      );
+    }
+    return filters;
+  }
+
+  function buildHeader() {
+    const columns = [
+      ["key", "Item"],
+      ["category", "Category"],
+      ...RUNS.map((name, run) => ["run" + run, name]),
+      ["gold_status", "Gold"],
+      ["flags", "Flags"],
+    ];
+    const row = el("tr");
+    for (const [key, title] of columns) {
+      const th = el("th", { "data-sort": key, text: title });
+      th.addEventListener("click", () => {
+        state.sortDir = state.sortKey === key ? -state.sortDir : 1;
+        state.sortKey = key;
+        refresh();
+      });
+      row.append(th);
+    }
+    table.append(el("thead", {}, row), tbody);
+  }
+
+  function renderCounts(rows) {
+    counts.textContent = "";
+    const head = el("tr", {}, el("th", { text: "Run" }));
+    for (const v of VERDICTS) head.append(el("th", { className: "num", text: v.replace(/_/g, " ") }));
+    counts.append(el("thead", {}, head));
+    const body = el("tbody");
+    RUNS.forEach((name, run) => {
+      const tally = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
+      for (const item of rows) {
+        const result = item.results[run];
+        if (result) tally[result.verdict] = (tally[result.verdict] || 0) + 1;
+      }
+      const tr = el("tr", { "data-run": run }, el("th", { text: name }));
+      for (const v of VERDICTS) {
+        tr.append(el("td", { className: "num", "data-verdict": v, text: tally[v] }));
+      }
+      body.append(tr);
+    });
+    counts.append(body);
+  }
+
+  function renderRows(rows) {
+    tbody.textContent = "";
+    const fragment = document.createDocumentFragment();
+    for (const item of rows.slice(0, state.shown)) {
+      const tr = el("tr", { "data-key": item.key });
+      if (item.key === state.selected) tr.className = "selected";
+      tr.append(el("td", { text: item.key }), el("td", { text: item.category }));
+      for (const result of item.results) {
+        const verdict = result ? result.verdict : "absent";
+        tr.append(el("td", { className: "v-" + verdict, text: result ? result.label : "—" }));
+      }
+      tr.append(el("td", { text: item.gold_status }), el("td", { text: item.flagText }));
+      tr.addEventListener("click", () => openItem(item.key));
+      fragment.append(tr);
+    }
+    tbody.append(fragment);
+    more.hidden = rows.length <= state.shown;
+    more.textContent = "Show all " + rows.length + " rows";
+  }
+
+  function refresh() {
+    const started = performance.now();
+    const rows = filtered();
+    summary.textContent = rows.length + " of " + ITEMS.length + " items";
+    renderCounts(rows);
+    renderRows(rows);
+    for (const th of table.querySelectorAll("th")) {
+      th.classList.toggle("sorted-asc", th.dataset.sort === state.sortKey && state.sortDir > 0);
+      th.classList.toggle("sorted-desc", th.dataset.sort === state.sortKey && state.sortDir < 0);
+    }
+    window.explorerLastRefreshMs = performance.now() - started; // read by the browser test
+  }
+
+  more.addEventListener("click", () => {
+    state.shown = Infinity;
+    refresh();
+  });
+
+  // --- item view -----------------------------------------------------------------------------
+
+  function tokens(sql) {
+    return sql.match(/\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|"[^"]*"|[\s\S]/g) || [];
+  }
+
+  // Marks the tokens of `sql` outside a longest common subsequence with `reference`
+  // (whitespace ignored, case-insensitive): what this SQL has that the reference lacks.
+  function diffSql(sql, reference) {
+    const node = el("pre", { className: "sql" });
+    const mine = tokens(sql);
+    const words = mine.filter((t) => !/^\s+$/.test(t)).map((t) => t.toLowerCase());
+    const other = tokens(reference || "").filter((t) => !/^\s+$/.test(t)).map((t) => t.toLowerCase());
+    if (!reference || words.length * other.length > MAX_DIFF_CELLS) {
+      node.textContent = sql;
+      return node;
+    }
+    const n = words.length, m = other.length;
+    const lcs = new Array(n + 1);
+    for (let i = 0; i <= n; i++) lcs[i] = new Uint32Array(m + 1);
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        lcs[i][j] = words[i] === other[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      }
+    }
+    const common = new Array(n).fill(false);
+    for (let i = 0, j = 0; i < n && j < m; ) {
+      if (words[i] === other[j]) {
+        common[i] = true;
+        i++;
+        j++;
+      } else if (lcs[i + 1][j] >= lcs[i][j + 1]) i++;
+      else j++;
+    }
+    let word = 0;
+    for (const token of mine) {
+      if (/^\s+$/.test(token)) {
+        node.append(token);
+        continue;
+      }
+      node.append(common[word] ? token : el("span", { className: "diff", text: token }));
+      word++;
+    }
+    return node;
+  }
+
+  // A result preview as a table; with `gold`, cells of rows gold's preview lacks are marked
+  // where they differ from gold's row at the same position.
+  function previewTable(preview, gold) {
+    const box = el("div", { className: "preview" });
+    if (!preview) {
+      box.append(el("p", { className: "muted", text: "no result" }));
+      return box;
+    }
+    const countText = preview.row_count + (preview.row_count === 1 ? " row" : " rows");
+    const count = el("p", { className: "row-count", text: countText });
+    if (gold && gold.row_count !== preview.row_count) count.classList.add("count-diff");
+    box.append(count);
+    const tableNode = el("table");
+    const head = el("tr");
+    for (const column of preview.columns) head.append(el("th", { text: column }));
+    tableNode.append(el("thead", {}, head));
+    const unmatched = gold ? gold.rows.map((row) => JSON.stringify(row)) : [];
+    const body = el("tbody");
+    for (const [r, row] of preview.rows.entries()) {
+      const at = unmatched.indexOf(JSON.stringify(row));
+      const inGold = gold && at >= 0;
+      if (inGold) unmatched[at] = null;
+      const tr = el("tr");
+      row.forEach((value, c) => {
+        const td = el("td", { text: value === null ? "NULL" : value });
+        if (value === null) td.classList.add("null");
+        const goldRow = gold ? gold.rows[r] : undefined;
+        if (gold && !inGold && (!goldRow || goldRow[c] !== value)) td.classList.add("cell-diff");
+        tr.append(td);
+      });
+      body.append(tr);
+    }
+    tableNode.append(body);
+    box.append(tableNode);
+    if (preview.rows.length < preview.row_count) {
+      box.append(el("p", { className: "muted", text: "first " + preview.rows.length + " rows" }));
+    }
+    return box;
+  }
+
+  function similarityBars(similarity) {
+    const box = el("div", { className: "similarity" });
+    for (const [feature, value] of Object.entries(similarity)) {
+      const width = value === null ? 0 : Math.max(0, Math.min(1, value)) * 100;
+      const shown = value === null ? "–" : value.toFixed(2);
+      box.append(
+        el(
+          "div",
+          { className: "bar", "data-feature": feature },
+          el("span", { className: "label", text: feature }),
+          el("span", { className: "track" }, el("div", { className: "fill", style: "width:" + width + "%" })),
+          el("span", { className: "value", text: shown })
+        )
+      );
+    }
+    return box;
+  }
+
+  function runPanel(item, name, result) {
+    const panel = el("div", { className: "run" }, el("h3", { text: name }));
+    if (!result) {
+      panel.append(el("p", { className: "muted", text: "not in this run" }));
+      return panel;
+    }
+    panel.append(el("p", { className: "verdict v-" + result.verdict, text: result.label }));
+    const status = "status " + result.status + (result.reason ? ", reason " + result.reason : "");
+    panel.append(el("p", { className: "status muted", text: status }));
+    if (result.error) panel.append(pre(result.error, "error"));
+    panel.append(el("h3", { text: "Extracted SQL" }));
+    if (result.extracted_sql) panel.append(diffSql(result.extracted_sql, item.gold_sql));
+    else panel.append(el("p", { className: "muted", text: "none" }));
+    if (result.executed_sql && result.executed_sql !== result.extracted_sql) {
+      panel.append(el("h3", { text: "Executed SQL (translated)" }), pre(result.executed_sql, "sql"));
+    }
+    panel.append(el("h3", { text: "Result" }), previewTable(result.preview, item.gold_preview));
+    if (result.similarity) {
+      panel.append(el("h3", { text: "Similarity to gold by feature" }), similarityBars(result.similarity));
+    }
+    if (result.raw_output !== null && result.raw_output !== undefined) {
+      const raw = el("details", { className: "raw" }, el("summary", { text: "Raw output" }));
+      raw.append(pre(result.raw_output, "raw-output"));
+      panel.append(raw);
+    }
+    return panel;
+  }
+
+  function openItem(key) {
+    const item = ITEMS.find((candidate) => candidate.key === key);
+    if (!item) return;
+    state.selected = key;
+    for (const tr of tbody.querySelectorAll("tr")) tr.classList.toggle("selected", tr.dataset.key === key);
+    detail.textContent = "";
+    detail.hidden = false;
+    detail.dataset.key = key;
+    const facts = [item.category && "category " + item.category, "gold " + item.gold_status];
+    if (item.flags && item.flags.length) facts.push("flags " + item.flagText);
+    detail.append(
+      el("h2", { text: item.key }),
+      el("p", { className: "muted", text: facts.filter(Boolean).join(" · ") })
+    );
+    if (item.question) detail.append(el("h3", { text: "Question" }), pre(item.question, "question"));
+    if (item.db_path) detail.append(el("p", { className: "database", text: "Database: " + item.db_path }));
+    if (item.prompt) {
+      const prompt = el("details", {}, el("summary", { text: "Prompt (with the schema)" }));
+      prompt.append(pre(item.prompt, "prompt"));
+      detail.append(prompt);
+    }
+    if (item.gold_sql) detail.append(el("h3", { text: "Gold SQL" }), pre(item.gold_sql, "gold-sql"));
+    if (item.gold_error) detail.append(pre(item.gold_error, "error"));
+    detail.append(el("h3", { text: "Gold result" }), previewTable(item.gold_preview, null));
+    const panels = el("div", { className: "runs" });
+    RUNS.forEach((name, run) => panels.append(runPanel(item, name, item.results[run])));
+    detail.append(panels);
+    detail.scrollIntoView();
+    if (location.hash !== "#" + encodeURIComponent(key)) history.replaceState(null, "", "#" + encodeURIComponent(key));
+  }
+
+  buildHeader();
+  app.append(
+    el("h1", { text: document.title }),
+    buildFilters(),
+    summary,
+    counts,
+    el("div", { id: "layout" }, detail, el("div", {}, table, more))
+  );
+  refresh();
+  if (location.hash.length > 1) openItem(decodeURIComponent(location.hash.slice(1)));
+  window.explorerReady = true; // read by the browser test
+})();
