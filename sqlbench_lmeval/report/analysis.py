@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -23,6 +23,7 @@ from sqlbench_lmeval.report.stats import (
     SEED,
     Interval,
     bootstrap_cis,
+    holm,
     mcnemar_exact,
     paired_bootstrap_ci,
 )
@@ -184,6 +185,8 @@ class PairRow:
     a_only_correct: int  # McNemar's b: a right, b wrong
     b_only_correct: int  # McNemar's c: a wrong, b right
     p_value: float  # exact two-sided McNemar on those two counts
+    # Holm-adjusted over every pair of runs on this view (equals p_value for a single pair).
+    p_holm: float = math.nan
 
 
 def pair_rows(
@@ -192,10 +195,12 @@ def pair_rows(
     """Every two runs on every view they share, matched by item id."""
     rows = []
     for view, having in runs_by_view(runs):
-        for (run_a, result_a), (run_b, result_b) in combinations(having, 2):
-            rows.append(
-                _pair_row(view, run_a.name, result_a, run_b.name, result_b, resamples, seed)
-            )
+        view_rows = [
+            _pair_row(view, run_a.name, result_a, run_b.name, result_b, resamples, seed)
+            for (run_a, result_a), (run_b, result_b) in combinations(having, 2)
+        ]
+        adjusted = holm([row.p_value for row in view_rows])
+        rows.extend(replace(row, p_holm=p) for row, p in zip(view_rows, adjusted, strict=True))
     return rows
 
 

@@ -222,6 +222,8 @@ def _pair_sections(data, views, charts) -> list[Section]:
         rows = [row for row in data.pairs if row.view == view]
         if not rows:
             continue
+        # With more than one pair, each p-value is one of several tests: Holm adjusts for that.
+        several = len(rows) > 1
         table = Table(
             (
                 "A",
@@ -233,6 +235,7 @@ def _pair_sections(data, views, charts) -> list[Section]:
                 "A only",
                 "B only",
                 "McNemar p",
+                *(("Holm p",) if several else ()),
             ),
             tuple(
                 (
@@ -245,12 +248,20 @@ def _pair_sections(data, views, charts) -> list[Section]:
                     str(row.a_only_correct),
                     str(row.b_only_correct),
                     fmt_p(row.p_value),
+                    *((fmt_p(row.p_holm),) if several else ()),
                 )
                 for row in rows
             ),
-            (False, False, True, True, True, True, True, True, True),
+            (False, False, True, True, True, True, True, True, True, *((True,) if several else ())),
         )
         blocks: list[Block] = [table]
+        if several:
+            blocks.append(
+                f"Holm p: the McNemar p-values adjusted for the {len(rows)} comparisons on "
+                f"{view} (Holm's step-down method, which bounds the chance of any false "
+                "positive among them); read this column, not the unadjusted one, when "
+                "looking for any significant pair."
+            )
         partial = [row for row in rows if row.n_common < max(row.n_a, row.n_b)]
         for row in partial:
             blocks.append(

@@ -1,4 +1,5 @@
-"""Statistics for comparing runs: bootstrap confidence intervals and the exact McNemar test.
+"""Statistics for comparing runs: bootstrap confidence intervals, the exact McNemar test, and
+Holm's adjustment of p-values for the many pairs of more than two runs.
 
 Confidence intervals are percentile bootstrap intervals over items: ``RESAMPLES`` resamples
 (2,000) of the items with replacement, drawn from a generator seeded with ``SEED``, so a report
@@ -169,6 +170,23 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2 * tail / 2**n)
 
 
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` for testing them all (same order out).
+
+    With the p-values sorted ascending as p(1) <= ... <= p(m), the adjusted p(k) is
+    max over j <= k of min(1, (m - j + 1) * p(j)): the smallest family-wise error level at which
+    Holm's procedure rejects that hypothesis. It controls the family-wise error rate under any
+    dependence between the tests (the pairs of one view share runs, so they are dependent).
+    """
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted = [math.nan] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
 __all__ = [
     "LEVEL",
     "RESAMPLES",
@@ -176,6 +194,7 @@ __all__ = [
     "Interval",
     "bootstrap_ci",
     "bootstrap_cis",
+    "holm",
     "mcnemar_exact",
     "paired_bootstrap_ci",
 ]

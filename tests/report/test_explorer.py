@@ -1,0 +1,83 @@
+"""The explorer's data (``report.explorer``): verdicts, joined items, details, safe embedding."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.report import read_runs
+from sqlbench_lmeval.report.explorer import (
+    explorer_data,
+    render_explorer,
+    script_json,
+    verdict,
+    verdict_label,
+)
+from sqlbench_lmeval.report.runs import ScoredItem
+from support.explorer_runs import ANSWERS, scripted_runs
+
+
+def test_verdicts(score_item):
+    def of(score):
+        item = ScoredItem.from_score(score)
+        return verdict(item), verdict_label(item)
+
+    assert of(score_item(1, 1)) == ("correct", "correct")
+    assert of(score_item(1, 0)) == ("wrong_result", "wrong result")
+    # A cut-off output is "truncated" unless it was right anyway.
+    assert of(score_item(1, 0, truncated=True)) == ("truncated", "truncated")
+    assert of(score_item(1, 1, truncated=True)) == ("correct", "correct")
+    assert of(score_item(1, 0, "error", error="no such column: t.x")) == (
+        "error",
+        "error: no such column",
+    )
+    assert of(score_item(1, 0, "timeout")) == ("timeout", "timeout")
+    assert of(score_item(1, 0, "no_sql")) == ("no_sql", "no sql")
+
+
+def test_script_json_cannot_end_its_script_element():
+    data = {"q": "</script><!-- & <img onerror='x'>", "lone": "\ud800", "nested": [{"a": "<"}]}
+    text = script_json(data)
+    assert not set("<>&") & set(text)
+    assert json.loads(text) == data
+
+
+def test_items_are_joined_across_runs_by_task_and_id(score_item, write_score_file):
+    gold_preview = {"columns": ["n"], "rows": [["1"]], "row_count": 1}
+    a = write_score_file(
+        "a",
+        [
+            score_item(1, 1, gold_preview=gold_preview, raw_output="SELECT 1"),
+            score_item(2, 0, sim_joins=0.5, sim_tables=math.nan),
+        ],
+    )
+    b = write_score_file("b", [score_item(2, 1)])
+    data = explorer_data(read_runs([f"A={a}", f"B={b}"]))
+    assert data["runs"] == ["A", "B"]
+    one, two = data["items"]
+    assert (one["key"], two["key"]) == ("logiccat/1", "logiccat/2")
+    assert one["results"][1] is None  # B has no item 1
+    assert one["gold_preview"] == gold_preview
+    assert one["results"][0]["raw_output"] == "SELECT 1"
+    assert [result["verdict"] for result in two["results"]] == ["wrong_result", "correct"]
+    # Per-feature similarities by their report label; NaN (not computable) becomes null.
+    assert two["results"][0]["similarity"] == {"Joins": 0.5, "Tables": None}
+    assert two["results"][1]["similarity"] is None
+    assert "NaN" not in render_explorer(data)
+
+
+def test_lmeval_samples_give_question_prompt_and_raw_output(tmp_path):
+    folders = scripted_runs(tmp_path)
+    data = explorer_data(read_runs([f"{name}={path}" for name, path in folders.items()]))
+    first = data["items"][0]
+    assert first["question"].startswith("Names and prices of products")
+    assert first["prompt"].startswith("Schema: product(id, name, price)")
+    assert first["db_path"] == str(tmp_path / "shop.db")
+    assert [r["raw_output"] for r in first["results"]] == [ANSWERS["alpha"][1], ANSWERS["beta"][1]]
+    assert first["results"][1]["preview"]["rows"] == [["dates", "8.0"], ["cheese", "14.5"]]
+
+
+def test_explore_command_reports_a_missing_run(tmp_path, capsys):
+    assert main(["explore", str(tmp_path / "nope"), "--output", str(tmp_path / "out")]) == 2
+    assert "does not exist" in capsys.readouterr().err
