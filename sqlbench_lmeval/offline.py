@@ -83,7 +83,17 @@ def score_predictions(
         **scoring_hooks(module),
     )
     # The raw output beside the extracted and the executed SQL, so an item explains itself.
-    scores = [{**score, "raw_output": predictions.get(score["id"])} for score in scores]
+    # The question, gold SQL and database too, so the explorer can show an item from this file.
+    scores = [
+        {
+            **score,
+            "raw_output": predictions.get(score["id"]),
+            "question": item.question,
+            "gold_sql": item.gold_sql,
+            "db_path": item.database.path,
+        }
+        for item, score in zip(items, scores, strict=True)
+    ]
     metrics = aggregate(scores)
     # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
     extra = getattr(module, "aggregate_metrics", None)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from support.explorer_runs import ANSWERS, make_items
+
 from sqlbench_lmeval.execution import Outcome, Status
 from sqlbench_lmeval.lmeval_hooks import preview_rows_from_env
 from sqlbench_lmeval.preview import PREVIEW_CELL_CHARS, PREVIEW_ROWS_ENV, cell_text, result_preview
 from sqlbench_lmeval.scoring import aggregate, score_items
-from support.explorer_runs import ANSWERS, make_items
 
 
 def test_cell_text_keeps_null_and_cuts_long_text():

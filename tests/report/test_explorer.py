@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 
+from support.explorer_runs import ANSWERS, scripted_runs
+
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.report import read_runs
 from sqlbench_lmeval.report.explorer import (
@@ -15,7 +17,6 @@ from sqlbench_lmeval.report.explorer import (
     verdict_label,
 )
 from sqlbench_lmeval.report.runs import ScoredItem
-from support.explorer_runs import ANSWERS, scripted_runs
 
 
 def test_verdicts(score_item):

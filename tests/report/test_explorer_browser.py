@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support.explorer_runs import HOSTILE, scripted_runs
 
 from sqlbench_lmeval.cli import main
-from support.explorer_runs import HOSTILE, scripted_runs
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM = shutil.which("chromium")
@@ -93,8 +93,8 @@ def test_filters_counts_item_view_and_diff_marks(browser, tmp_path):
     assert browser.find_element("id", "summary").text == "4 of 4 items"
     # alpha: items 1 and 4 correct, 2 an error, 3 no SQL; beta: 2 and 3 correct, 1 and 4 wrong.
     alpha, beta = _counts(browser, 0), _counts(browser, 1)
-    assert (alpha["correct"], alpha["error"], alpha["no_sql"], alpha["wrong_result"]) == (2, 1, 1, 0)
-    assert (beta["correct"], beta["wrong_result"], beta["error"]) == (2, 2, 0)
+    assert [alpha[v] for v in ("correct", "error", "no_sql", "wrong_result")] == [2, 1, 1, 0]
+    assert [beta[v] for v in ("correct", "wrong_result", "error")] == [2, 2, 0]
     # The error cell names the error kind (SQLite's "no such table: produce").
     row = browser.find_element("css selector", "#items tr[data-key='shop/2']")
     assert "error: no such table" in row.text
@@ -170,7 +170,7 @@ def test_hostile_text_renders_as_text(browser, tmp_path):
     detail = browser.find_element("id", "detail")
     assert detail.find_element("css selector", "pre.question").text == f"Show the text {HOSTILE}"
     gold_sql = detail.find_element("css selector", "pre.gold-sql").text
-    assert gold_sql == "SELECT '</script><img src=x onerror=alert(1)>' AS \"x\"\"y\""
+    assert gold_sql == 'SELECT \'</script><img src=x onerror=alert(1)>\' AS "x""y"'
     cells = [td.text for td in detail.find_elements("css selector", ".preview td")]
     # gold's cell, alpha's equal cell, beta's string: each the exact text.
     assert cells == [

@@ -33,9 +33,9 @@ from pathlib import Path
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring import Item, score_items
 
-HOSTILE = "</script><img src=x onerror=\"alert('xss')\"> it's \"quoted\""
-HOSTILE_SQL = "SELECT '</script><img src=x onerror=alert(1)>' AS \"x\"\"y\""
-BETA_HOSTILE_SQL = "SELECT '<b>\"bold\"</b>' AS \"x\"\"y\""
+HOSTILE = '</script><img src=x onerror="alert(\'xss\')"> it\'s "quoted"'
+HOSTILE_SQL = 'SELECT \'</script><img src=x onerror=alert(1)>\' AS "x""y"'
+BETA_HOSTILE_SQL = 'SELECT \'<b>"bold"</b>\' AS "x""y"'
 
 GOLD = {
     1: "SELECT name, price FROM product WHERE price > 3 ORDER BY price",
@@ -138,7 +138,5 @@ def scripted_runs(folder: Path, task: str = "shop") -> dict[str, Path]:
     for model, answers in ANSWERS.items():
         outputs = [answers[item.id] for item in items]
         scores = score_items(items, outputs, workers=1, progress=False)
-        folders[model] = write_lmeval_samples(
-            folder / model, model, task, items, outputs, scores
-        )
+        folders[model] = write_lmeval_samples(folder / model, model, task, items, outputs, scores)
     return folders
