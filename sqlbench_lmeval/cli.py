@@ -263,7 +263,8 @@ def _complexity(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_args(parser: argparse.ArgumentParser) -> None:
+def _runs_argument(parser: argparse.ArgumentParser) -> None:
+    """The runs ``report`` and ``explore`` read."""
     parser.add_argument(
         "runs",
         nargs="+",
@@ -271,6 +272,10 @@ def _report_args(parser: argparse.ArgumentParser) -> None:
         help="an lm-eval --output_path folder (or its model subfolder) written with "
         "--log_samples, or a `sqlbench-lmeval score` JSON; NAME=PATH names the run",
     )
+
+
+def _report_args(parser: argparse.ArgumentParser) -> None:
+    _runs_argument(parser)
     parser.add_argument("--output", "-o", required=True, help="folder for report.md/.html + PNGs")
     parser.add_argument(
         "--resamples", type=int, default=2_000, help="bootstrap resamples (default: 2000)"
@@ -297,13 +302,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _explore_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN",
-        help="as for report: an lm-eval --output_path folder written with --log_samples, or a "
-        "`sqlbench-lmeval score` JSON; NAME=PATH names the run",
-    )
+    _runs_argument(parser)
     parser.add_argument("--output", "-o", required=True, help="folder for explorer.html")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.lmeval_samples import lmeval_tracker, logged_sample
 
 
 def _score_item(item_id, ex, status="ok", *, category=None, version="1", error=None, **extra):
@@ -71,18 +72,10 @@ def write_score_file(tmp_path):
 def write_lmeval_run(tmp_path):
     """``write_lmeval_run(model, {task: [score dicts]}, groups={group: [tasks]},
     output=tmp_path / "lmeval", dataset="data-v1")`` -> the output folder."""
-    from lm_eval.loggers import EvaluationTracker
 
     def write(model, tasks, *, groups=None, output=None, dataset="data-v1"):
         output = output or tmp_path / "lmeval"
-        tracker = EvaluationTracker(output_path=str(output))
-        tracker.general_config_tracker.log_experiment_args(
-            model_source="local-completions",
-            model_args=f"model={model},base_url=http://127.0.0.1:1/v1/completions",
-            system_instruction=None,
-            chat_template=None,
-            fewshot_as_multiturn=False,
-        )
+        tracker = lmeval_tracker(output, model)
         subtasks = {name: [] for name in tasks} | {g: list(t) for g, t in (groups or {}).items()}
         results = {
             "results": {name: {"alias": name} for name in subtasks},
@@ -109,22 +102,6 @@ def _sample(index, task, score, dataset):
         "db_id": "db",
         "dataset_version": dataset,
     }
-    numbers = {
-        name: value
-        for name, value in score.items()
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
-    }
-    return {
-        "doc_id": index,
-        "doc": doc,
-        "target": "SELECT 1",
-        "arguments": [("prompt for " + task, {"until": ["\nQuestion:"]})],
-        "resps": [["```sql\nSELECT 1\n```"]],
-        "filtered_resps": [score],
-        "filter": "score",
-        "metrics": list(numbers),
-        "doc_hash": "d",
-        "prompt_hash": "p",
-        "target_hash": "t",
-        **numbers,
-    }
+    return logged_sample(
+        index, doc, "SELECT 1", "prompt for " + task, "```sql\nSELECT 1\n```", score
+    )

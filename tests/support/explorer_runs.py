@@ -30,6 +30,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from support.lmeval_samples import lmeval_tracker, logged_sample
+
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring import Item, score_items
 
@@ -92,41 +94,20 @@ def make_items(folder: Path) -> list[Item]:
 def write_lmeval_samples(output: Path, model: str, task: str, items, outputs, scores) -> Path:
     """An lm-eval output folder for ``model`` with one samples file, written by lm-eval's
     ``EvaluationTracker``; the folder."""
-    from lm_eval.loggers import EvaluationTracker
-
-    tracker = EvaluationTracker(output_path=str(output))
-    tracker.general_config_tracker.log_experiment_args(
-        model_source="local-completions",
-        model_args=f"model={model},base_url=http://127.0.0.1:1/v1/completions",
-        system_instruction=None,
-        chat_template=None,
-        fewshot_as_multiturn=False,
-    )
+    tracker = lmeval_tracker(output, model)
     results = {"results": {task: {"alias": task}}, "group_subtasks": {task: []}, "configs": {}}
     tracker.save_results_aggregated(results=results, samples=None)
-    samples = []
-    for index, (item, raw, score) in enumerate(zip(items, outputs, scores, strict=True)):
-        numbers = {
-            name: value
-            for name, value in score.items()
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
-        }
-        samples.append(
-            {
-                "doc_id": index,
-                "doc": item.to_doc(),
-                "target": item.gold_sql,
-                "arguments": [(f"Schema: product(id, name, price)\nQ: {item.question}", {})],
-                "resps": [[raw]],
-                "filtered_resps": [score],
-                "filter": "score",
-                "metrics": list(numbers),
-                "doc_hash": "d",
-                "prompt_hash": "p",
-                "target_hash": "t",
-                **numbers,
-            }
+    samples = [
+        logged_sample(
+            index,
+            item.to_doc(),
+            item.gold_sql,
+            f"Schema: product(id, name, price)\nQ: {item.question}",
+            raw,
+            score,
         )
+        for index, (item, raw, score) in enumerate(zip(items, outputs, scores, strict=True))
+    ]
     tracker.save_results_samples(task_name=task, samples=samples)
     return output
 
