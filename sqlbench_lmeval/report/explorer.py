@@ -8,9 +8,10 @@ never ``innerHTML``, so nothing a model wrote can become markup; the JSON block 
 
 The data is built from the runs :mod:`report.runs` reads (lm-eval output folders or ``score``
 files), one row per (task, item id) over all runs, with each run's verdict (:func:`verdict`)
-and, for the item view, what the score dicts and samples recorded: question, database and
-prompt (lm-eval samples only), gold SQL, raw output, extracted SQL, error, result previews
-(``preview``) and TPC-DS per-feature similarities.
+and, for the item view, what the score dicts and samples recorded: question, database, the
+prompt or, for LogicCat, the schema (once per database; lm-eval samples only), gold SQL, raw
+output, extracted SQL, error, result previews (``preview``) and TPC-DS per-feature
+similarities.
 """
 
 from __future__ import annotations
@@ -69,9 +70,18 @@ def explorer_data(runs: Sequence[Run]) -> dict:
                 _fill_shared(row, item)
                 row["results"][index] = _run_result(item)
     ordered = sorted(rows.values(), key=lambda row: (row["task"], row["id"]))
+    schemas = {}
+    for row in ordered:
+        # A database's schema is stored once, not per item; the prompt, which repeats it
+        # around the question, is dropped where the schema is known.
+        schema = row.pop("schema", None)
+        if schema is not None and row.get("db_id"):
+            schemas.setdefault(row["db_id"], schema)
+            row.pop("prompt", None)
     return {
         "runs": [run.name for run in runs],
         "verdicts": list(VERDICTS),
+        "schemas": schemas,
         "items": ordered,
     }
 
@@ -90,7 +100,8 @@ def _item_row(task: str, item: ScoredItem, n_runs: int) -> dict:
 
 def _fill_shared(row: dict, item: ScoredItem) -> None:
     """Item facts every run shares; the first run that recorded one supplies it."""
-    for name in ("question", "gold_sql", "db_path", "prompt", "gold_preview", "gold_error"):
+    shared = ("question", "gold_sql", "db_path", "db_id", "schema", "prompt", "gold_preview")
+    for name in (*shared, "gold_error"):
         if name not in row and item.details.get(name) is not None:
             row[name] = item.details[name]
 

@@ -46,6 +46,8 @@ DETAIL_FIELDS = (
     "question",
     "gold_sql",
     "db_path",
+    "db_id",
+    "schema",
     "prompt",
 )
 
@@ -383,8 +385,9 @@ def _doc_fields(doc: Mapping) -> dict:
 
 
 def _sample_details(sample: Mapping, doc: Mapping) -> dict:
-    """The question, gold SQL, database, prompt and raw answer a samples line records."""
-    details = {key: doc.get(key) for key in ("question", "gold_sql", "db_path")}
+    """The question, gold SQL, database (LogicCat: its id and schema), prompt and raw answer
+    a samples line records."""
+    details = {key: doc.get(key) for key in ("question", "gold_sql", "db_path", "db_id", "schema")}
     # lm-eval logs a request's arguments as {"gen_args_0": {"arg_0": prompt, "arg_1": ...}}.
     arguments = sample.get("arguments")
     first = next(iter(arguments.values()), None) if isinstance(arguments, dict) else None

@@ -6,6 +6,7 @@ import json
 import math
 
 from support.explorer_runs import ANSWERS, scripted_runs
+from support.lmeval_samples import lmeval_tracker, logged_sample
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.report import read_runs
@@ -82,3 +83,30 @@ def test_lmeval_samples_give_question_prompt_and_raw_output(tmp_path):
 def test_explore_command_reports_a_missing_run(tmp_path, capsys):
     assert main(["explore", str(tmp_path / "nope"), "--output", str(tmp_path / "out")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_logiccat_schema_is_kept_once_per_database(score_item, tmp_path):
+    # Two items on database "shop" whose documents carry its schema (as LogicCat's do).
+    schema = "CREATE TABLE product (id INTEGER, name TEXT);"
+    tracker = lmeval_tracker(tmp_path / "run", "m")
+    tracker.save_results_aggregated(
+        results={"results": {"t": {}}, "group_subtasks": {"t": []}}, samples=None
+    )
+    samples = [
+        logged_sample(
+            index,
+            {"id": item_id, "question": f"q{item_id}", "db_id": "shop", "schema": schema},
+            "SELECT 1",
+            f"{schema}\nq{item_id}",
+            "SELECT 1",
+            score_item(item_id, 1),
+        )
+        for index, item_id in enumerate((1, 2))
+    ]
+    tracker.save_results_samples(task_name="t", samples=samples)
+    data = explorer_data(read_runs([str(tmp_path / "run")]))
+    assert data["schemas"] == {"shop": schema}
+    assert [(item["db_id"], "prompt" in item) for item in data["items"]] == [
+        ("shop", False),
+        ("shop", False),
+    ]

@@ -204,6 +204,7 @@ def _large_data(runs: int, items: int) -> dict:
                 "id": item,
                 "category": f"category {item % 7}",
                 "gold_status": "ok" if item % 11 else "empty",
+                "db_id": f"db{item % 5}",
                 "flags": ["random"] if item % 13 == 0 else [],
                 "question": f"Question number {item}: how many rows of table_{item % 50}?",
                 "gold_sql": f"SELECT COUNT(*) FROM table_{item % 50} WHERE x > {item}",
@@ -219,7 +220,7 @@ def _large_data(runs: int, items: int) -> dict:
                         "raw_output": f"```sql\nSELECT COUNT(*) FROM table_{item % 50}\n```",
                         "executed_sql": None,
                         "preview": {"columns": ["n"], "rows": [[str(run)]], "row_count": 1},
-                        "similarity": None,
+                        "similarity": {"Tables": 0.5, "Joins": None},
                     }
                     for run in range(runs)
                 ],
@@ -227,6 +228,7 @@ def _large_data(runs: int, items: int) -> dict:
         )
     return {
         "runs": [f"model-{run}" for run in range(runs)],
+        "schemas": {f"db{db}": f"CREATE TABLE table_{db} (x INTEGER);" for db in range(5)},
         "verdicts": ["correct", "wrong_result", "error", "timeout", "no_sql", "truncated"]
         + ["too_many_rows", "crashed", "missing"],
         "items": rows,
@@ -255,8 +257,24 @@ def test_ten_runs_of_4036_items_load_and_filter(browser, tmp_path):
     _choose(browser, "pair-a", "model-0")
     _choose(browser, "pair-b", "model-1")
     pair_ms = browser.execute_script("return window.explorerLastRefreshMs")
-    browser.find_element("id", "search").send_keys("table_7 ")
+    browser.find_element("id", "search").send_keys("table_8 ")
     search_ms = browser.execute_script("return window.explorerLastRefreshMs")
+    # Still model-0 correct (item % 6 == 0; model-1 is then wrong), and item % 50 == 8:
+    # item = 108 mod 150, i.e. 108, 258, ..., 4008: 27 items.
+    assert browser.find_element("id", "summary").text == "27 of 4036 items"
+    # The item view of a LogicCat-shaped item: its database's schema, and similarity bars
+    # (Tables 0.5: a half-filled bar; Joins unknown: an empty bar showing "–").
+    first = browser.find_element("css selector", "#items tbody tr")
+    item_id = int(first.get_attribute("data-key").split("/")[1])
+    first.click()
+    detail = browser.find_element("id", "detail")
+    schema = detail.find_element("css selector", "pre.schema").get_attribute("textContent")
+    assert schema == f"CREATE TABLE table_{item_id % 5} (x INTEGER);"
+    bar = detail.find_element("css selector", ".run .bar[data-feature='Tables']")
+    assert bar.find_element("css selector", ".fill").get_attribute("style") == "width: 50%;"
+    assert bar.find_element("css selector", ".value").text == "0.50"
+    joins = detail.find_element("css selector", ".run .bar[data-feature='Joins'] .value")
+    assert joins.text == "–"
     size_mb = page.stat().st_size / 1e6
     print(
         json.dumps(

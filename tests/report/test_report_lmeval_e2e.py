@@ -165,3 +165,14 @@ def test_report_on_two_real_lm_eval_runs(tmp_path, capsys):
     assert "| good | weak | 6 (A 6, B 6) | 0.833 | 0.333 | +0.500 [" in markdown
     for name in ("scores-tiny_sql.png", "paired-tiny_sql.png", "outcomes-tiny_sql.png"):
         assert (out / name).stat().st_size > 5_000
+
+    # The explorer reads result previews, prompts and raw outputs from the same samples.
+    from sqlbench_lmeval.report.explorer import explorer_data
+
+    items = {item["id"]: item for item in explorer_data(read_runs(specs))["items"]}
+    # t holds x = 1..5: gold MAX(x) is 5, weak's MIN(x) is 1; weak's item 3 names no column.
+    assert items[2]["gold_preview"] == {"columns": ["MAX(x)"], "rows": [["5"]], "row_count": 1}
+    assert items[2]["results"][1]["preview"]["rows"] == [["1"]]
+    assert items[2]["prompt"].startswith("Question 2?")
+    assert items[3]["results"][1]["error"] == "no such column: no_such_column"
+    assert items[4]["results"][1]["raw_output"] == ""

@@ -412,7 +412,14 @@
       el("p", { className: "muted", text: facts.filter(Boolean).join(" · ") })
     );
     if (item.question) detail.append(el("h3", { text: "Question" }), pre(item.question, "question"));
-    if (item.db_path) detail.append(el("p", { className: "database", text: "Database: " + item.db_path }));
+    const database = [item.db_id, item.db_path].filter(Boolean).join(" — ");
+    if (database) detail.append(el("p", { className: "database", text: "Database: " + database }));
+    const schema = item.db_id && DATA.schemas ? DATA.schemas[item.db_id] : undefined;
+    if (schema) {
+      const box = el("details", {}, el("summary", { text: "Schema of " + item.db_id }));
+      box.append(pre(schema, "schema"));
+      detail.append(box);
+    }
     if (item.prompt) {
       const prompt = el("details", {}, el("summary", { text: "Prompt (with the schema)" }));
       prompt.append(pre(item.prompt, "prompt"));
