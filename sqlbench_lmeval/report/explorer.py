@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 
 from sqlbench_lmeval.report.analysis import error_kind, feature_label, outcome_of
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 
 #: Verdicts in display order. An error's verdict is "error"; its label adds the error kind.
 VERDICTS = (
@@ -37,6 +37,7 @@ VERDICTS = (
     "too_many_rows",
     "crashed",
     "missing",
+    UNKNOWN_STATUS,  # rebuilt from lm-eval's numbers when the score dict was unreadable
 )
 
 #: The file ``write_explorer`` writes into its output folder.
