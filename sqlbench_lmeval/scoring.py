@@ -171,6 +171,47 @@ def score_items(
 ) -> list[dict]:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
 
+    The score dicts of :func:`score_items_with_outcomes` (see there for the arguments).
+    """
+    return score_items_with_outcomes(
+        items,
+        raw_outputs,
+        limits=limits,
+        workers=workers,
+        gold_cache=gold_cache,
+        item_metrics=item_metrics,
+        prompt_tail=prompt_tail,
+        transpile=transpile,
+        progress=progress,
+    ).scores
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What :func:`score_items_with_outcomes` made, per item in input order: the score dicts,
+    the prediction outcomes (None: nothing ran), the gold outcomes, and whether gold's row
+    order counts. Sampled scoring (``sampling``) compares predictions with each other."""
+
+    scores: list[dict]
+    predicted: list[Outcome | None]
+    gold: list[Outcome]
+    ordered: list[bool]
+
+
+def score_items_with_outcomes(
+    items: Sequence[Item],
+    raw_outputs: Sequence[str | None],
+    *,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    gold_cache: GoldCache | None = None,
+    item_metrics: ItemMetrics | None = None,
+    prompt_tail: str = "",
+    transpile: Transpile | None = None,
+    progress: bool = True,
+) -> Scored:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+
     ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
     with status ``missing`` and not executed. ``transpile`` translates predictions written in
     another dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a
@@ -214,10 +255,11 @@ def score_items(
     for i, failure in enumerate(failures):
         if failure is not None:  # refused or failed before running: nothing ran
             outcomes[i] = Outcome(Status.ERROR, error=failure.error)
-    return [
+    scores = [
         _scored(*parts, item_metrics)
         for parts in zip(items, extractions, runs, outcomes, gold, ordered, failures, strict=True)
     ]
+    return Scored(scores, outcomes, list(gold), list(ordered))
 
 
 def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
@@ -420,5 +462,7 @@ __all__ = [
     "failed_score",
     "aggregate",
     "gold_health",
+    "Scored",
     "score_items",
+    "score_items_with_outcomes",
 ]
