@@ -117,7 +117,7 @@ def test_a_wrong_sample_is_never_put_in_the_gold_group():
     [
         ("SELECT  a,\n\tb FROM t ", "SELECT a, b FROM t"),
         ("SELECT 'a  b' FROM t", "SELECT 'a  b' FROM t"),  # literal kept
-        ("SELECT \"my  col\"  FROM t", 'SELECT "my  col" FROM t'),
+        ('SELECT "my  col"  FROM t', 'SELECT "my  col" FROM t'),
         ("SELECT 'it''s  x'   ,  1", "SELECT 'it''s  x' , 1"),
     ],
 )
