@@ -6,7 +6,7 @@ score --samples``, so both give the same numbers item by item.
 
 Per item with samples ``0..n-1``:
 
-1. each output's SQL is extracted; samples whose SQL is the same after
+1. each distinct output text is extracted once; samples whose SQL is the same after
    :func:`sampling.normalized_sql` (and equally truncated / refused) are one prediction, run
    once (``duplicate_of`` in the sample log names the first);
 2. the distinct predictions go through :func:`scoring.score_items_with_outcomes`, the path of
@@ -30,9 +30,16 @@ from statistics import fmean
 
 from sqlbench_lmeval.compare import COMPARISON_VERSION, compare
 from sqlbench_lmeval.execution import GoldCache, Limits, Status
-from sqlbench_lmeval.extract import Extraction, extract_sql
+from sqlbench_lmeval.extract import Extraction
 from sqlbench_lmeval.sampling import normalized_sql, pass_at_k, reported_ks, vote
-from sqlbench_lmeval.scoring import EXECUTION_METRICS, Item, ItemMetrics, score_items_with_outcomes
+from sqlbench_lmeval.scoring import (
+    EXECUTION_METRICS,
+    Failure,
+    Item,
+    ItemMetrics,
+    extract_answer,
+    score_items_with_outcomes,
+)
 
 #: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
 #: mean over samples; the others stay in each sample's record.
@@ -51,21 +58,11 @@ _SAMPLE_FIELDS = (
 )
 
 
-def extracted(output: str | None, prompt_tail: str = "") -> Extraction | None:
-    """The extraction of ``output`` (None: never submitted, or the extractor failed, which
-    scoring reports)."""
-    if output is None:
-        return None
-    try:
-        return extract_sql(output, prompt_tail=prompt_tail)
-    except Exception:
-        return None
-
-
-def dedup_key(output: str | None, extraction: Extraction | None) -> tuple:
-    """What two outputs of one item must share to be scored as one prediction."""
-    if extraction is None:  # never submitted, or not extractable: its own prediction
-        return ("raw", output)
+def dedup_key(output: str | None, extraction: Extraction | None, failure: Failure | None) -> tuple:
+    """What two outputs of one item must share to be scored as one prediction
+    (``extraction``, ``failure``: :func:`scoring.extract_answer` of ``output``)."""
+    if extraction is None or (failure is not None and extraction.sql is None):
+        return ("raw", output)  # never submitted, or the extractor failed: its own prediction
     if extraction.sql is None:  # nothing to run: alike when found alike
         return ("no_sql", extraction.method, extraction.truncated)
     return ("sql", normalized_sql(extraction.sql), extraction.problem, extraction.truncated)
@@ -89,6 +86,7 @@ def score_samples(
         raise ValueError(f"{len(items)} items but {len(outputs)} sample lists")
     flat_items: list[Item] = []
     flat_outputs: list[str | None] = []
+    flat_extracted: list[tuple] = []  # extract_answer of each flat output, not redone
     # Per item: for each sample, the index of its distinct prediction in the flat lists, and
     # the first sample with the same prediction.
     slots: list[list[int]] = []
@@ -98,16 +96,19 @@ def score_samples(
         if not samples:
             raise ValueError(f"item {item.id} has no samples")
         seen: dict[tuple, tuple[int, int]] = {}
-        item_slots, item_firsts = [], []
-        item_sql = []
+        by_text: dict[str | None, tuple] = {}  # identical outputs are extracted once
+        item_slots, item_firsts, item_sql = [], [], []
         for index, output in enumerate(samples):
-            extraction = extracted(output, prompt_tail)
+            if output not in by_text:
+                by_text[output] = extract_answer(output, prompt_tail)
+            extraction, failure = by_text[output]
             item_sql.append(None if extraction is None else extraction.sql)
-            key = dedup_key(output, extraction)
+            key = dedup_key(output, extraction, failure)
             if key not in seen:
                 seen[key] = (len(flat_outputs), index)
                 flat_items.append(item)
                 flat_outputs.append(output)
+                flat_extracted.append(by_text[output])
             item_slots.append(seen[key][0])
             item_firsts.append(seen[key][1])
         slots.append(item_slots)
@@ -123,6 +124,7 @@ def score_samples(
         prompt_tail=prompt_tail,
         transpile=transpile,
         progress=progress,
+        extracted=flat_extracted,
     )
     return [
         _item_score(item, item_sql, item_slots, item_firsts, scored)

@@ -209,8 +209,12 @@ def score_items_with_outcomes(
     prompt_tail: str = "",
     transpile: Transpile | None = None,
     progress: bool = True,
+    extracted: Sequence[tuple[Extraction | None, Failure | None]] | None = None,
 ) -> Scored:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+
+    ``extracted[i]``, when given, is :func:`extract_answer` of ``raw_outputs[i]``, already
+    computed by the caller (sampled scoring extracts to deduplicate), so it is not done twice.
 
     ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
     with status ``missing`` and not executed. ``transpile`` translates predictions written in
@@ -221,8 +225,9 @@ def score_items_with_outcomes(
         raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
     extractions: list[Extraction | None] = []
     failures: list[Failure | None] = []
-    for output in raw_outputs:
-        extraction, failure = _extracted(output, prompt_tail)
+    if extracted is None:
+        extracted = [_extracted(output, prompt_tail) for output in raw_outputs]
+    for extraction, failure in extracted:
         extractions.append(extraction)
         failures.append(failure)
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
@@ -282,6 +287,13 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "ordered": False,
         "comparison_version": COMPARISON_VERSION,
     }
+
+
+def extract_answer(
+    output: str | None, prompt_tail: str = ""
+) -> tuple[Extraction | None, Failure | None]:
+    """The extraction of one output (None: never submitted) and why it cannot run, if so."""
+    return _extracted(output, prompt_tail)
 
 
 def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None, Failure | None]:
@@ -461,6 +473,7 @@ __all__ = [
     "Item",
     "failed_score",
     "aggregate",
+    "extract_answer",
     "gold_health",
     "Scored",
     "score_items",
