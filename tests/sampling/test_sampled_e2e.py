@@ -84,6 +84,10 @@ def planned_model(records):
     return logiccat_answers.scripted_model(records, respond)
 
 
+def by_logged_id(logged) -> set[int]:
+    return {sample["doc"]["id"] for sample in logged}
+
+
 def logged_score(sample) -> dict:
     """The score dict of a logged sample (lm-eval writes a filter's output as its repr)."""
     return ast.literal_eval(sample["filtered_resps"][0])
@@ -156,6 +160,10 @@ def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tm
         check=True,
     )  # fmt: skip
     scored = {item["id"]: item for item in json.loads(output.read_text())["items"]}
+    # An id without predictions is 8 missing samples: every number 0, nothing run.
+    absent = next(item for item_id, item in scored.items() if item_id not in by_logged_id(logged))
+    assert absent["status"] == "missing" and absent["ex_maj"] == 0 and absent["pass_at_8"] == 0
+    assert [s["status"] for s in absent["samples"]] == ["missing"] * 8
     names = ("ves", "ex", "ex_maj", "ves_mean", "ex_mean", *(f"pass_at_{k}" for k in (1, 2, 4, 8)))
     for sample in logged:
         item = scored[sample["doc"]["id"]]
