@@ -29,14 +29,13 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from sqlbench_lmeval.compare import COMPARISON_VERSION, compare
-from sqlbench_lmeval.execution import GoldCache, Limits, Status
+from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.extract import Extraction
 from sqlbench_lmeval.sampling import normalized_sql, pass_at_k, reported_ks, vote
 from sqlbench_lmeval.scoring import (
     EXECUTION_METRICS,
     Failure,
     Item,
-    ItemMetrics,
     extract_answer,
     score_items_with_outcomes,
 )
@@ -72,16 +71,12 @@ def score_samples(
     items: Sequence[Item],
     outputs: Sequence[Sequence[str | None]],
     *,
-    limits: Limits = Limits(),
-    workers: int | None = None,
-    gold_cache: GoldCache | None = None,
-    item_metrics: ItemMetrics | None = None,
     prompt_tail: str = "",
-    transpile=None,
-    progress: bool = True,
+    **options,
 ) -> list[dict]:
     """One score dict per item (see the module docstring); ``outputs[i]`` are the samples of
-    ``items[i]`` in sampling order (at least one; None: never submitted)."""
+    ``items[i]`` in sampling order (at least one; None: never submitted). ``options`` are
+    those of ``scoring.score_items_with_outcomes`` (limits, workers, gold_cache, ...)."""
     if len(items) != len(outputs):
         raise ValueError(f"{len(items)} items but {len(outputs)} sample lists")
     flat_items: list[Item] = []
@@ -115,16 +110,7 @@ def score_samples(
         firsts.append(item_firsts)
         sqls.append(item_sql)
     scored = score_items_with_outcomes(
-        flat_items,
-        flat_outputs,
-        limits=limits,
-        workers=workers,
-        gold_cache=gold_cache,
-        item_metrics=item_metrics,
-        prompt_tail=prompt_tail,
-        transpile=transpile,
-        progress=progress,
-        extracted=flat_extracted,
+        flat_items, flat_outputs, prompt_tail=prompt_tail, extracted=flat_extracted, **options
     )
     return [
         _item_score(item, item_sql, item_slots, item_firsts, scored)

@@ -157,33 +157,12 @@ def gold_health(outcome: Outcome) -> str:
     return GOLD_HEALTHY
 
 
-def score_items(
-    items: Sequence[Item],
-    raw_outputs: Sequence[str | None],
-    *,
-    limits: Limits = Limits(),
-    workers: int | None = None,
-    gold_cache: GoldCache | None = None,
-    item_metrics: ItemMetrics | None = None,
-    prompt_tail: str = "",
-    transpile: Transpile | None = None,
-    progress: bool = True,
-) -> list[dict]:
+def score_items(items: Sequence[Item], raw_outputs: Sequence[str | None], **options) -> list[dict]:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
 
-    The score dicts of :func:`score_items_with_outcomes` (see there for the arguments).
+    The score dicts of :func:`score_items_with_outcomes`, which documents the ``options``.
     """
-    return score_items_with_outcomes(
-        items,
-        raw_outputs,
-        limits=limits,
-        workers=workers,
-        gold_cache=gold_cache,
-        item_metrics=item_metrics,
-        prompt_tail=prompt_tail,
-        transpile=transpile,
-        progress=progress,
-    ).scores
+    return score_items_with_outcomes(items, raw_outputs, **options).scores
 
 
 @dataclass(frozen=True)

@@ -5,29 +5,18 @@ Every expected number is worked out by hand from the planned samples (comments s
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 
 import pytest
+import test_scoring
 
-from sqlbench_lmeval.execution import Database, GoldCache
+from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.execution import cache as cache_module
 from sqlbench_lmeval.sampled_scoring import score_samples
 from sqlbench_lmeval.scoring import Item, aggregate, score_items
 
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    path = tmp_path_factory.mktemp("db") / "pumps.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            """
-            CREATE TABLE pump (name TEXT, flow REAL, head REAL);
-            INSERT INTO pump VALUES ('A', 10.0, 2.5), ('B', 20.0, 1.0), ('C', 5.0, 4.0);
-            """
-        )
-    conn.close()
-    return Database(engine="sqlite", path=str(path))
+# The pumps database of tests/test_scoring.py: A (flow 10, head 2.5), B (20, 1.0), C (5, 4.0).
+database = test_scoring.database
 
 
 def item(database, id, gold_sql):
