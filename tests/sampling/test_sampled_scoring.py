@@ -1,17 +1,23 @@
-"""Sampled scoring on a real SQLite database: voting, pass@k, means, deduplicated execution.
+"""Sampled scoring on a real SQLite database: voting, pass@k, means, deduplicated execution;
+and the report's section on such runs.
 
 Every expected number is worked out by hand from the planned samples (comments say how).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
 import test_scoring
 
+from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.execution import cache as cache_module
+from sqlbench_lmeval.report.build import write_report
+from sqlbench_lmeval.report.runs import read_runs
+from sqlbench_lmeval.report.sampling import sampling_rows
 from sqlbench_lmeval.sampled_scoring import score_samples
 from sqlbench_lmeval.scoring import Item, aggregate, score_items
 
@@ -158,3 +164,55 @@ def test_item_metrics_of_the_voted_answer_and_their_mean(database, tmp_path):
     # score 36, 36 (run as sample 0), 21 ("SELECT name FROM pump"), 20 ("SELECT nme FROM pump").
     assert one["structural_similarity"] == 36
     assert one["structural_similarity_mean"] == pytest.approx((36 + 36 + 21 + 20) / 4)
+
+
+# --- the report's section on sampled runs ---
+
+
+def write_scores(path, items):
+    path.write_text(
+        json.dumps(
+            {
+                "task": "pumps",
+                "comparison_version": COMPARISON_VERSION,
+                "dataset_version": "pumps-1",
+                "items": items,
+            },
+            default=str,
+        )
+    )
+    return path
+
+
+def test_sampled_runs_get_voting_and_pass_at_k(database, tmp_path):
+    scores = write_scores(tmp_path / "sampled.json", score(database, tmp_path))
+    (row,) = sampling_rows(read_runs([f"sampled={scores}"]))
+    # Per item (test_sampled_scoring): first-sample EX 1, 0, 0; ex_maj 1, 0, 0;
+    # ex_mean 2/4, 1/4, 2/4; pass@2 5/6, 1/2, 5/6 (c = 2, 1, 2 of n = 4); pass@4 1.
+    assert row.n == 3
+    assert row.ex_first == pytest.approx(1 / 3)
+    assert row.ex_maj == pytest.approx(1 / 3)
+    assert row.ex_mean == pytest.approx((0.5 + 0.25 + 0.5) / 3)
+    assert row.pass_at[1] == pytest.approx((0.5 + 0.25 + 0.5) / 3)
+    assert row.pass_at[2] == pytest.approx((5 / 6 + 0.5 + 5 / 6) / 3)
+    assert row.pass_at[4] == pytest.approx(1.0)
+    assert sorted(row.pass_at) == [1, 2, 4]
+
+    files = write_report(read_runs([f"sampled={scores}"]), tmp_path / "report", resamples=50)
+    markdown = files.markdown.read_text()
+    assert "Sampled runs: voting and pass@k" in markdown
+    assert "pass@4" in markdown
+    assert any(image.name == "pass_at_k-pumps.png" for image in files.images)
+    assert (tmp_path / "report" / "pass_at_k-pumps.png").stat().st_size > 0
+
+
+def test_a_run_of_single_answers_has_no_sampling_section(database, tmp_path):
+    single = [
+        {k: v for k, v in item.items() if k not in ("ex_maj", "vote", "samples")}
+        for item in score(database, tmp_path, cases=[ITEM1, ITEM2, ITEM3])
+    ]
+    scores = write_scores(tmp_path / "single.json", single)
+    runs = read_runs([f"single={scores}"])
+    assert sampling_rows(runs) == []
+    markdown = write_report(runs, tmp_path / "report", resamples=50).markdown.read_text()
+    assert "Sampled runs" not in markdown
