@@ -61,6 +61,13 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
         help="result rows of gold and prediction kept per item for the explorer (default: 5)",
     )
     parser.add_argument(
+        "--samples",
+        action="store_true",
+        help="several sampled answers per id: a line's prediction may be a list of outputs, and "
+        "repeated lines of an id add theirs in file order; reports ex_maj, pass_at_k, ves_mean, "
+        "ex_mean as the *_sc tasks do (ves/ex: the first sample's)",
+    )
+    parser.add_argument(
         "--dialect",
         help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
         "translated to the engine's before they run (default: the engine's, sqlite for "
@@ -105,7 +112,7 @@ def _score(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import read_predictions, score_predictions
 
-    predictions = read_predictions(args.predictions)
+    predictions = read_predictions(args.predictions, samples=args.samples)
     result = score_predictions(
         args.benchmark,
         predictions,
@@ -123,7 +130,9 @@ def _score(args: argparse.Namespace) -> int:
         out.write("\n")
     metrics = result["metrics"]
     shown = ", ".join(
-        f"{name}={metrics[name]:.4f}" for name in ("ves", "ex", "ex_strict", "ex_set")
+        f"{name}={metrics[name]:.4f}"
+        for name in ("ves", "ex", "ex_strict", "ex_set", "ex_maj", "pass_at_1")
+        if name in metrics
     )
     dialect = result["prediction_dialect"]
     print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")

@@ -72,17 +72,10 @@ class ExecuteAndScore(Filter):
                 items.append(None)
                 scores.append(failed_score(_doc_id(doc), Failure.at("document", error)))
         scorable = [i for i, item in enumerate(items) if item is not None]
-        # Greedy decoding gives one response per document; the first is the answer.
-        outputs = [_first_response(resps[i] if i < len(resps) else None) for i in scorable]
         try:
-            scored = score_items(
+            scored = self.score(
                 [items[i] for i in scorable],
-                outputs,
-                limits=limits_from_env(),
-                workers=workers_from_env(),
-                gold_cache=gold_cache(),
-                preview_rows=preview_rows_from_env(),
-                **scoring_hooks(self.module),
+                [resps[i] if i < len(resps) else None for i in scorable],
             )
         except Exception as error:
             failure = Failure.at("score", error)
@@ -90,6 +83,19 @@ class ExecuteAndScore(Filter):
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
         return scores
+
+    def score(self, items: list[Item], resps: list) -> list[dict]:
+        """The score dicts of ``items`` given each one's responses (``resps[i]``)."""
+        # Greedy decoding gives one response per document; the first is the answer.
+        return score_items(
+            items,
+            [_first_response(responses) for responses in resps],
+            limits=limits_from_env(),
+            workers=workers_from_env(),
+            gold_cache=gold_cache(),
+            preview_rows=preview_rows_from_env(),
+            **scoring_hooks(self.module),
+        )
 
 
 def _first_response(responses) -> str:

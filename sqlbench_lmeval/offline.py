@@ -26,17 +26,18 @@ from sqlbench_lmeval.preview import PREVIEW_ROWS
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
 
-def read_predictions(path: str | Path) -> dict[int, str]:
-    """``{id: prediction}`` from a JSONL file; a UserError names the first bad line."""
+def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
+    """``{id: prediction}`` from a JSONL file; a UserError names the first bad line.
+
+    With ``samples`` (several sampled answers per id, ``score --samples``): ``{id: [outputs]}``,
+    where a line's ``prediction`` is one output or a list of them, and further lines of the
+    same id add theirs, in file order.
+    """
+    if samples:
+        return _read_sampled_predictions(path)
     predictions: dict[int, str] = {}
     for where, record in read_objects(path, "predictions", required=("id", "prediction")):
-        item_id, prediction = record["id"], record["prediction"]
-        if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
-            raise UserError(f"{where}: id must be an integer, got {item_id!r}")
-        try:
-            item_id = int(item_id)
-        except ValueError as error:
-            raise UserError(f"{where}: id must be an integer, got {item_id!r}") from error
+        item_id, prediction = _item_id(where, record["id"]), record["prediction"]
         if not isinstance(prediction, str):
             kind = type(prediction).__name__
             raise UserError(f"{where}: prediction must be a string, got {kind}")
@@ -46,6 +47,35 @@ def read_predictions(path: str | Path) -> dict[int, str]:
     if not predictions:
         raise UserError(f"{path}: no predictions")
     return predictions
+
+
+def _read_sampled_predictions(path: str | Path) -> dict[int, list[str]]:
+    predictions: dict[int, list[str]] = {}
+    for where, record in read_objects(path, "predictions", required=("id", "prediction")):
+        item_id, prediction = _item_id(where, record["id"]), record["prediction"]
+        outputs = prediction if isinstance(prediction, list) else [prediction]
+        if not outputs or not all(isinstance(output, str) for output in outputs):
+            raise UserError(f"{where}: prediction must be a string or a non-empty list of strings")
+        predictions.setdefault(item_id, []).extend(outputs)
+    if not predictions:
+        raise UserError(f"{path}: no predictions")
+    counts = sorted({len(outputs) for outputs in predictions.values()})
+    if len(counts) > 1:
+        raise UserError(
+            f"{path}: every id needs the same number of predictions (pass@k and voting compare "
+            f"items), found {', '.join(map(str, counts))}"
+        )
+    return predictions
+
+
+def _item_id(where: str, item_id) -> int:
+    """The id of a predictions line as an integer; a UserError names the line otherwise."""
+    if isinstance(item_id, bool) or not isinstance(item_id, (int, str)):
+        raise UserError(f"{where}: id must be an integer, got {item_id!r}")
+    try:
+        return int(item_id)
+    except ValueError as error:
+        raise UserError(f"{where}: id must be an integer, got {item_id!r}") from error
 
 
 def score_predictions(
@@ -72,7 +102,14 @@ def score_predictions(
         shown = ", ".join(map(str, unknown[:20])) + (" ..." if len(unknown) > 20 else "")
         raise UserError(f"{len(unknown)} prediction id(s) are not {benchmark} items: {shown}")
     missing = sorted(known - set(predictions))
-    scores = score_items(
+    sampled = any(isinstance(outputs, list) for outputs in predictions.values())
+    score = score_items
+    if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
+        from sqlbench_lmeval.sampled_scoring import score_samples as score
+
+        n = len(next(iter(predictions.values())))
+        predictions = {**dict.fromkeys(missing, [None] * n), **predictions}
+    scores = score(
         items,
         [predictions.get(item.id) for item in items],
         limits=limits,
@@ -97,7 +134,7 @@ def score_predictions(
     metrics = aggregate(scores)
     # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
     extra = getattr(module, "aggregate_metrics", None)
-    if extra is not None:
+    if extra is not None and not sampled:  # its per-item numbers are one answer's
         metrics.update(extra(scores))
     return {
         "task": benchmark,

@@ -158,7 +158,27 @@ def gold_health(outcome: Outcome) -> str:
     return GOLD_HEALTHY
 
 
-def score_items(
+def score_items(items: Sequence[Item], raw_outputs: Sequence[str | None], **options) -> list[dict]:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
+
+    The score dicts of :func:`score_items_with_outcomes`, which documents the ``options``.
+    """
+    return score_items_with_outcomes(items, raw_outputs, **options).scores
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What :func:`score_items_with_outcomes` made, per item in input order: the score dicts,
+    the prediction outcomes (None: nothing ran), the gold outcomes, and whether gold's row
+    order counts. Sampled scoring (``sampling``) compares predictions with each other."""
+
+    scores: list[dict]
+    predicted: list[Outcome | None]
+    gold: list[Outcome]
+    ordered: list[bool]
+
+
+def score_items_with_outcomes(
     items: Sequence[Item],
     raw_outputs: Sequence[str | None],
     *,
@@ -170,8 +190,12 @@ def score_items(
     transpile: Transpile | None = None,
     progress: bool = True,
     preview_rows: int = PREVIEW_ROWS,
-) -> list[dict]:
-    """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
+    extracted: Sequence[tuple[Extraction | None, Failure | None]] | None = None,
+) -> Scored:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+
+    ``extracted[i]``, when given, is :func:`extract_answer` of ``raw_outputs[i]``, already
+    computed by the caller (sampled scoring extracts to deduplicate), so it is not done twice.
 
     ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
     with status ``missing`` and not executed. ``transpile`` translates predictions written in
@@ -184,8 +208,9 @@ def score_items(
         raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
     extractions: list[Extraction | None] = []
     failures: list[Failure | None] = []
-    for output in raw_outputs:
-        extraction, failure = _extracted(output, prompt_tail)
+    if extracted is None:
+        extracted = [_extracted(output, prompt_tail) for output in raw_outputs]
+    for extraction, failure in extracted:
         extractions.append(extraction)
         failures.append(failure)
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
@@ -225,7 +250,7 @@ def score_items(
     for score, gold_outcome, outcome in zip(scores, gold, outcomes, strict=True):
         score["gold_preview"] = result_preview(gold_outcome, preview_rows)
         score["prediction_preview"] = result_preview(outcome, preview_rows)
-    return scores
+    return Scored(scores, outcomes, list(gold), list(ordered))
 
 
 def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
@@ -248,6 +273,13 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "ordered": False,
         "comparison_version": COMPARISON_VERSION,
     }
+
+
+def extract_answer(
+    output: str | None, prompt_tail: str = ""
+) -> tuple[Extraction | None, Failure | None]:
+    """The extraction of one output (None: never submitted) and why it cannot run, if so."""
+    return _extracted(output, prompt_tail)
 
 
 def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None, Failure | None]:
@@ -427,6 +459,9 @@ __all__ = [
     "Item",
     "failed_score",
     "aggregate",
+    "extract_answer",
     "gold_health",
+    "Scored",
     "score_items",
+    "score_items_with_outcomes",
 ]

@@ -18,6 +18,7 @@ from sqlbench_lmeval.report.analysis import (
     SimilarityRow,
 )
 from sqlbench_lmeval.report.runs import Run
+from sqlbench_lmeval.report.sampling import sampling_sections
 from sqlbench_lmeval.report.stats import LEVEL, RESAMPLES, SEED
 from sqlbench_lmeval.report.tables import (
     Block,
@@ -136,6 +137,7 @@ def _sections(data: ReportData, folder: Path, images: list[Path]) -> list[Sectio
         sections += _similarity_sections(data, views, charts)
     if data.complexity:
         sections += _complexity_sections(data, views, charts)
+    sections += sampling_sections(data.runs, views, charts)
     return sections
 
 

@@ -1,0 +1,172 @@
+"""``logiccat_mini_sc`` through the real ``lm_eval`` CLI and ``score --samples``, with a
+scripted model whose 8 answers per question are planned; numbers worked out by hand.
+
+The plan is chosen by the item's id; no plan has a tied vote, so the expected numbers do not
+depend on the order lm-eval hands the 8 answers back in.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+from support import logiccat_answers
+from support.lm_eval_run import run_lm_eval
+from support.logiccat_answers import gold_answer_scores
+
+from sqlbench_lmeval.logiccat.bundle import load_bundle
+
+pytestmark = pytest.mark.slow
+
+WRONG_SQL = "SELECT 'not the answer' AS x, 42 AS y"  # runs everywhere, answers nothing
+ERROR_SQL = "SELECT no_such_column FROM no_such_table"
+PROSE = "I would need to know more about the pumps."
+
+# Per plan: the 8 answers, and by hand, with c correct samples out of n=8 and
+# pass@k = 1 - C(8-c, k) / C(8, k):
+# - "gold wins": 3 gold (one with other whitespace), 2 wrong, 3 errors. Groups: gold 3 > wrong 2,
+#   ex_maj 1; c=3: pass@1 3/8, pass@2 1-10/28, pass@4 1-5/70, pass@8 1; ves_mean 5/8.
+# - "wrong wins": 2 gold, 3 wrong, 3 prose. Groups: wrong 3 > gold 2, ex_maj 0; c=2: pass@1
+#   2/8, pass@2 1-15/28, pass@4 1-15/70, pass@8 1; ves_mean 5/8.
+# - "lone gold": 1 gold, 7 errors. Only the gold group: ex_maj 1; c=1: pass@1 1/8,
+#   pass@2 1-21/28, pass@4 1-35/70, pass@8 1; ves_mean 1/8.
+PLANS = {
+    "gold wins": (
+        ["gold", "gold_ws", "gold", "wrong", "wrong", "error", "error", "error"],
+        1,
+        3,
+        5,
+    ),
+    "wrong wins": (["wrong", "gold", "prose", "wrong", "gold", "prose", "wrong", "prose"], 0, 2, 5),
+    "lone gold": (["error"] * 3 + ["gold"] + ["error"] * 4, 1, 1, 1),
+}
+PASS = {
+    3: (3 / 8, 1 - 10 / 28, 1 - 5 / 70, 1.0),
+    2: (2 / 8, 1 - 15 / 28, 1 - 15 / 70, 1.0),
+    1: (1 / 8, 1 - 21 / 28, 1 - 35 / 70, 1.0),
+}
+
+
+def plan_of(item_id: int) -> str:
+    return ("gold wins", "wrong wins", "lone gold")[item_id % 3]
+
+
+def answer_text(kind: str, record) -> str:
+    if kind == "gold":
+        return f"```sql\n{record.gold_sql}\n```"
+    if kind == "gold_ws":
+        return (
+            "  \n".join(record.gold_sql.split(" ", 1))
+            if " " in record.gold_sql
+            else record.gold_sql
+        )
+    if kind == "wrong":
+        return f"```sql\n{WRONG_SQL}\n```"
+    if kind == "error":
+        return ERROR_SQL
+    return PROSE
+
+
+def planned_model(records):
+    """The scripted model: the i-th request about an item gets answer i of its plan."""
+    asked = defaultdict(int)
+
+    def respond(record):
+        kinds = PLANS[plan_of(record.id)][0]
+        index = asked[record.id] % len(kinds)
+        asked[record.id] += 1
+        return answer_text(kinds[index], record)
+
+    return logiccat_answers.scripted_model(records, respond)
+
+
+def by_logged_id(logged) -> set[int]:
+    return {sample["doc"]["id"] for sample in logged}
+
+
+def logged_score(sample) -> dict:
+    """The score dict of a logged sample (lm-eval writes a filter's output as its repr)."""
+    return ast.literal_eval(sample["filtered_resps"][0])
+
+
+def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tmp_path):
+    records = load_bundle(logiccat_cache).records
+    by_id = {record.id: record for record in records}
+    results, samples = run_lm_eval(
+        "logiccat_mini_sc",
+        answer=planned_model(records),
+        workdir=tmp_path,
+        extra_args=["--limit", "6"],
+        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    )
+    logged = samples["logiccat_mini_sc"]
+    assert len(logged) == 6
+    checked = []
+    for sample in logged:
+        record = by_id[sample["doc"]["id"]]
+        assert len(sample["resps"][0]) == 8  # one request, 8 responses
+        if gold_answer_scores(record) != (1, 1):
+            continue  # gold that cannot be matched: the plan's arithmetic does not apply
+        kinds, ex_maj, c, ran = PLANS[plan_of(record.id)]
+        score = logged_score(sample)
+        assert sample["ex_maj"] == ex_maj, record.id
+        got = [sample[f"pass_at_{k}"] for k in (1, 2, 4, 8)]
+        assert got == pytest.approx(PASS[c]), record.id
+        assert sample["ves_mean"] == pytest.approx(ran / 8)
+        assert sample["ex_mean"] == pytest.approx(c / 8)
+        # The log shows every sample: its SQL, status, group, and the winner.
+        assert len(score["samples"]) == 8
+        statuses = sorted(s["status"] for s in score["samples"])
+        want = sorted(
+            {"gold": "ok", "gold_ws": "ok", "wrong": "ok", "error": "error", "prose": "no_sql"}[k]
+            for k in kinds
+        )
+        assert statuses == want
+        # Distinct queries run: gold (fenced twice, once bare with other whitespace), wrong,
+        # error -> 3; gold, wrong, prose -> 3; gold, error -> 2.
+        assert score["vote"]["n_distinct"] == len({k.removesuffix("_ws") for k in kinds})
+        winner = score["vote"]["winner"]
+        assert score["samples"][winner]["ex"] == ex_maj
+        checked.append(record.id)
+    assert {plan_of(i) for i in checked} == set(PLANS), "every plan must be checked"
+    # The run's numbers are the means of the logged ones.
+    task = results["results"]["logiccat_mini_sc"]
+    for metric in ("ex_maj", "pass_at_1", "pass_at_8", "ves_mean", "ex"):
+        assert task[f"{metric},score"] == pytest.approx(sum(s[metric] for s in logged) / 6)
+    assert "pass_at_16,score" not in task  # 8 samples allow k <= 8 only
+
+    # The same outputs scored offline give the same numbers, item by item.
+    predictions = tmp_path / "predictions.jsonl"
+    lines = []
+    for sample in logged:
+        outputs = sample["resps"][0]
+        # Half as one line with a list, half as repeated lines: both forms are read.
+        if sample["doc"]["id"] % 2:
+            lines.append({"id": sample["doc"]["id"], "prediction": outputs})
+        else:
+            lines += [{"id": sample["doc"]["id"], "prediction": o} for o in outputs]
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    output = tmp_path / "scores.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
+            "--samples", "--output", str(output), "--cache-dir", str(logiccat_cache),
+            "--no-progress",
+        ],
+        check=True,
+    )  # fmt: skip
+    scored = {item["id"]: item for item in json.loads(output.read_text())["items"]}
+    # An id without predictions is 8 missing samples: every number 0, nothing run.
+    absent = next(item for item_id, item in scored.items() if item_id not in by_logged_id(logged))
+    assert absent["status"] == "missing" and absent["ex_maj"] == 0 and absent["pass_at_8"] == 0
+    assert [s["status"] for s in absent["samples"]] == ["missing"] * 8
+    names = ("ves", "ex", "ex_maj", "ves_mean", "ex_mean", *(f"pass_at_{k}" for k in (1, 2, 4, 8)))
+    for sample in logged:
+        item = scored[sample["doc"]["id"]]
+        assert {n: item[n] for n in names} == {n: sample[n] for n in names}
+        assert item["vote"] == logged_score(sample)["vote"]
+        assert item["samples"] == logged_score(sample)["samples"]
