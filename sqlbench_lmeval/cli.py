@@ -147,6 +147,16 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
 def _prepare_logiccat(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.logiccat import bundle as logiccat
 
+    if args.engine == "mysql":
+        from sqlbench_lmeval.logiccat.server import prepare_command
+
+        manifest = prepare_command(args.url, args.source, args.cache_dir)
+        print(
+            f"logiccat: {len(manifest['databases'])} databases loaded into "
+            f"{manifest['server_version']} at {manifest['server']} in {manifest['load_s']:.1f} s, "
+            "row counts equal to the dumps; read-only account created"
+        )
+        return 0
     try:
         if args.force:
             raise logiccat.BundleMissing("rebuild requested")
@@ -173,6 +183,17 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
     parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
+    parser.add_argument(
+        "--engine",
+        choices=["sqlite", "mysql"],
+        default="sqlite",
+        help="logiccat: sqlite (embedded, default) or mysql (load a MySQL-protocol server)",
+    )
+    parser.add_argument(
+        "--url",
+        help="logiccat --engine mysql: admin URL mysql://user:pass@host:port "
+        "(default: $SQLBENCH_LMEVAL_MYSQL_URL)",
+    )
 
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)

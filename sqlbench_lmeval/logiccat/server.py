@@ -1,0 +1,264 @@
+"""LogicCat on a MySQL-protocol server: load the upstream dumps as they are, one database each.
+
+``prepare_server(admin_url, source)`` (``sqlbench-lmeval prepare logiccat --engine mysql --url``):
+
+- every ``db_id`` that has questions gets its own database, named like the ``db_id``, filled by
+  sending the pinned upstream dump unchanged as one multi-statement batch over the admin
+  connection (trusted text: the only place multi-statements are on). The six Spider-derived
+  databases load from their MySQL dumps too; their gold is SQLite SQL upstream (the project
+  runs it on the authors' SQLite files), so on the server it mostly fails, as in the MariaDB
+  reference;
+- one substitution, only where the server lacks the collation: MySQL 8's default
+  ``utf8mb4_0900_ai_ci`` (all but 5 dumps) becomes MariaDB's ``utf8mb4_uca1400_ai_ci`` (10.10+;
+  the same UCA accent- and case-insensitive comparison; ``utf8mb4_general_ci`` on older ones);
+- every table's row count is checked against the rows of the dump's INSERTs (counted with the
+  project's dump parser), then the read-only account is (re)created with SELECT on exactly these
+  databases, and a manifest records server version, collation mapping, tables, row counts and
+  load times.
+
+Table names: the dumps are lower-case and gold SQL is often mixed case; the server must run with
+``lower_case_table_names=1`` (as the dumps' own server did), which is checked.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import json
+import os
+import time
+from pathlib import Path
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.logiccat import mysqldump
+from sqlbench_lmeval.logiccat import source as source_module
+
+MANIFEST_NAME = "mysql-server.json"
+URL_ENV = "SQLBENCH_LMEVAL_MYSQL_URL"
+MYSQL8_COLLATION = "utf8mb4_0900_ai_ci"
+COLLATION_FALLBACKS = ("utf8mb4_uca1400_ai_ci", "utf8mb4_general_ci")
+READER_USER = "logiccat_reader"
+
+
+def dump_row_counts(text: str) -> dict[str, int]:
+    """Rows per (lower-case) table that the dump's INSERT statements insert."""
+    from sqlglot import exp
+
+    counts: dict[str, int] = {}
+    for statement in mysqldump.parse_dump(text):
+        if isinstance(statement, exp.Create) and statement.kind == "TABLE":
+            counts.setdefault(statement.this.find(exp.Table).name.lower(), 0)
+        elif isinstance(statement, exp.Insert):
+            table = statement.this.find(exp.Table).name.lower()
+            values = statement.expression
+            rows = len(values.expressions) if isinstance(values, exp.Values) else 0
+            counts[table] = counts.get(table, 0) + rows
+    return counts
+
+
+def _admin_connection(admin_url: str):
+    import pymysql
+    from pymysql.constants import CLIENT
+
+    from sqlbench_lmeval.execution.mysql import parse_url
+
+    address = parse_url(admin_url)
+    return pymysql.connect(
+        host=address.host,
+        port=address.port,
+        user=address.user,
+        password=address.password,
+        unix_socket=address.unix_socket,
+        charset="utf8mb4",
+        autocommit=True,
+        local_infile=False,
+        client_flag=CLIENT.MULTI_STATEMENTS,  # the dumps are trusted text, sent as one batch
+    )
+
+
+def collation_mapping(cursor) -> dict[str, str]:
+    """{MySQL 8 collation: what this server uses instead}, empty when it knows MySQL 8's."""
+    cursor.execute("SHOW COLLATION LIKE %s", (MYSQL8_COLLATION,))
+    if cursor.fetchall():
+        return {}
+    for candidate in COLLATION_FALLBACKS:
+        cursor.execute("SHOW COLLATION LIKE %s", (candidate,))
+        if cursor.fetchall():
+            return {MYSQL8_COLLATION: candidate}
+    raise UserError(f"the server knows neither {MYSQL8_COLLATION} nor {COLLATION_FALLBACKS}")
+
+
+def _run_batch(cursor, text: str) -> None:
+    cursor.execute(text)
+    while cursor.nextset():
+        pass
+
+
+def load_database(cursor, db_id: str, text: str, collations: dict[str, str]) -> dict[str, int]:
+    """(Re)create ``db_id`` from its dump; returns the row count of every table it holds."""
+    from sqlbench_lmeval.execution.mysql_admin import quote_identifier
+
+    for old, new in collations.items():
+        text = text.replace(old, new)
+    name = quote_identifier(db_id)
+    cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+    cursor.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4")
+    cursor.execute(f"USE {name}")
+    # TIMESTAMP values are stored in UTC and shown in the session zone: load and read (see
+    # set_clock) in one fixed zone, so the dump's literals read back unchanged anywhere.
+    cursor.execute("SET time_zone = '+00:00'")
+    _run_batch(cursor, text)
+    cursor.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = %s AND table_type = 'BASE TABLE'",
+        (db_id.lower(),),
+    )
+    counts = {}
+    for (table,) in cursor.fetchall():
+        cursor.execute(f"SELECT COUNT(*) FROM {name}.{quote_identifier(table)}")
+        counts[table.lower()] = cursor.fetchone()[0]
+    return counts
+
+
+def db_ids(source) -> list[str]:
+    """Every ``db_id`` that has questions, sorted."""
+    return sorted({record["db_id"] for record in source_module.load_records(source)})
+
+
+def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> dict:
+    """Load every LogicCat database into the server, check it, create the reader; the manifest."""
+    from sqlbench_lmeval.execution.mysql import redact, server_version
+    from sqlbench_lmeval.execution.mysql_admin import create_read_only_account
+
+    names = db_ids(source)
+    conn = _admin_connection(admin_url)
+    databases: dict[str, dict] = {}
+    started = time.monotonic()
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT @@lower_case_table_names")
+            if int(cursor.fetchone()[0]) != 1:
+                raise UserError(
+                    "the server must run with lower_case_table_names=1 (the dumps' tables are "
+                    "lower-case, gold SQL mixes case): start it with --lower-case-table-names=1"
+                )
+            collations = collation_mapping(cursor)
+            version = server_version(conn)
+            for db_id in names:
+                text = source_module.dump_file(source, db_id).read_text("utf-8")
+                load_start = time.monotonic()
+                loaded = load_database(cursor, db_id, text, collations)
+                seconds = time.monotonic() - load_start
+                expected = dump_row_counts(text)
+                if loaded != expected:
+                    raise UserError(f"{db_id}: rows on the server {loaded} != dump {expected}")
+                databases[db_id] = {"tables": loaded, "load_s": round(seconds, 3)}
+    finally:
+        conn.close()
+    reader_url = create_read_only_account(admin_url, names, user=READER_USER)
+    manifest = {
+        "engine": "mysql",
+        "server_version": version,
+        "dataset_version": f"logiccat-{source.commit[:7]}-mysql-{version.replace(' ', '-')}",
+        "server": redact(admin_url),
+        "collations": collations,
+        "databases": databases,
+        "load_s": round(time.monotonic() - started, 3),
+        "reader_url": reader_url,
+    }
+    if manifest_dir is not None:
+        write_manifest(manifest, Path(manifest_dir))
+    return manifest
+
+
+def write_manifest(manifest: dict, folder: Path) -> Path:
+    """The manifest as JSON, readable by its owner only (it holds the reader's password)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / MANIFEST_NAME
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump(manifest, handle, ensure_ascii=False, indent=1)
+    return path
+
+
+def prepare_command(url: str | None, source, cache_dir) -> dict:
+    """``prepare logiccat --engine mysql``: ``url`` (admin) or ``$SQLBENCH_LMEVAL_MYSQL_URL``;
+    the manifest goes to :func:`manifest_dir` of this cache."""
+    from sqlbench_lmeval.paths import cache_dir as cache_root
+
+    url = url or os.environ.get(URL_ENV)
+    if not url:
+        raise UserError(f"--engine mysql needs --url mysql://admin:pass@host:port or ${URL_ENV}")
+    resolved = source_module.resolve_source(source, cache_root(cache_dir))
+    return prepare_server(url, resolved, manifest_dir=manifest_dir(cache_dir))
+
+
+def manifest_dir(cache_dir=None) -> Path:
+    """``<cache>/logiccat``: beside the SQLite bundle folder, which a rebuild replaces whole."""
+    from sqlbench_lmeval.paths import cache_dir as cache_root
+
+    return cache_root(cache_dir) / "logiccat"
+
+
+# ---------------------------------------------------------------------------------------------
+# Gold on the server: the frozen clock and the run
+# ---------------------------------------------------------------------------------------------
+
+FROZEN_CLOCK_SETUP = "sqlbench_lmeval.logiccat.server:freeze_clock"
+REFERENCE_CLOCK_SETUP = "sqlbench_lmeval.logiccat.server:reference_clock"
+
+
+def set_clock(conn, now: dt.datetime) -> None:
+    """``NOW()``/``CURDATE()``/... return ``now`` on this connection: the session zone is UTC
+    and ``timestamp`` is ``now`` read as UTC (``RAND()`` is not frozen)."""
+    with conn.cursor() as cursor:
+        cursor.execute("SET time_zone = '+00:00'")
+        cursor.execute("SET timestamp = %s", (calendar.timegm(now.timetuple()),))
+
+
+def freeze_clock(conn) -> None:
+    """``Database.setup`` of every LogicCat database on a server: SQLite's frozen instant."""
+    from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW
+
+    set_clock(conn, FROZEN_NOW)
+
+
+def reference_clock(conn) -> None:
+    """The clock of the MariaDB reference run (fidelity measurement only)."""
+    from sqlbench_lmeval.logiccat.fidelity import REFERENCE_NOW
+
+    set_clock(conn, REFERENCE_NOW)
+
+
+def reader_url(manifest: dict) -> str:
+    return manifest["reader_url"]
+
+
+def read_manifest(cache_dir=None) -> dict:
+    """The manifest ``prepare logiccat --engine mysql`` wrote for this cache."""
+    path = manifest_dir(cache_dir) / MANIFEST_NAME
+    if not path.is_file():
+        raise UserError(
+            f"no MySQL server prepared for this cache ({path} is missing): run "
+            "`sqlbench-lmeval prepare logiccat --engine mysql --url mysql://admin:pass@host:port`"
+        )
+    return json.loads(path.read_text("utf-8"))
+
+
+def server_database(url: str, db_id: str, setup: str = FROZEN_CLOCK_SETUP):
+    """The execution ``Database`` of ``db_id`` on the server ``url`` points at."""
+    from sqlbench_lmeval.execution import Database
+    from sqlbench_lmeval.execution.mysql import database_url
+
+    return Database("mysql", database_url(url, db_id), setup)
+
+
+def run_gold_on_server(
+    records, url: str, *, setup: str = FROZEN_CLOCK_SETUP, workers: int | None = None, limits=None
+) -> dict[int, object]:
+    """Every record's upstream MySQL gold, verbatim, on the server: id -> Outcome."""
+    from sqlbench_lmeval.execution import Job, Limits, execute_many
+
+    jobs = [Job(server_database(url, r.db_id, setup), r.gold_sql_mysql) for r in records]
+    outcomes = execute_many(jobs, limits or Limits(), workers=workers, progress=None)
+    return {r.id: outcome for r, outcome in zip(records, outcomes, strict=True)}
