@@ -73,6 +73,17 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scale-factor", type=float, help="tpcds: TPC-DS scale factor of the database (default 1)"
     )
+    parser.add_argument(
+        "--engine",
+        choices=["sqlite", "mysql"],
+        help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server)",
+    )
+    parser.add_argument(
+        "--url",
+        help="logiccat --engine mysql: mysql://user:pass@host:port (default: "
+        "$SQLBENCH_LMEVAL_MYSQL_URL); prepare needs an admin account, score/gold then run "
+        "under the read-only account prepare created",
+    )
 
 
 def _json_output(path: str):
@@ -86,7 +97,12 @@ def _json_output(path: str):
 
 
 def _data_kwargs(args: argparse.Namespace) -> dict:
-    options = {"source": args.source, "scale_factor": args.scale_factor}
+    options = {
+        "source": args.source,
+        "scale_factor": args.scale_factor,
+        "engine": args.engine,
+        "url": args.url,
+    }
     return {name: value for name, value in options.items() if value is not None}
 
 
@@ -183,17 +199,6 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
     parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
-    parser.add_argument(
-        "--engine",
-        choices=["sqlite", "mysql"],
-        default="sqlite",
-        help="logiccat: sqlite (embedded, default) or mysql (load a MySQL-protocol server)",
-    )
-    parser.add_argument(
-        "--url",
-        help="logiccat --engine mysql: admin URL mysql://user:pass@host:port "
-        "(default: $SQLBENCH_LMEVAL_MYSQL_URL)",
-    )
 
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)

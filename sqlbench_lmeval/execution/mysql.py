@@ -35,6 +35,8 @@ A server that drops the connection (restart, ``KILL CONNECTION``, network) makes
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import threading
 import time
@@ -145,6 +147,46 @@ def server_version(conn: pymysql.Connection) -> str:
     info = conn.get_server_info()
     release = re.match(r"[\d.]+", info.removeprefix("5.5.5-"))
     return f"{'MariaDB' if is_mariadb(conn) else 'MySQL'} {release.group(0) if release else info}"
+
+
+def quote_identifier(name: str) -> str:
+    """A backtick-quoted MySQL identifier (a backtick inside is doubled)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def checksum_tables(cursor, database: str) -> dict[str, int | None]:
+    """``CHECKSUM TABLE`` of every base table of ``database``: {table name: checksum}."""
+    cursor.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = %s AND table_type = 'BASE TABLE' ORDER BY table_name",
+        (database,),
+    )
+    checksums = {}
+    for (table,) in cursor.fetchall():
+        cursor.execute(f"CHECKSUM TABLE {quote_identifier(database)}.{quote_identifier(table)}")
+        checksums[table] = cursor.fetchone()[1]
+    return checksums
+
+
+_fingerprints: dict[str, str] = {}
+
+
+def database_fingerprint(url: str) -> str:
+    """``"MariaDB 10.11.19 <sha256>"``: the server's version and a hash of ``CHECKSUM TABLE`` of
+    every table of the database ``url`` names, for the gold cache key (the server's counterpart
+    of a file's hash). Computed once per process and URL; raises pymysql errors."""
+    if url not in _fingerprints:
+        address = parse_url(url)
+        conn = open_connection(address, address.database)
+        try:
+            with conn.cursor() as cursor:
+                checksums = sorted(checksum_tables(cursor, address.database).items())
+            text = json.dumps([address.host, address.port, address.database, checksums])
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            _fingerprints[url] = f"{server_version(conn)} {digest}"
+        finally:
+            conn.close()
+    return _fingerprints[url]
 
 
 class _Session:

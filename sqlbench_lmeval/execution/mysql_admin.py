@@ -9,14 +9,14 @@ from __future__ import annotations
 import secrets
 import urllib.parse
 
-from sqlbench_lmeval.execution.mysql import open_connection, parse_url
+from sqlbench_lmeval.execution.mysql import (
+    checksum_tables,
+    open_connection,
+    parse_url,
+    quote_identifier,
+)
 
 READ_ONLY_USER = "sqlbench_reader"
-
-
-def quote_identifier(name: str) -> str:
-    """A backtick-quoted MySQL identifier (a backtick inside is doubled)."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def create_read_only_account(
@@ -58,18 +58,6 @@ def table_checksums(admin_url: str, database: str) -> dict[str, int | None]:
     conn = open_connection(parse_url(admin_url))
     try:
         with conn.cursor() as cursor:
-            cursor.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
-                "ORDER BY table_name",
-                (database,),
-            )
-            tables = [row[0] for row in cursor.fetchall()]
-            checksums = {}
-            for table in tables:
-                cursor.execute(
-                    f"CHECKSUM TABLE {quote_identifier(database)}.{quote_identifier(table)}"
-                )
-                checksums[table] = cursor.fetchone()[1]
-        return checksums
+            return checksum_tables(cursor, database)
     finally:
         conn.close()

@@ -26,6 +26,7 @@ import calendar
 import datetime as dt
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -38,6 +39,7 @@ URL_ENV = "SQLBENCH_LMEVAL_MYSQL_URL"
 MYSQL8_COLLATION = "utf8mb4_0900_ai_ci"
 COLLATION_FALLBACKS = ("utf8mb4_uca1400_ai_ci", "utf8mb4_general_ci")
 READER_USER = "logiccat_reader"
+ENGINE_DIALECT = "mysql"  # the sqlglot dialect of gold and predictions on this engine
 
 
 def dump_row_counts(text: str) -> dict[str, int]:
@@ -96,7 +98,7 @@ def _run_batch(cursor, text: str) -> None:
 
 def load_database(cursor, db_id: str, text: str, collations: dict[str, str]) -> dict[str, int]:
     """(Re)create ``db_id`` from its dump; returns the row count of every table it holds."""
-    from sqlbench_lmeval.execution.mysql_admin import quote_identifier
+    from sqlbench_lmeval.execution.mysql import quote_identifier
 
     for old, new in collations.items():
         text = text.replace(old, new)
@@ -129,6 +131,7 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
     """Load every LogicCat database into the server, check it, create the reader; the manifest."""
     from sqlbench_lmeval.execution.mysql import redact, server_version
     from sqlbench_lmeval.execution.mysql_admin import create_read_only_account
+    from sqlbench_lmeval.scoring import gold_health
 
     names = db_ids(source)
     conn = _admin_connection(admin_url)
@@ -152,10 +155,20 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
                 expected = dump_row_counts(text)
                 if loaded != expected:
                     raise UserError(f"{db_id}: rows on the server {loaded} != dump {expected}")
-                databases[db_id] = {"tables": loaded, "load_s": round(seconds, 3)}
+                databases[db_id] = {
+                    "tables": loaded,
+                    "load_s": round(seconds, 3),
+                    "schema": upstream_schema(text),
+                }
     finally:
         conn.close()
+    load_seconds = time.monotonic() - started
     reader_url = create_read_only_account(admin_url, names, user=READER_USER)
+    gold_start = time.monotonic()
+    outcomes = run_gold_on_server(
+        [(r["idx"], r["db_id"], r["query"]) for r in source_module.load_records(source)],
+        reader_url,
+    )
     manifest = {
         "engine": "mysql",
         "server_version": version,
@@ -163,8 +176,11 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
         "server": redact(admin_url),
         "collations": collations,
         "databases": databases,
-        "load_s": round(time.monotonic() - started, 3),
+        "load_s": round(load_seconds, 3),
         "reader_url": reader_url,
+        # Judged as on SQLite (scoring.gold_health): ok / empty / all_null / error / ...
+        "gold_status": {str(i): gold_health(o) for i, o in outcomes.items()},
+        "gold_s": round(time.monotonic() - gold_start, 3),
     }
     if manifest_dir is not None:
         write_manifest(manifest, Path(manifest_dir))
@@ -254,11 +270,70 @@ def server_database(url: str, db_id: str, setup: str = FROZEN_CLOCK_SETUP):
 
 
 def run_gold_on_server(
-    records, url: str, *, setup: str = FROZEN_CLOCK_SETUP, workers: int | None = None, limits=None
+    golds, url: str, *, setup: str = FROZEN_CLOCK_SETUP, workers: int | None = None, limits=None
 ) -> dict[int, object]:
-    """Every record's upstream MySQL gold, verbatim, on the server: id -> Outcome."""
+    """Upstream MySQL gold, verbatim, on the server: ``golds`` are (id, db_id, sql);
+    returns id -> Outcome."""
     from sqlbench_lmeval.execution import Job, Limits, execute_many
 
-    jobs = [Job(server_database(url, r.db_id, setup), r.gold_sql_mysql) for r in records]
+    golds = list(golds)
+    jobs = [Job(server_database(url, db_id, setup), sql) for _, db_id, sql in golds]
     outcomes = execute_many(jobs, limits or Limits(), workers=workers, progress=None)
-    return {r.id: outcome for r, outcome in zip(records, outcomes, strict=True)}
+    return {gold[0]: outcome for gold, outcome in zip(golds, outcomes, strict=True)}
+
+
+_CREATE_STATEMENT = re.compile(r"^CREATE\b[\s\S]*?;[ \t]*$", re.MULTILINE)
+
+
+def upstream_schema(text: str) -> str:
+    """The dump's CREATE statements exactly as written (MySQL DDL with its Chinese COMMENTs),
+    separated by a blank line: what a prompt for this engine shows."""
+    return "\n\n".join(match.group(0).strip() for match in _CREATE_STATEMENT.finditer(text))
+
+
+# ---------------------------------------------------------------------------------------------
+# Items on the server (engine "mysql")
+# ---------------------------------------------------------------------------------------------
+
+
+def run_url(url: str | None, manifest: dict) -> str:
+    """The URL predictions run under: the read-only account of the prepared server when ``url``
+    is empty or points at that same server (host and port), else ``url`` as given."""
+    from sqlbench_lmeval.execution.mysql import parse_url
+
+    url = url or os.environ.get(URL_ENV)
+    reader = manifest["reader_url"]
+    if not url:
+        return reader
+    given, prepared = parse_url(url), parse_url(reader)
+    if (given.host, given.port, given.unix_socket) == (
+        prepared.host,
+        prepared.port,
+        prepared.unix_socket,
+    ):
+        return reader
+    return url
+
+
+def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list:
+    """The bundle's items on the server: upstream MySQL gold verbatim, MySQL dialect, gold
+    health as judged on the server at prepare time, flags as judged on SQLite."""
+    from sqlbench_lmeval.scoring import Item
+
+    manifest = read_manifest(cache_dir)
+    url = run_url(url, manifest)
+    statuses = manifest["gold_status"]
+    return [
+        Item(
+            id=record.id,
+            question=record.question,
+            database=server_database(url, record.db_id),
+            gold_sql=record.gold_sql_mysql,
+            dialect=ENGINE_DIALECT,
+            category=record.category,
+            gold_status=statuses.get(str(record.id), record.gold_status),
+            flags=tuple(record.flags),
+            prediction_dialect=None if prompted == ENGINE_DIALECT else prompted,
+        )
+        for record in bundle.records
+    ]

@@ -115,7 +115,9 @@ def test_gold_on_the_server_matches_the_mariadb_reference(prepared, logiccat_cac
     ids = set(fidelity.comparable_ids(bundle.records, reference))
     records = [r for r in bundle.records if r.id in ids]
     outcomes = server.run_gold_on_server(
-        records, prepared["manifest"]["reader_url"], setup=server.REFERENCE_CLOCK_SETUP
+        [(r.id, r.db_id, r.gold_sql_mysql) for r in records],
+        prepared["manifest"]["reader_url"],
+        setup=server.REFERENCE_CLOCK_SETUP,
     )
     measured = fidelity.measure(
         bundle.records, {i: (o.ok, o.rows) for i, o in outcomes.items()}, reference
