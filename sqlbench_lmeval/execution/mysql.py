@@ -172,16 +172,23 @@ _fingerprints: dict[str, str] = {}
 
 
 def database_fingerprint(url: str) -> str:
-    """``"MariaDB 10.11.19 <sha256>"``: the server's version and a hash of ``CHECKSUM TABLE`` of
-    every table of the database ``url`` names, for the gold cache key (the server's counterpart
-    of a file's hash). Computed once per process and URL; raises pymysql errors."""
+    """``"MariaDB 10.11.19 <sha256>"``: the server's version and a hash of ``CHECKSUM TABLE`` and
+    creation time of every table of the database ``url`` names, for the gold cache key (the
+    server's counterpart of a file's hash). Once per process and URL; raises pymysql errors."""
     if url not in _fingerprints:
         address = parse_url(url)
         conn = open_connection(address, address.database)
         try:
             with conn.cursor() as cursor:
                 checksums = sorted(checksum_tables(cursor, address.database).items())
-            text = json.dumps([address.host, address.port, address.database, checksums])
+                # When the tables were (re)created: a reload may change plans and so the order
+                # of tied rows, so gold cached before it is not reused.
+                cursor.execute(
+                    "SELECT table_name, CAST(create_time AS CHAR) FROM information_schema.tables "
+                    "WHERE table_schema = DATABASE() ORDER BY table_name"
+                )
+                created = [list(row) for row in cursor.fetchall()]
+            text = json.dumps([address.host, address.port, address.database, checksums, created])
             digest = hashlib.sha256(text.encode()).hexdigest()
             _fingerprints[url] = f"{server_version(conn)} {digest}"
         finally:

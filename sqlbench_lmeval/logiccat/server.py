@@ -117,8 +117,14 @@ def load_database(cursor, db_id: str, text: str, collations: dict[str, str]) -> 
     )
     counts = {}
     for (table,) in cursor.fetchall():
-        cursor.execute(f"SELECT COUNT(*) FROM {name}.{quote_identifier(table)}")
+        quoted = f"{name}.{quote_identifier(table)}"
+        cursor.execute(f"SELECT COUNT(*) FROM {quoted}")
         counts[table.lower()] = cursor.fetchone()[0]
+        # Settle the optimizer statistics now (exact: every table is smaller than the sampled
+        # pages) instead of whenever the background recalculation runs: plans, and with them
+        # the order of tied rows under LIMIT, are then the same for gold and predictions.
+        cursor.execute(f"ANALYZE TABLE {quoted}")
+        cursor.fetchall()
     return counts
 
 
@@ -165,9 +171,17 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
     load_seconds = time.monotonic() - started
     reader_url = create_read_only_account(admin_url, names, user=READER_USER)
     gold_start = time.monotonic()
-    outcomes = run_gold_on_server(
-        [(r["idx"], r["db_id"], r["query"]) for r in source_module.load_records(source)],
-        reader_url,
+    golds = [(r["idx"], r["db_id"], r["query"]) for r in source_module.load_records(source)]
+    outcomes = run_gold_on_server(golds, reader_url)
+    # Twice, in fresh worker processes (so on other connections): the order of rows tied under
+    # ORDER BY, and which tied rows a LIMIT keeps, can change from one connection to the next
+    # on MariaDB 10.11 (measured: ~135 of 4,036 gold queries). Such items get the flag the
+    # SQLite build gives tie-dependent gold.
+    again = run_gold_on_server(golds, reader_url)
+    unstable = sorted(
+        item_id
+        for item_id, outcome in outcomes.items()
+        if (outcome.status, outcome.rows) != (again[item_id].status, again[item_id].rows)
     )
     manifest = {
         "engine": "mysql",
@@ -181,6 +195,7 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
         # Judged as on SQLite (scoring.gold_health): ok / empty / all_null / error / ...
         "gold_status": {str(i): gold_health(o) for i, o in outcomes.items()},
         "gold_s": round(time.monotonic() - gold_start, 3),
+        "unstable_order": unstable,
     }
     if manifest_dir is not None:
         write_manifest(manifest, Path(manifest_dir))
@@ -317,12 +332,21 @@ def run_url(url: str | None, manifest: dict) -> str:
 
 def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list:
     """The bundle's items on the server: upstream MySQL gold verbatim, MySQL dialect, gold
-    health as judged on the server at prepare time, flags as judged on SQLite."""
+    health as judged on the server at prepare time, flags as judged on SQLite plus
+    ``nondeterministic_order`` where two server runs ordered the gold's rows differently."""
+    from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
     from sqlbench_lmeval.scoring import Item
 
     manifest = read_manifest(cache_dir)
     url = run_url(url, manifest)
     statuses = manifest["gold_status"]
+    unstable = set(manifest.get("unstable_order", ()))
+
+    def flags(record) -> tuple[str, ...]:
+        if record.id in unstable and NONDETERMINISTIC_ORDER not in record.flags:
+            return (*record.flags, NONDETERMINISTIC_ORDER)
+        return tuple(record.flags)
+
     return [
         Item(
             id=record.id,
@@ -332,7 +356,7 @@ def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list
             dialect=ENGINE_DIALECT,
             category=record.category,
             gold_status=statuses.get(str(record.id), record.gold_status),
-            flags=tuple(record.flags),
+            flags=flags(record),
             prediction_dialect=None if prompted == ENGINE_DIALECT else prompted,
         )
         for record in bundle.records

@@ -129,8 +129,9 @@ def test_gold_on_the_server_matches_the_mariadb_reference(prepared, logiccat_cac
     }
     determinate = ids - flagged
     disagree = {i for group in measured.disagreements.values() for i in group}
-    # Same engine family, same dumps: every determinate item agrees except the window ties.
-    assert disagree & determinate == WINDOW_TIE_ITEMS & determinate
+    # Same engine family, same dumps: every determinate item agrees except, at most, the
+    # window ties (their tie order may or may not match the reference's on a given run).
+    assert disagree & determinate <= WINDOW_TIE_ITEMS
     assert len(determinate - disagree) / len(determinate) >= 0.995
     # No gold fails on the server where it ran on the reference's MariaDB.
     assert not measured.disagreements.get("our_error")
