@@ -42,6 +42,14 @@ READER_USER = "logiccat_reader"
 ENGINE_DIALECT = "mysql"  # the sqlglot dialect of gold and predictions on this engine
 
 
+def require_driver() -> None:
+    """A UserError that says how to install the driver when PyMySQL is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("pymysql") is None:
+        raise UserError('the mysql engine needs PyMySQL: pip install "sqlbench-lmeval[mysql]"')
+
+
 def dump_row_counts(text: str) -> dict[str, int]:
     """Rows per (lower-case) table that the dump's INSERT statements insert."""
     from sqlglot import exp
@@ -217,6 +225,7 @@ def prepare_command(url: str | None, source, cache_dir) -> dict:
     the manifest goes to :func:`manifest_dir` of this cache."""
     from sqlbench_lmeval.paths import cache_dir as cache_root
 
+    require_driver()
     url = url or os.environ.get(URL_ENV)
     if not url:
         raise UserError(f"--engine mysql needs --url mysql://admin:pass@host:port or ${URL_ENV}")
@@ -337,6 +346,7 @@ def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list
     from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
     from sqlbench_lmeval.scoring import Item
 
+    require_driver()
     manifest = read_manifest(cache_dir)
     url = run_url(url, manifest)
     statuses = manifest["gold_status"]
