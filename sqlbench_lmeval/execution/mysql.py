@@ -30,7 +30,9 @@ process, shared by all its databases through ``COM_INIT_DB``):
    front counts as a statement of unknown kind and is refused too).
 
 A server that drops the connection (restart, ``KILL CONNECTION``, network) makes that item
-``crashed``; the session reconnects (and re-runs the setup hook) for the next one.
+``crashed``; the session reconnects (and re-runs the setup hook) for the next one. A query that
+may leave user variables or named locks behind is followed by a reconnect too, so no query sees
+another's session state.
 """
 
 from __future__ import annotations
@@ -384,7 +386,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
         )
     finally:
         deadline.stop()
-    if outcome.status is Status.CRASHED or abandoned:
+    if outcome.status is Status.CRASHED or abandoned or _leaves_session_state(sql):
         session.close()
     else:
         try:
@@ -402,6 +404,14 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     return outcome
+
+
+def _leaves_session_state(sql: str) -> bool:
+    """Whether the query may leave state behind on its connection for the next one to see:
+    user variables (``@x := 1``, ``SELECT ... INTO @x``) or named locks (``GET_LOCK``). Such a
+    connection is closed after the query; the next one starts clean. Textual and generous
+    (``@@version`` counts too): a needless reconnect costs milliseconds."""
+    return "@" in sql or "get_lock" in sql.lower()
 
 
 def _classify(error: pymysql.err.Error, start: float, limits: Limits) -> Outcome:
