@@ -30,3 +30,14 @@ def logiccat_cache(tmp_path_factory) -> Path:
     cache = tmp_path_factory.mktemp("logiccat-cache")
     build_bundle(source=logiccat_source(), cache_dir=cache, progress=False)
     return cache
+
+
+@pytest.fixture(scope="session")
+def mysql_admin_url():
+    """Admin URL of a MySQL-protocol server (see tests/support/mysql_server.py), or a skip."""
+    from support.mysql_server import admin_url_or_skip
+
+    url, private = admin_url_or_skip()
+    yield url
+    if private is not None:
+        private.stop()

@@ -4,7 +4,9 @@ One SQLite file, ``<root>/gold-cache.sqlite``, maps a key to an outcome. The key
 over everything that can change a gold result:
 
 - the database file's content (sha256; memoized by path, inode, size and mtime, in memory and
-  in the cache file, so unchanged files are hashed once);
+  in the cache file, so unchanged files are hashed once); for the ``mysql`` engine the server's
+  version and ``CHECKSUM TABLE`` of every table (:func:`~sqlbench_lmeval.execution.mysql.
+  database_fingerprint`, once per process and database);
 - the exact SQL text;
 - the engine and its version (SQLite library version, DuckDB package version);
 - the setup hook and a fingerprint of its module's source file (a hook that imports helpers from
@@ -140,8 +142,14 @@ class GoldCache:
         """``json.dumps`` of every key part but the SQL, open for the SQL to follow; None when
         the database file cannot be hashed."""
         try:
-            file_hash = self._file_hash(database.path)
-        except OSError:
+            if database.engine == "mysql":
+                # A server database: its server version and CHECKSUM TABLE of every table.
+                from sqlbench_lmeval.execution.mysql import database_fingerprint
+
+                file_hash = database_fingerprint(database.path)
+            else:
+                file_hash = self._file_hash(database.path)
+        except Exception:  # file gone, server unreachable: run without the cache
             return None
         parts = [
             CACHE_FORMAT,

@@ -8,7 +8,10 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class Database:
-    """A database file that is opened read-only.
+    """A database file that is opened read-only, or (engine ``mysql``) a database on a server.
+
+    For ``mysql``, ``path`` is a URL ``mysql://user:password@host:port/dbname`` (see
+    :mod:`sqlbench_lmeval.execution.mysql`); the setup hook gets the PyMySQL connection.
 
     ``setup`` names a trusted hook ``"pkg.module:function"``; it is imported in the worker and
     called with every new raw connection (``sqlite3.Connection`` or duckdb connection) after the
@@ -16,7 +19,7 @@ class Database:
     is closed, e.g. to register MySQL-compatible functions and a frozen clock.
     """
 
-    engine: Literal["sqlite", "duckdb"]
+    engine: Literal["sqlite", "duckdb", "mysql"]
     path: str
     setup: str | None = None
 

@@ -63,10 +63,14 @@ def connection(database: Database, limits: Limits) -> tuple[object, bool]:
     Raises FileNotFoundError, ValueError (unknown engine) or whatever opening/setup raised.
     """
     engine = _engine(database.engine)
-    if not os.path.isfile(database.path):
-        raise FileNotFoundError(f"database file not found: {database.path}")
     key = (database.engine, database.path, database.setup, int(limits.memory_mb))
-    signature = _signature(database.path)
+    if database.engine == "mysql":
+        # A server, not a file: the engine module reconnects by itself when the server drops it.
+        signature = ("server",)
+    elif not os.path.isfile(database.path):
+        raise FileNotFoundError(f"database file not found: {database.path}")
+    else:
+        signature = _signature(database.path)
     if database.engine == "sqlite":
         # hard_heap_limit is process-wide: assert it here, where limits may have changed.
         _set_heap_limit(limits)
@@ -122,8 +126,10 @@ def _engine(name: str):
         from sqlbench_lmeval.execution import sqlite as engine
     elif name == "duckdb":
         from sqlbench_lmeval.execution import duckdb as engine
+    elif name == "mysql":
+        from sqlbench_lmeval.execution import mysql as engine
     else:
-        raise ValueError(f"unknown engine {name!r} (expected 'sqlite' or 'duckdb')")
+        raise ValueError(f"unknown engine {name!r} (expected 'sqlite', 'duckdb' or 'mysql')")
     return engine
 
 
@@ -148,11 +154,7 @@ def execute(job: Job, limits: Limits = DEFAULT_LIMITS) -> Outcome:
         return Outcome(Status.NO_SQL, error="no SQL")
     try:
         conn, _ = connection(job.database, limits)
-        if job.database.engine == "sqlite":
-            from sqlbench_lmeval.execution import sqlite as engine
-        else:
-            from sqlbench_lmeval.execution import duckdb as engine
-        return engine.run(conn, sql, limits)
+        return _engine(job.database.engine).run(conn, sql, limits)
     except MemoryError:
         return Outcome(
             Status.ERROR,

@@ -26,19 +26,36 @@ CATEGORIES = ("physical", "mathematical", "commonsense", "hypothetical")
 DIALECT = "sqlite"
 
 
-def load_items(cache_dir=None, source=None, dialect: str | None = None, **_options) -> list[Item]:
+def load_items(
+    cache_dir=None,
+    source=None,
+    dialect: str | None = None,
+    engine: str | None = None,
+    url: str | None = None,
+    **_options,
+) -> list[Item]:
     """All 4,036 LogicCat items, building the bundle first if it is not in the cache.
 
-    ``dialect`` is the sqlglot dialect answers are asked in (default: SQLite, the engine's).
+    ``dialect`` is the sqlglot dialect answers are asked in (default: the engine's).
+    ``engine`` ``mysql`` runs them on the server ``prepare logiccat --engine mysql`` loaded
+    (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else its read-only account; see
+    ``logiccat.server``); default ``sqlite``.
     """
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
-    return items_from_bundle(ensure_bundle(source=source, cache_dir=cache_dir), dialect)
+    bundle = ensure_bundle(source=source, cache_dir=cache_dir)
+    return items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir)
 
 
-def items_from_bundle(bundle, dialect: str | None = None) -> list[Item]:
+def items_from_bundle(
+    bundle, dialect: str | None = None, *, engine: str | None = None, url=None, cache_dir=None
+) -> list[Item]:
     """One item per record of a loaded ``logiccat.bundle.Bundle``, answers asked in
-    ``dialect`` (default: the engine's)."""
+    ``dialect`` (default: the engine's); item ids are the upstream ``idx`` on every engine."""
+    if check_engine(engine) == "mysql":
+        from sqlbench_lmeval.logiccat.server import ENGINE_DIALECT, server_items
+
+        return server_items(bundle, check_dialect(dialect, ENGINE_DIALECT), url, cache_dir)
     prompted = check_dialect(dialect, DIALECT)
     return [
         Item(
@@ -71,7 +88,7 @@ def transpile_prediction(item: Item, sql: str) -> str:
     """
     from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
 
-    if item.prompted_dialect == "mysql":
+    if item.prompted_dialect == "mysql" and item.dialect == DIALECT:
         return mysql_to_sqlite(sql, _column_types(item.database.path))
     return sqlglot_transpile(sql, read=item.prompted_dialect, write=item.dialect)
 
@@ -83,8 +100,26 @@ def _column_types(db_path: str):
     return column_types(db_path)
 
 
-def dataset_version(cache_dir=None, source=None, **_options) -> str:
+ENGINES = ("sqlite", "mysql")
+
+
+def check_engine(engine: str | None) -> str:
+    """``engine`` (default ``sqlite``), or a UserError naming the choices."""
+    from sqlbench_lmeval.errors import UserError
+
+    name = (engine or "sqlite").strip().lower()
+    if name not in ENGINES:
+        raise UserError(f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    return name
+
+
+def dataset_version(cache_dir=None, source=None, engine: str | None = None, **_options) -> str:
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+
+    if check_engine(engine) == "mysql":
+        from sqlbench_lmeval.logiccat.server import read_manifest
+
+        return read_manifest(cache_dir)["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
 

@@ -34,19 +34,32 @@ def cot_instruction(dialect: str) -> str:
 
 
 def load_dataset(
-    subset: str = "all", cache_dir=None, source=None, dialect: str | None = None, **_metadata
+    subset: str = "all",
+    cache_dir=None,
+    source=None,
+    dialect: str | None = None,
+    engine: str | None = None,
+    url: str | None = None,
+    **_metadata,
 ):
     """``custom_dataset`` hook: LogicCat documents for ``subset`` as ``{"test": Dataset}``.
 
     ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name. lm-eval
     passes the task metadata and ``--metadata`` here too: ``cache_dir`` and ``source`` are
     honoured (see ``logiccat.bundle.ensure_bundle``), and ``dialect``, the sqlglot dialect the
-    answer is asked in (default ``sqlite``; e.g. ``mysql``); anything else is ignored.
+    answer is asked in (default: the engine's; e.g. ``mysql``), ``engine`` (``sqlite``, default,
+    or ``mysql``: the server ``prepare logiccat --engine mysql`` loaded, at ``url`` or
+    ``$SQLBENCH_LMEVAL_MYSQL_URL``; its prompts show the upstream MySQL DDL); anything else is
+    ignored.
     """
     import datasets
 
     from sqlbench_lmeval.errors import UserError
-    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle, version_of_bundle
+    from sqlbench_lmeval.logiccat.benchmark import (
+        check_engine,
+        items_from_bundle,
+        version_of_bundle,
+    )
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     if subset not in SUBSETS:
@@ -55,8 +68,14 @@ def load_dataset(
     version = version_of_bundle(bundle)
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
+    if check_engine(engine) == "mysql":
+        from sqlbench_lmeval.logiccat.server import read_manifest
+
+        manifest = read_manifest(cache_dir)
+        version = manifest["dataset_version"]
+        schemas = {db_id: data["schema"] for db_id, data in manifest["databases"].items()}
     docs = []
-    for item in items_from_bundle(bundle, dialect):
+    for item in items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir):
         if subset == "mini" and item.id not in MINI_SET_IDS:
             continue
         if subset in CATEGORIES and item.category != subset:

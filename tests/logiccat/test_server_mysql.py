@@ -1,0 +1,137 @@
+"""LogicCat on a MySQL-protocol server: prepare, read-only account, frozen clock, fidelity.
+
+The server is the private MariaDB of tests/support/mysql_server.py (or
+``$SQLBENCH_LMEVAL_MYSQL_URL``); ``prepare logiccat --engine mysql`` runs through the real CLI.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import stat
+
+import pytest
+from conftest import logiccat_source
+
+pytest.importorskip("pymysql")
+
+from sqlbench_lmeval.cli import main  # noqa: E402
+from sqlbench_lmeval.execution import Job, Limits, Status, execute  # noqa: E402
+from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
+from sqlbench_lmeval.logiccat import fidelity, gold, server  # noqa: E402
+from sqlbench_lmeval.logiccat import source as source_module  # noqa: E402
+
+pytestmark = [pytest.mark.mysql, pytest.mark.slow]
+
+# Gold whose result depends on the order of tied rows inside a window (NTILE / a moving AVG
+# over ``ORDER BY month`` with many rows per month): SQL leaves it open, the health judge does
+# not flag window ties, and MariaDB picked other tie orders than in the reference run.
+WINDOW_TIE_ITEMS = {1370, 1436}
+
+
+@pytest.fixture(scope="module")
+def prepared(mysql_admin_url, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("mysql-cache")
+    source = logiccat_source()
+    code = main(
+        [
+            "prepare",
+            "logiccat",
+            "--engine",
+            "mysql",
+            "--url",
+            mysql_admin_url,
+            "--source",
+            str(source),
+            "--cache-dir",
+            str(cache),
+        ]
+    )
+    assert code == 0
+    path = server.manifest_dir(cache) / server.MANIFEST_NAME
+    return {"path": path, "manifest": json.loads(path.read_text("utf-8")), "source": source}
+
+
+def test_every_database_loaded_with_the_dump_row_counts(prepared):
+    manifest, root = prepared["manifest"], prepared["source"]
+    source = source_module.locate(root)
+    records = json.loads((root / "records-4036.json").read_text("utf-8"))
+    assert sorted(manifest["databases"]) == sorted({r["db_id"] for r in records})
+    assert len(manifest["databases"]) == 44  # 45 dumps, EquipmentManagementDB has no questions
+    for db_id, loaded in manifest["databases"].items():
+        text = source_module.dump_file(source, db_id).read_text("utf-8")
+        # Navicat writes one single-row INSERT per line: counting those lines by table is an
+        # independent count of the rows each table must hold.
+        expected = {name.lower(): 0 for name in re.findall(r"^CREATE TABLE `([^`]+)`", text, re.M)}
+        for name in re.findall(r"^INSERT INTO `([^`]+)` VALUES", text, re.M):
+            expected[name.lower()] += 1
+        assert loaded["tables"] == expected, db_id
+
+
+def test_manifest_names_the_server_and_hides_passwords(prepared, mysql_admin_url):
+    manifest = prepared["manifest"]
+    assert re.fullmatch(r"(MariaDB|MySQL) \d+\.\d+\.\d+", manifest["server_version"])
+    assert manifest["engine"] == "mysql"
+    assert "mysql" in manifest["dataset_version"]
+    assert parse_url(mysql_admin_url).password not in manifest["server"]
+    assert stat.S_IMODE(prepared["path"].stat().st_mode) == 0o600  # holds the reader's password
+
+
+def test_reader_account_has_select_on_the_logiccat_databases_only(prepared):
+    reader = parse_url(prepared["manifest"]["reader_url"])
+    conn = open_connection(reader)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SHOW GRANTS")
+            grants = [row[0] for row in cursor.fetchall()]
+    finally:
+        conn.close()
+    # One USAGE line (login only) plus one SELECT line per database, nothing else.
+    assert sum("GRANT USAGE ON *.*" in g for g in grants) == 1
+    table_grants = [g for g in grants if "GRANT USAGE" not in g]
+    assert len(table_grants) == 44
+    assert all(g.startswith("GRANT SELECT ON `") for g in table_grants)
+
+
+def test_frozen_clock_is_sqlite_frozen_instant(prepared):
+    from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW
+
+    database = server.server_database(prepared["manifest"]["reader_url"], "AirCraft")
+    outcome = execute(Job(database, "SELECT NOW(), CURDATE(), UNIX_TIMESTAMP()"), Limits())
+    assert outcome.status is Status.OK, outcome
+    # 2025-12-10 12:00:00 UTC is 1765368000 s after the epoch: 20,432 days * 86,400 + 12 h.
+    assert outcome.rows == ((FROZEN_NOW, dt.date(2025, 12, 10), 20432 * 86400 + 12 * 3600),)
+
+
+def test_gold_on_the_server_matches_the_mariadb_reference(prepared, logiccat_cache):
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+
+    reference_path = prepared["source"] / "reference" / "mariadb-10.11-gold-results.json"
+    if not reference_path.is_file():
+        pytest.skip(f"no MariaDB reference at {reference_path}")
+    bundle = load_bundle(logiccat_cache)
+    reference = fidelity.load_reference(reference_path)
+    ids = set(fidelity.comparable_ids(bundle.records, reference))
+    records = [r for r in bundle.records if r.id in ids]
+    outcomes = server.run_gold_on_server(
+        [(r.id, r.db_id, r.gold_sql_mysql) for r in records],
+        prepared["manifest"]["reader_url"],
+        setup=server.REFERENCE_CLOCK_SETUP,
+    )
+    measured = fidelity.measure(
+        bundle.records, {i: (o.ok, o.rows) for i, o in outcomes.items()}, reference
+    )
+    flagged = {
+        r.id
+        for r in records
+        if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM, gold.NONDETERMINISTIC_ORDER}
+    }
+    determinate = ids - flagged
+    disagree = {i for group in measured.disagreements.values() for i in group}
+    # Same engine family, same dumps: every determinate item agrees except, at most, the
+    # window ties (their tie order may or may not match the reference's on a given run).
+    assert disagree & determinate <= WINDOW_TIE_ITEMS
+    assert len(determinate - disagree) / len(determinate) >= 0.995
+    # No gold fails on the server where it ran on the reference's MariaDB.
+    assert not measured.disagreements.get("our_error")
