@@ -17,7 +17,8 @@ the same scoring path as the filter (extraction, sandboxed execution with the ru
 new chat turns, at most ``retries`` times. The response is a ``retry_envelope`` holding every
 attempt; the filter scores the first as ``ves``/``ex`` and the last as ``ves@retry``/
 ``ex@retry``. Requests of other tasks, and loglikelihood requests, go to the base model
-unchanged. Retries are batched: round ``r`` sends every still-failing request at once.
+unchanged, and so do sampled tasks' (``repeats`` > 1). Retries are batched: round ``r``
+sends every still-failing request at once.
 
 Follow-up turns: a chat context (``--apply_chat_template``, a ``JsonChatStr``) gains an
 ``assistant`` message (the failed answer) and a ``user`` message (the feedback); a plain
@@ -48,8 +49,12 @@ ERROR_FEEDBACK = (
 )
 
 
-def is_ours(doc) -> bool:
-    return isinstance(doc, dict) and all(name in doc for name in OUR_DOC_FIELDS)
+def is_retried(request) -> bool:
+    """True for a request of our single-answer tasks. Sampled tasks (``repeats`` > 1) pass
+    through: their filter scores every sample as one plain answer, not an envelope."""
+    doc = request.doc
+    ours = isinstance(doc, dict) and all(name in doc for name in OUR_DOC_FIELDS)
+    return ours and (request.repeats or 1) == 1
 
 
 def feedback(score: dict) -> str:
@@ -123,8 +128,8 @@ class RepairModel(LM):
     # -- requests ----------------------------------------------------------------------------
     def generate_until(self, requests, disable_tqdm: bool = False) -> list[str]:
         answers: list[str | None] = [None] * len(requests)
-        ours = [i for i, r in enumerate(requests) if is_ours(r.doc)]
-        others = [i for i, r in enumerate(requests) if not is_ours(r.doc)]
+        ours = [i for i, r in enumerate(requests) if is_retried(r)]
+        others = [i for i, r in enumerate(requests) if not is_retried(r)]
         if others:
             passed = self.base.generate_until([requests[i] for i in others], disable_tqdm)
             for i, answer in zip(others, passed, strict=True):

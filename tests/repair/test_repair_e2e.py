@@ -22,7 +22,13 @@ import re
 import subprocess
 
 import pytest
-from support.lm_eval_run import TIMEOUT_S, lm_eval_command, offline_env, read_outputs
+from support.lm_eval_run import (
+    TIMEOUT_S,
+    lm_eval_command,
+    offline_env,
+    read_outputs,
+    run_lm_eval,
+)
 from support.logiccat_answers import MATCHABLE, QUESTION
 from support.openai_server import ScriptedOpenAIServer
 from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
@@ -173,3 +179,24 @@ def test_repair_model_retries_our_items_with_the_error_and_passes_others_through
         smoke_answer(s["doc"]["question"]).split("\n")[0] for s in smoke_samples
     ]
     assert sum(r.prompt.startswith("Question:") for r in seen) == len(smoke_samples)
+
+
+def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):
+    """``--model local-chat-completions`` as before: no retry keys, even for a failing answer
+    (nothing retries it), and the raw response is the model's own text."""
+    results, samples = run_lm_eval(
+        "logiccat_mini",
+        answer=sql_block(broken_sql(0)),
+        chat=True,
+        workdir=tmp_path,
+        extra_args=["--limit", "3"],
+        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    )
+    numbers = results["results"]["logiccat_mini"]
+    assert not any(
+        key.split(",")[0] in ("ves@retry", "ex@retry", "retries_used") for key in numbers
+    )
+    for sample in samples["logiccat_mini"]:
+        assert (sample["ves"], sample["ex"]) == (0, 0)  # the broken query errors
+        assert "ves@retry" not in sample and "attempts" not in sample["filtered_resps"][0]
+        assert not sample["resps"][0][0].startswith("{")  # the model's own text, unwrapped
