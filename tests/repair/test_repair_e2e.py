@@ -19,18 +19,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
 
 import pytest
-from support.lm_eval_run import (
-    TIMEOUT_S,
-    lm_eval_command,
-    offline_env,
-    read_outputs,
-    run_lm_eval,
-)
+from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import MATCHABLE, QUESTION
 from support.openai_server import ScriptedOpenAIServer
+from support.repair_run import run_repair
 from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
@@ -91,34 +85,6 @@ EXPECTED = {
 }
 
 
-def run_repair(server, tasks, workdir, include_path, cache):
-    output_dir = workdir / "out"
-    command = [
-        *lm_eval_command(),
-        "--model", "sqlbench-repair",
-        "--model_args", f"base=local-chat-completions,retries={RETRIES},"
-        f"base_url={server.chat_url},model=test",
-        "--apply_chat_template",
-        "--tasks", tasks,
-        "--include_path", str(include_path),
-        "--limit", "8",
-        "--batch_size", "1",
-        "--output_path", str(output_dir),
-        "--log_samples",
-    ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        cwd=workdir,
-        env=offline_env(workdir, {"SQLBENCH_LMEVAL_CACHE": str(cache)}),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
-    assert done.returncode == 0 and not server.errors, (done.stdout + done.stderr)[-6000:]
-    return read_outputs(output_dir)
-
-
 def test_repair_model_retries_our_items_with_the_error_and_passes_others_through(
     logiccat_cache, tmp_path
 ):
@@ -128,7 +94,12 @@ def test_repair_model_retries_our_items_with_the_error_and_passes_others_through
     write_smoke_task(smoke)
     with ScriptedOpenAIServer(scripted(records)) as server:
         results, samples = run_repair(
-            server, f"logiccat_mini,{SMOKE_TASK}", tmp_path, smoke, logiccat_cache
+            server,
+            f"logiccat_mini,{SMOKE_TASK}",
+            tmp_path,
+            retries=RETRIES,
+            extra_args=["--include_path", str(smoke), "--limit", "8"],
+            env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
         )
         seen = list(server.requests)
 
