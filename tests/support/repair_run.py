@@ -7,11 +7,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from support.lm_eval_run import TIMEOUT_S, lm_eval_command, offline_env, read_outputs
+from support.lm_eval_run import lm_eval_command, read_outputs, run_offline
 
 
 def run_repair(
@@ -36,15 +35,7 @@ def run_repair(
         "--log_samples",
         *extra_args,
     ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        cwd=workdir,
-        env=offline_env(workdir, env),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
+    done = run_offline(command, workdir, env)
     assert done.returncode == 0 and not server.errors, (
         f"{' '.join(command)}\n{server.errors}\n{(done.stdout + done.stderr)[-6000:]}"
     )
