@@ -39,6 +39,11 @@ import sys
 
 DISABLE_ENV = "SQLBENCH_LMEVAL_NO_DISCOVERY"
 HOOKED_MODULE = "lm_eval.tasks"
+# lm-eval's model package; importing it fills the model registry (see ModelsImportHook).
+MODELS_MODULE = "lm_eval.models"
+#: Our lm-eval model (``repair.RepairModel``), registered lazily by name and "module:Class".
+REPAIR_MODEL = "sqlbench-repair"
+REPAIR_TARGET = "sqlbench_lmeval.repair:RepairModel"
 DISTRIBUTION = "sqlbench-lmeval"
 # Marks a wrapped __init__ so a second install() or a reload never wraps it twice.
 _WRAPPED_MARK = "__sqlbench_lmeval_discovery__"
@@ -63,19 +68,20 @@ def install() -> None:
     try:
         if disabled():
             return
-        module = sys.modules.get(HOOKED_MODULE)
-        if module is not None:
-            # lm-eval was imported before us (install() called late, by hand): patch now.
-            _patch_task_module(module)
-            return
-        if not any(isinstance(finder, TasksImportHook) for finder in sys.meta_path):
-            sys.meta_path.insert(0, TasksImportHook())
+        for hook in (TasksImportHook, ModelsImportHook):
+            module = sys.modules.get(hook.hooked)
+            if module is not None:
+                # lm-eval was imported before us (install() called late, by hand): patch now.
+                hook.patch(module)
+            elif not any(type(finder) is hook for finder in sys.meta_path):
+                sys.meta_path.insert(0, hook())
     except Exception as error:  # noqa: BLE001 - a start-up hook must never raise
         _warn(error)
 
 
 def uninstall() -> None:
-    """Disarm the hook: remove the finder and restore the original ``TaskManager.__init__``."""
+    """Disarm the hook: remove the finders and restore the original ``TaskManager.__init__``
+    (a registered ``sqlbench-repair`` model stays: lm-eval's registry has no removal)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, TasksImportHook)]
     manager = getattr(sys.modules.get(HOOKED_MODULE), "TaskManager", None)
     init = getattr(manager, "__init__", None)
@@ -96,8 +102,14 @@ class TasksImportHook:
     and wraps that spec's loader so the patch runs right after the module body.
     """
 
+    hooked = HOOKED_MODULE
+
+    @staticmethod
+    def patch(module) -> None:
+        _patch_task_module(module)
+
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != HOOKED_MODULE:
+        if fullname != self.hooked:
             return None
         try:
             spec = self._real_spec(fullname, path, target)
@@ -128,14 +140,41 @@ class TasksImportHook:
             # A loader may serve several modules (a zip importer): undo our shadowing first.
             vars(loader).pop("exec_module", None)
             exec_module(module)
-            if getattr(module, "__name__", None) != HOOKED_MODULE:
+            if getattr(module, "__name__", None) != self.hooked:
                 return
             # Only once lm-eval's own module body succeeded: a failed import may be retried.
             if self in sys.meta_path:
                 sys.meta_path.remove(self)
-            _patch_task_module(module)
+            self.patch(module)
 
         return exec_then_patch
+
+
+class ModelsImportHook(TasksImportHook):
+    """The same finder for ``lm_eval.models``: registers ``sqlbench-repair`` once it is loaded.
+
+    Why then: lm-eval 0.4.13's ``get_model`` imports ``lm_eval.models`` (which registers the
+    built-in models) only while the model registry is empty, so registering ours any earlier
+    would hide every built-in model. The registration is a "module:Class" placeholder, so
+    nothing of ours is imported until someone asks for the model.
+    """
+
+    hooked = MODELS_MODULE
+
+    @staticmethod
+    def patch(module) -> None:
+        register_repair_model()
+
+
+def register_repair_model() -> None:
+    """Register ``sqlbench-repair`` in lm-eval's model registry (lazily; idempotent)."""
+    try:
+        from lm_eval.api.registry import model_registry
+
+        if REPAIR_MODEL not in model_registry.keys():
+            model_registry.register(REPAIR_MODEL, target=REPAIR_TARGET)
+    except Exception as error:  # noqa: BLE001 - never break lm-eval's import
+        _warn(error)
 
 
 def extended_include_path(include_path, tasks_dir) -> list | None:

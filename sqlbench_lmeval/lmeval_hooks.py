@@ -20,6 +20,7 @@ from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
+from sqlbench_lmeval.retry_envelope import score_with_retries
 from sqlbench_lmeval.scoring import EXECUTION_METRICS, Failure, Item, failed_score, score_items
 
 #: Environment overrides for a run through lm-eval, whose filters take no CLI options.
@@ -86,15 +87,20 @@ class ExecuteAndScore(Filter):
 
     def score(self, items: list[Item], resps: list) -> list[dict]:
         """The score dicts of ``items`` given each one's responses (``resps[i]``)."""
-        # Greedy decoding gives one response per document; the first is the answer.
-        return score_items(
+        # Greedy decoding gives one response per document; the first is the answer. The
+        # sqlbench-repair model answers with all its attempts (see retry_envelope).
+        return score_with_retries(
             items,
             [_first_response(responses) for responses in resps],
-            limits=limits_from_env(),
-            workers=workers_from_env(),
-            gold_cache=gold_cache(),
-            preview_rows=preview_rows_from_env(),
-            **scoring_hooks(self.module),
+            lambda some_items, texts: score_items(
+                some_items,
+                texts,
+                limits=limits_from_env(),
+                workers=workers_from_env(),
+                gold_cache=gold_cache(),
+                preview_rows=preview_rows_from_env(),
+                **scoring_hooks(self.module),
+            ),
         )
 
 

@@ -98,6 +98,21 @@ def model_args(server: ScriptedOpenAIServer, *, chat: bool) -> list[str]:
     ]
 
 
+def run_offline(
+    command: Sequence[str], workdir: Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``command`` run in ``workdir`` with :func:`offline_env` (output captured, never raises)."""
+    return subprocess.run(
+        list(command),
+        cwd=workdir,
+        env=offline_env(workdir, env),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+
 def read_outputs(output_dir: Path) -> tuple[dict, dict[str, list[dict]]]:
     """The single ``results_*.json`` under ``output_dir`` and its ``samples_<task>_*.jsonl``."""
     results_files = sorted(glob.glob(str(output_dir / "**" / "results_*.json"), recursive=True))
@@ -149,15 +164,7 @@ def run_lm_eval(
             *(["--include_path", str(include_path)] if include_path is not None else []),
             *extra_args,
         ]
-        done = subprocess.run(
-            command,
-            cwd=workdir,
-            env=offline_env(workdir, env),
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
+        done = run_offline(command, workdir, env)
         errors = list(server.errors)
     if done.returncode != 0 or errors:
         output = (done.stdout + done.stderr)[-_TAIL_CHARS:]

@@ -1,0 +1,173 @@
+"""Retry with error feedback (``--model sqlbench-repair``) through the real ``lm_eval`` CLI.
+
+A scripted loopback chat model answers each LogicCat item according to a plan chosen by its
+id, and a smoke task of someone else's rides along in the same run:
+
+- ``gold``: the gold SQL at once (one attempt);
+- ``fixer``: a query on a column that does not exist, then, *only when the 2nd request shows it
+  SQLite's error naming that column*, the gold SQL;
+- ``never``: the broken query every time (1 + 3 retries, all errors);
+- ``prose``: prose every time (1 + 3 retries, no SQL).
+
+Expected numbers follow from the plan alone: a broken query or prose scores VES 0 and EX 0; the
+gold query of a healthy, repeatable item scores 1 and 1 (checked as a precondition); the first
+attempt gives ``ves``/``ex``, the last ``ves@retry``/``ex@retry``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+import pytest
+from support.lm_eval_run import run_lm_eval
+from support.logiccat_answers import MATCHABLE, QUESTION
+from support.openai_server import ScriptedOpenAIServer
+from support.repair_run import run_repair
+from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
+
+from sqlbench_lmeval.logiccat.bundle import load_bundle
+from sqlbench_lmeval.repair import NO_SQL_FEEDBACK
+
+pytestmark = pytest.mark.slow
+
+RETRIES = 3
+PROSE = "I would need to know more about the pumps before answering."
+PLANS = ("gold", "fixer", "never", "prose")
+
+
+def plan(item_id: int) -> str:
+    return PLANS[item_id % len(PLANS)]
+
+
+def broken_sql(item_id: int) -> str:
+    return f"SELECT missing_col_{item_id} FROM sqlite_master"
+
+
+def sql_block(sql: str) -> str:
+    return f"```sql\n{sql}\n```"
+
+
+def scripted(records):
+    by_question = {}
+    for record in records:
+        by_question.setdefault(record.question.strip(), record)
+    by_id = {r.id: r for r in records}
+
+    def answer(prompt: str) -> str:
+        asked = QUESTION.search(prompt)
+        if asked is not None:  # a first request: the task's prompt
+            record = by_question[asked.group(1).strip()]
+            if plan(record.id) == "gold":
+                return sql_block(record.gold_sql)
+            return PROSE if plan(record.id) == "prose" else sql_block(broken_sql(record.id))
+        if prompt.startswith("Question:"):  # the smoke task of another project
+            return smoke_answer(prompt)
+        # A feedback turn: only SQLite's error text says which item it is about.
+        named = re.search(r"no such column: missing_col_(\d+)\b", prompt)
+        if named is None:
+            return PROSE
+        item_id = int(named.group(1))
+        return sql_block(
+            by_id[item_id].gold_sql if plan(item_id) == "fixer" else broken_sql(item_id)
+        )
+
+    return answer
+
+
+# (ves, ex, ves@retry, ex@retry, statuses of the attempts) per plan, for a healthy item.
+EXPECTED = {
+    "gold": (1, 1, 1, 1, ["ok"]),
+    "fixer": (0, 0, 1, 1, ["error", "ok"]),
+    "never": (0, 0, 0, 0, ["error"] * (RETRIES + 1)),
+    "prose": (0, 0, 0, 0, ["no_sql"] * (RETRIES + 1)),
+}
+
+
+def test_repair_model_retries_our_items_with_the_error_and_passes_others_through(
+    logiccat_cache, tmp_path
+):
+    records = load_bundle(logiccat_cache).records
+    by_id = {r.id: r for r in records}
+    smoke = tmp_path / "smoke"
+    write_smoke_task(smoke)
+    with ScriptedOpenAIServer(scripted(records)) as server:
+        results, samples = run_repair(
+            server,
+            f"logiccat_mini,{SMOKE_TASK}",
+            tmp_path,
+            retries=RETRIES,
+            extra_args=["--include_path", str(smoke), "--limit", "8"],
+            env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+        )
+        seen = list(server.requests)
+
+    mini = samples["logiccat_mini"]
+    assert len(mini) == 8
+    assert {plan(s["doc"]["id"]) for s in mini} == set(PLANS)
+    totals = dict.fromkeys(("ves", "ex", "ves@retry", "ex@retry", "retries_used"), 0)
+    for sample in mini:
+        item_id = sample["doc"]["id"]
+        record = by_id[item_id]
+        # Precondition of EXPECTED: gold runs, matches and is repeatable.
+        assert record.gold_status in MATCHABLE and "random" not in record.flags, item_id
+        ves, ex, ves_retry, ex_retry, statuses = EXPECTED[plan(item_id)]
+        assert (sample["ves"], sample["ex"]) == (ves, ex), item_id
+        assert (sample["ves@retry"], sample["ex@retry"]) == (ves_retry, ex_retry), item_id
+        assert sample["retries_used"] == len(statuses) - 1
+        score = ast.literal_eval(sample["filtered_resps"][0])  # lm-eval logs it as its repr
+        assert [a["status"] for a in score["attempts"]] == statuses, item_id
+        # The raw response is the envelope: every attempt's text is in the sample log.
+        logged = json.loads(sample["resps"][0][0])["attempts"]
+        assert [a["output"] for a in logged] == [a["output"] for a in score["attempts"]]
+        planned = (ves, ex, ves_retry, ex_retry, len(statuses) - 1)
+        for name, value in zip(totals, planned, strict=True):
+            totals[name] += value
+
+        marker = re.compile(rf"no such column: missing_col_{item_id}\b")
+        feedback_turns = [r for r in seen if marker.search(r.prompt)]
+        if plan(item_id) == "fixer":
+            # The 2nd request carried the failed answer and SQLite's error, as chat turns.
+            (second,) = feedback_turns
+            messages = second.body["messages"]
+            assert [m["role"] for m in messages[-3:]] == ["user", "assistant", "user"]
+            assert messages[-2]["content"] == sql_block(broken_sql(item_id))
+            assert f"no such column: missing_col_{item_id}" in messages[-1]["content"]
+        if plan(item_id) == "never":
+            assert len(feedback_turns) == RETRIES
+            assert len(feedback_turns[-1].body["messages"]) == 1 + 2 * RETRIES
+    for name, total in totals.items():
+        assert results["results"]["logiccat_mini"][f"{name},score"] == pytest.approx(total / 8)
+    # Every prose answer was followed by the no-SQL feedback, up to the retry limit.
+    prose_items = sum(plan(s["doc"]["id"]) == "prose" for s in mini)
+    assert sum(r.prompt == NO_SQL_FEEDBACK for r in seen) == prose_items * RETRIES
+
+    # The other task went to the base model once per question and scored as usual.
+    assert results["results"][SMOKE_TASK]["exact_match,none"] == 1.0
+    smoke_samples = samples[SMOKE_TASK]
+    assert [s["resps"][0][0] for s in smoke_samples] == [
+        smoke_answer(s["doc"]["question"]).split("\n")[0] for s in smoke_samples
+    ]
+    assert sum(r.prompt.startswith("Question:") for r in seen) == len(smoke_samples)
+
+
+def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):
+    """``--model local-chat-completions`` as before: no retry keys, even for a failing answer
+    (nothing retries it), and the raw response is the model's own text."""
+    results, samples = run_lm_eval(
+        "logiccat_mini",
+        answer=sql_block(broken_sql(0)),
+        chat=True,
+        workdir=tmp_path,
+        extra_args=["--limit", "3"],
+        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    )
+    numbers = results["results"]["logiccat_mini"]
+    assert not any(
+        key.split(",")[0] in ("ves@retry", "ex@retry", "retries_used") for key in numbers
+    )
+    for sample in samples["logiccat_mini"]:
+        assert (sample["ves"], sample["ex"]) == (0, 0)  # the broken query errors
+        assert "ves@retry" not in sample and "attempts" not in sample["filtered_resps"][0]
+        assert not sample["resps"][0][0].startswith("{")  # the model's own text, unwrapped
