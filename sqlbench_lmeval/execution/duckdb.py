@@ -11,13 +11,13 @@ at the deadline.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 
+from sqlbench_lmeval.execution.deadline import Deadline
 from sqlbench_lmeval.execution.fetch import fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -51,32 +51,6 @@ def connect(
     return conn
 
 
-class _Interrupter:
-    """Calls ``conn.interrupt()`` at the deadline unless the query finished first."""
-
-    def __init__(self, conn: duckdb.DuckDBPyConnection, timeout_s: float) -> None:
-        self._conn = conn
-        self._lock = threading.Lock()
-        self._active = True
-        self.fired = False
-        self._timer = threading.Timer(timeout_s, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        # The lock makes "still running?" and interrupt() one step, so a late timer can never
-        # interrupt the next query on the same connection.
-        with self._lock:
-            if self._active:
-                self.fired = True
-                self._conn.interrupt()
-
-    def stop(self) -> None:
-        with self._lock:
-            self._active = False
-        self._timer.cancel()
-
-
 def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
     """Run one SELECT on a connection from :func:`connect`; never raises for bad SQL."""
     start = time.monotonic()
@@ -100,7 +74,7 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
             error=f"only SELECT statements are allowed (got {name})",
             elapsed_s=time.monotonic() - start,
         )
-    interrupter = _Interrupter(conn, limits.timeout_s)
+    deadline = Deadline(limits.timeout_s, conn.interrupt)
     try:
         # Execute on the connection itself: interrupt() reaches only the connection it is
         # called on, not cursors derived from it.
@@ -122,8 +96,8 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
     except Exception as error:
         outcome = _error(error, start)
     finally:
-        interrupter.stop()
-    if interrupter.fired and outcome.status is not Status.TIMEOUT:
+        deadline.stop()
+    if deadline.fired and outcome.status is not Status.TIMEOUT:
         # The interrupt may surface as another error type (or mid-fetch); the clock decides.
         outcome = Outcome(
             Status.TIMEOUT,

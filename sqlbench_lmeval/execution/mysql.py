@@ -40,15 +40,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import pymysql
 import pymysql.cursors
 
+from sqlbench_lmeval.execution.deadline import Deadline
 from sqlbench_lmeval.execution.fetch import fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -322,32 +323,6 @@ def first_keyword(sql: str) -> str:
     return word.group(0).upper() if word else ""
 
 
-class _Deadline:
-    """Issues ``KILL QUERY`` at the deadline unless the query finished first."""
-
-    def __init__(self, session: _Session, thread_id: int, timeout_s: float) -> None:
-        self._session = session
-        self._thread_id = thread_id
-        self._lock = threading.Lock()
-        self._active = True
-        self.fired = False
-        self._timer = threading.Timer(timeout_s, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        # "Still running?" and the kill are one step, so a late timer never kills the next query.
-        with self._lock:
-            if self._active:
-                self.fired = True
-                self._session.kill_query(self._thread_id)
-
-    def stop(self) -> None:
-        with self._lock:
-            self._active = False
-        self._timer.cancel()
-
-
 def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     """Run one SELECT on the handle's database; never raises for bad SQL or a lost server."""
     start = time.monotonic()
@@ -366,7 +341,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     except pymysql.err.Error as error:
         session.close()
         return _crashed(error, start)
-    deadline = _Deadline(session, conn.thread_id(), limits.timeout_s)
+    deadline = Deadline(limits.timeout_s, partial(session.kill_query, conn.thread_id()))
     cursor = pymysql.cursors.SSCursor(conn)
     abandoned = False
     try:
