@@ -124,8 +124,14 @@ def redact(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
-def open_connection(address: ServerAddress, database: str | None = None) -> pymysql.Connection:
-    """A plain PyMySQL connection: utf8mb4, autocommit, no LOCAL INFILE, one statement per call."""
+def open_connection(
+    address: ServerAddress, database: str | None = None, *, trusted_batches: bool = False
+) -> pymysql.Connection:
+    """A plain PyMySQL connection: utf8mb4, autocommit, no LOCAL INFILE, one statement per call.
+
+    ``trusted_batches`` allows several statements per call, for the admin connection that loads
+    the upstream dumps (our own, trusted text); model-written SQL never runs on such a connection.
+    """
     return pymysql.connect(
         host=address.host,
         port=address.port,
@@ -137,7 +143,8 @@ def open_connection(address: ServerAddress, database: str | None = None) -> pymy
         autocommit=True,
         local_infile=False,
         connect_timeout=CONNECT_TIMEOUT_S,
-        client_flag=0,  # PyMySQL adds its base capabilities; never CLIENT_MULTI_STATEMENTS
+        # PyMySQL adds its base capabilities; CLIENT_MULTI_STATEMENTS only for trusted batches.
+        client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS if trusted_batches else 0,
     )
 
 

@@ -67,23 +67,10 @@ def dump_row_counts(text: str) -> dict[str, int]:
 
 
 def _admin_connection(admin_url: str):
-    import pymysql
-    from pymysql.constants import CLIENT
+    from sqlbench_lmeval.execution.mysql import open_connection, parse_url
 
-    from sqlbench_lmeval.execution.mysql import parse_url
-
-    address = parse_url(admin_url)
-    return pymysql.connect(
-        host=address.host,
-        port=address.port,
-        user=address.user,
-        password=address.password,
-        unix_socket=address.unix_socket,
-        charset="utf8mb4",
-        autocommit=True,
-        local_infile=False,
-        client_flag=CLIENT.MULTI_STATEMENTS,  # the dumps are trusted text, sent as one batch
-    )
+    # The dumps are trusted text, sent as one batch.
+    return open_connection(parse_url(admin_url), trusted_batches=True)
 
 
 def collation_mapping(cursor) -> dict[str, str]:
