@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from sqlbench_lmeval.build_lock import exclusive_build
 from sqlbench_lmeval.errors import UserError
 
 REPOSITORY = "Ffunkytao/LogicCat"
 PINNED_COMMIT = "cb580e87ac171dab02aa0e7b73d7f8bc3f0ac8f7"
 ARCHIVE_URL = f"https://github.com/{REPOSITORY}/archive/{PINNED_COMMIT}.tar.gz"
 SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
+DOWNLOAD_LEFTOVERS = (".download-*",)
 
 CHECKOUT_RECORDS = "MySQL/data.json"
 ASSEMBLED_RECORDS = "records-4036.json"
@@ -244,22 +246,25 @@ def download_source(
     table = pinned_checksums() if checksums is None else dict(checksums)
     if destination.is_dir():
         return locate(destination, checksums=table, commit=commit)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".download-", dir=destination.parent))
-    try:
-        archive = work / "archive.tar.gz"
-        _download(url, archive, progress)
-        top = _safe_extract(archive, work / "extracted")
-        source = locate(top, checksums=table, commit=commit)  # raises before anything is kept
-        del source
+    # The build lock serialises concurrent downloads and removes the temporary folders of
+    # downloads killed before their own cleanup ran.
+    with exclusive_build(destination.parent, DOWNLOAD_LEFTOVERS):
+        if destination.is_dir():  # another process finished while we waited for the lock
+            return locate(destination, checksums=table, commit=commit)
+        work = Path(tempfile.mkdtemp(prefix=".download-", dir=destination.parent))
         try:
-            top.rename(destination)
-        except OSError:
-            if not destination.is_dir():  # not a concurrent download finishing first
-                raise
-        return locate(destination, checksums=table, commit=commit)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            archive = work / "archive.tar.gz"
+            _download(url, archive, progress)
+            top = _safe_extract(archive, work / "extracted")
+            locate(top, checksums=table, commit=commit)  # raises before anything is kept
+            try:
+                top.rename(destination)
+            except OSError:
+                if not destination.is_dir():  # not a lock-less (non-POSIX) concurrent download
+                    raise
+            return locate(destination, checksums=table, commit=commit)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def resolve_source(

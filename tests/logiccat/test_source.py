@@ -115,7 +115,8 @@ def test_download_verifies_and_extracts_atomically(http_root, tmp_path):
     assert got.root == destination.resolve()
     assert got.records_file.relative_to(got.root).as_posix() == "MySQL/data.json"
     assert len(source.load_records(got)) == 12
-    assert sorted(p.name for p in destination.parent.iterdir()) == [COMMIT]  # no leftovers
+    # No leftovers: the verified copy and the build lock (which stays, empty) only.
+    assert sorted(p.name for p in destination.parent.iterdir()) == [".build.lock", COMMIT]
     # A second call reuses the verified copy without the server.
     (folder / "archive.tar.gz").unlink()
     again = source.download_source(
@@ -134,7 +135,21 @@ def test_download_with_wrong_checksums_keeps_nothing(http_root, tmp_path):
             destination, url=f"{base}/archive.tar.gz", checksums=wrong, progress=False
         )
     assert not destination.exists()
-    assert list(destination.parent.iterdir()) == []
+    assert [p.name for p in destination.parent.iterdir()] == [".build.lock"]
+
+
+def test_a_killed_download_leaves_nothing_behind_the_next_one(http_root, tmp_path):
+    # What a download killed with SIGKILL leaves: its temporary folder with a partial archive.
+    folder, base = http_root
+    shutil.copy(FIXTURES / "upstream-archive.tar.gz", folder / "archive.tar.gz")
+    destination = tmp_path / "cache" / "upstream" / COMMIT
+    killed = destination.parent / ".download-k1ll3d"
+    killed.mkdir(parents=True)
+    (killed / "archive.tar.gz").write_bytes(b"\x1f\x8b partial")
+    source.download_source(
+        destination, url=f"{base}/archive.tar.gz", checksums=TABLE, commit=COMMIT, progress=False
+    )
+    assert sorted(p.name for p in destination.parent.iterdir()) == [".build.lock", COMMIT]
 
 
 def test_download_failure_names_the_way_out(http_root, tmp_path):
