@@ -9,70 +9,57 @@ it checks.
 from __future__ import annotations
 
 import pytest
-from support.logiccat_answers import (
-    answer_kind,
-    assert_same_scores,
-    check_known_answers,
-    known_answer,
-    known_answer_scores,
-    run_logiccat,
-    score_offline,
-    scripted_model,
-    write_predictions,
-)
+from support import logiccat_answers as answers
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 
 pytestmark = pytest.mark.slow
 
 
-def known_answers_model(records):
-    """The scripted model: each item's known answer, with its SQLite gold."""
-    return scripted_model(records, lambda record: known_answer(record, record.gold_sql))
-
-
 def test_logiccat_group_scores_known_answers_exactly(logiccat_cache, tmp_path):
     records = load_bundle(logiccat_cache).records
     records_by_id = {record.id: record for record in records}
-    answer = known_answers_model(records)
-    results, samples = run_logiccat("logiccat", logiccat_cache, answer, tmp_path, "--limit", "6")
+    answer = answers.known_answers_model(records)
+    results, samples = answers.run_logiccat(
+        "logiccat", logiccat_cache, answer, tmp_path, "--limit", "6"
+    )
     subtasks = ["physical", "mathematical", "commonsense", "hypothetical"]
     every = []
     for category in subtasks:
         task = f"logiccat_{category}"
-        task_samples = check_known_answers(samples[task], records_by_id)
+        task_samples = answers.check_known_answers(samples[task], records_by_id)
         assert len(task_samples) == 6
         assert {records_by_id[s["doc"]["id"]].category for s in task_samples} == {category}
         every += task_samples
         for metric in ("ves", "ex"):
             want = sum(
-                known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"]
+                answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"]
                 for s in task_samples
             )
             assert results["results"][task][f"{metric},score"] == pytest.approx(want / 6)
     # The group's number is the mean over all its items (weighted by size).
     for metric in ("ves", "ex"):
         want = sum(
-            known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"] for s in every
+            answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"]
+            for s in every
         )
         assert results["results"]["logiccat"][f"{metric},score"] == pytest.approx(want / 24)
-    kinds = {answer_kind(s["doc"]["id"]) for s in every}
+    kinds = {answers.answer_kind(s["doc"]["id"]) for s in every}
     assert kinds == {"gold", "wrong", "prose"}, "the scripted answers must cover every case"
 
 
 def test_logiccat_mini_with_a_chat_template_and_offline_scoring_agree(logiccat_cache, tmp_path):
     records = load_bundle(logiccat_cache).records
     records_by_id = {record.id: record for record in records}
-    answer = known_answers_model(records)
-    results, samples = run_logiccat(
+    answer = answers.known_answers_model(records)
+    results, samples = answers.run_logiccat(
         "logiccat_mini", logiccat_cache, answer, tmp_path, "--limit", "9", chat=True
     )
-    mini = check_known_answers(samples["logiccat_mini"], records_by_id)
+    mini = answers.check_known_answers(samples["logiccat_mini"], records_by_id)
     assert all(1 <= s["doc"]["id"] <= 500 for s in mini)
 
     # The same raw outputs scored offline give the same per-item numbers.
-    predictions = write_predictions(tmp_path / "predictions.jsonl", mini)
-    assert_same_scores(mini, score_offline(predictions, logiccat_cache))
+    answers.assert_offline_agrees(mini, logiccat_cache, tmp_path / "predictions.jsonl")
     assert results["results"]["logiccat_mini"]["ex,score"] == pytest.approx(
         sum(s["ex"] for s in mini) / len(mini)
     )

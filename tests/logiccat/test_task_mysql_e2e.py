@@ -15,17 +15,7 @@ import json
 
 import pytest
 from conftest import logiccat_source
-from support.logiccat_answers import (
-    answer_kind,
-    assert_same_scores,
-    check_known_answers,
-    known_answer,
-    known_answer_scores,
-    run_logiccat,
-    score_offline,
-    scripted_model,
-    write_predictions,
-)
+from support import logiccat_answers as answers
 
 pytest.importorskip("pymysql")
 
@@ -58,21 +48,19 @@ def test_logiccat_mysql_on_the_server_scores_known_answers_and_offline_agrees(
     server_records, logiccat_cache, tmp_path
 ):
     by_id = {record.id: record for record in server_records}
-    answer = scripted_model(
-        server_records, lambda record: known_answer(record, record.gold_sql_mysql)
-    )
-    results, samples = run_logiccat(
+    answer = answers.known_answers_model(server_records, gold="gold_sql_mysql")
+    results, samples = answers.run_logiccat(
         "logiccat_mysql", logiccat_cache, answer, tmp_path, "--limit", str(LIMIT), *ON_THE_SERVER
     )
-    run = check_known_answers(samples["logiccat_mysql"], by_id)
+    run = answers.check_known_answers(samples["logiccat_mysql"], by_id)
     assert len(run) == LIMIT
     # Gold answered items (ids 3, 6, 9, 12) have neither ORDER BY nor LIMIT: their results
     # compare as multisets, so MariaDB's connection-dependent tie order cannot touch them.
-    gold_ids = [s["doc"]["id"] for s in run if answer_kind(s["doc"]["id"]) == "gold"]
+    gold_ids = [s["doc"]["id"] for s in run if answers.answer_kind(s["doc"]["id"]) == "gold"]
     for item_id in gold_ids:
         sql = by_id[item_id].gold_sql_mysql.upper()
         assert "ORDER BY" not in sql and "LIMIT" not in sql, item_id
-    assert {answer_kind(s["doc"]["id"]) for s in run} == {"gold", "wrong", "prose"}
+    assert {answers.answer_kind(s["doc"]["id"]) for s in run} == {"gold", "wrong", "prose"}
     for sample in run:
         doc = sample["doc"]
         # Engine and dialect recorded; the prompt names MySQL and shows the upstream DDL.
@@ -80,10 +68,10 @@ def test_logiccat_mysql_on_the_server_scores_known_answers_and_offline_agrees(
         assert "-mysql-" in doc["dataset_version"]
         prompt = str(sample["arguments"])
         assert "MySQL database" in prompt and "COMMENT" in prompt and "ENGINE=InnoDB" in prompt
-    want_ex = sum(known_answer_scores(by_id[s["doc"]["id"]])[1] for s in run) / LIMIT
+    want_ex = sum(answers.known_answer_scores(by_id[s["doc"]["id"]])[1] for s in run) / LIMIT
     assert results["results"]["logiccat_mysql"]["ex,score"] == pytest.approx(want_ex)
 
-    predictions = write_predictions(tmp_path / "predictions.jsonl", run)
-    scored = score_offline(predictions, logiccat_cache, "--engine", "mysql", "--dialect", "mysql")
+    predictions = tmp_path / "predictions.jsonl"
+    on_mysql = ("--engine", "mysql", "--dialect", "mysql")
+    scored = answers.assert_offline_agrees(run, logiccat_cache, predictions, *on_mysql)
     assert "-mysql-" in scored["dataset_version"]
-    assert_same_scores(run, scored)

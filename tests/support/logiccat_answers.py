@@ -8,12 +8,14 @@ again offline.
 - The known-answers scheme: ``answer_kind(item_id)`` is ``gold``, ``wrong`` or ``prose`` by
   ``id % 3``; ``known_answer(record, gold_sql)`` is that answer's text and
   ``known_answer_scores(record)`` its (VES, EX), from the kind and the gold health alone (never
-  from the scoring code under test); ``check_known_answers`` asserts them on a run's samples.
+  from the scoring code under test); ``known_answers_model(records)`` is the scripted model and
+  ``check_known_answers`` asserts the scores on a run's samples.
 - ``run_logiccat(task, cache, answer, workdir, ...)``: ``run_lm_eval`` on a LogicCat task built
   in ``cache``.
 - ``score_offline(predictions, cache, *options)``: ``sqlbench-lmeval score logiccat`` on a
   predictions file, as a user runs it (a subprocess); ``write_predictions`` writes a run's raw
-  outputs as that file; ``assert_same_scores`` compares offline items with logged samples.
+  outputs as that file; ``assert_same_scores`` compares offline items with logged samples;
+  ``assert_offline_agrees`` does all three.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ def known_answer(record, gold_sql: str) -> str:
     if kind == "wrong":
         return f"```sql\n{WRONG_SQL}\n```"
     return PROSE
+
+
+def known_answers_model(records: Iterable, gold: str = "gold_sql") -> Callable[[str], str]:
+    """The scripted model that gives every item its ``known_answer``, with the gold of the
+    record attribute ``gold`` (``gold_sql_mysql`` for MySQL prompts)."""
+    return scripted_model(records, lambda record: known_answer(record, getattr(record, gold)))
 
 
 def known_answer_scores(record) -> tuple[int, int]:
@@ -139,6 +147,17 @@ def score_offline(predictions: Path, cache: Path, *options: str) -> dict:
         check=True,
     )  # fmt: skip
     return json.loads(output.read_text(encoding="utf-8"))
+
+
+def assert_offline_agrees(
+    samples: Sequence[dict], cache: Path, predictions: Path, *options: str
+) -> dict:
+    """Score the samples' raw outputs offline (``write_predictions`` to ``predictions``, then
+    ``score_offline`` with ``options``) and assert every item agrees with its logged sample on
+    ``ITEM_SCORES``; returns the offline scores."""
+    scored = score_offline(write_predictions(predictions, samples), cache, *options)
+    assert_same_scores(samples, scored)
+    return scored
 
 
 def assert_same_scores(
