@@ -32,9 +32,9 @@ ERROR, TIMEOUT, NO_SQL, OK = Status.ERROR, Status.TIMEOUT, Status.NO_SQL, Status
 TOO_MANY_ROWS = Status.TOO_MANY_ROWS
 STOPPED = "stopped after"  # the engine itself stopped the query at the deadline
 CAPPED = "more than 1000 rows"
-# Placeholders filled per run: {file} a path in a fresh, empty folder; {secret} the database
-# beside the attacked one that the MySQL account may not read.
 ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+# Placeholders in the SQL, filled per run (run_attacks): {file} a path in a fresh, empty folder;
+# {secret} the database beside the attacked one that the MySQL account may not read.
 
 # What one engine must make of a query: a status (or the statuses allowed) and a substring of
 # the message, or None.
