@@ -1,18 +1,25 @@
 """Small real databases for the execution tests, built in a temporary folder.
 
 ``tiny_sqlite``/``tiny_duckdb``: table ``t(a INTEGER, b TEXT, c REAL)`` with 100 rows, built
-once per session. ``hooks_dir``: an importable module of setup hooks (a sleeping function, a
-crashing function, a clock) placed on sys.path, so the worker processes can import it.
+once per session. ``mysql_attack_server``: the same table in a database of the MySQL-protocol
+server of ``mysql_admin_url`` (tests/conftest.py), a secret database beside it and a read-only
+account that may SELECT from the first only; skipped, with the reason, when there is no server.
+``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
+clock) placed on sys.path, so the worker processes can import it.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from sqlbench_lmeval.execution import Database
 
 ROWS = [(i, f"name{i}", i / 10) for i in range(100)]
 
@@ -84,3 +91,75 @@ def hooks_dir(tmp_path_factory) -> Path:
     sys.path.insert(0, str(folder))  # the pool hands sys.path to its workers
     yield folder
     sys.path.remove(str(folder))
+
+
+def admin_connection(admin_url: str):
+    """A new connection to the server as its admin (the caller closes it)."""
+    from sqlbench_lmeval.execution.mysql import open_connection, parse_url
+
+    return open_connection(parse_url(admin_url))
+
+
+@dataclass(frozen=True)
+class AttackServer:
+    """Databases ``attacked`` (table t, ROWS) and ``secret`` on a MySQL-protocol server;
+    ``reader_url`` is the read-only account (SELECT on ``attacked`` only)."""
+
+    admin_url: str
+    reader_url: str
+    attacked: str
+    secret: str
+
+    def database(self) -> Database:
+        """The attacked database as the read-only account sees it."""
+        from sqlbench_lmeval.execution.mysql import database_url
+
+        return Database("mysql", database_url(self.reader_url, self.attacked))
+
+    def admin(self):
+        """A new admin connection (the caller closes it)."""
+        return admin_connection(self.admin_url)
+
+    def state(self) -> dict:
+        """What no query may change: the list of databases and CHECKSUM TABLE of every table
+        of the attacked and the secret database."""
+        from sqlbench_lmeval.execution.mysql_admin import table_checksums
+
+        conn = self.admin()
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute("SHOW DATABASES")
+                databases = sorted(row[0] for row in cursor.fetchall())
+        finally:
+            conn.close()
+        return {
+            "databases": databases,
+            "attacked": table_checksums(self.admin_url, self.attacked),
+            "secret": table_checksums(self.admin_url, self.secret),
+        }
+
+
+@pytest.fixture(scope="session")
+def mysql_attack_server(mysql_admin_url):
+    """An :class:`AttackServer`: its databases and account are dropped at the end."""
+    from sqlbench_lmeval.execution.mysql_admin import create_read_only_account, quote_identifier
+
+    suffix = str(os.getpid())
+    reader = f"reader_{suffix}"
+    attacked, secret = f"sqlbench_attack_{suffix}", f"sqlbench_secret_{suffix}"
+    conn = admin_connection(mysql_admin_url)
+    with conn.cursor() as cursor:
+        for name in (attacked, secret):
+            cursor.execute(f"DROP DATABASE IF EXISTS {quote_identifier(name)}")
+            cursor.execute(f"CREATE DATABASE {quote_identifier(name)}")
+        cursor.execute(f"CREATE TABLE {attacked}.t (a INT, b VARCHAR(20), c DOUBLE)")
+        cursor.executemany(f"INSERT INTO {attacked}.t VALUES (%s, %s, %s)", ROWS)
+        cursor.execute(f"CREATE TABLE {secret}.s (k VARCHAR(20))")
+        cursor.execute(f"INSERT INTO {secret}.s VALUES ('secret')")
+    reader_url = create_read_only_account(mysql_admin_url, [attacked], user=reader)
+    yield AttackServer(mysql_admin_url, reader_url, attacked, secret)
+    with conn.cursor() as cursor:
+        for name in (attacked, secret):
+            cursor.execute(f"DROP DATABASE IF EXISTS {quote_identifier(name)}")
+        cursor.execute("DROP USER IF EXISTS %s@'%%'", (reader,))
+    conn.close()

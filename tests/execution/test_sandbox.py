@@ -1,14 +1,24 @@
-"""Hostile SQL is harmless: every attack ends in a refusal, a timeout or a capped result.
+"""Hostile SQL is harmless on every engine: each attack ends in a refusal, a timeout or a
+capped result, and nothing is written.
 
-All attacks of one engine run in one execute_many batch (the real path: worker processes);
-each case then checks its own outcome. The database files are byte-identical afterwards and no
-file appears next to them.
+One suite, three engines: ``sqlite`` and ``duckdb`` on the tiny database files, ``mysql`` on a
+MySQL-protocol server under the read-only account (marked ``mysql``: a private MariaDB, or a
+skip with the reason; see ``mysql_attack_server`` in conftest.py). ``ATTACKS_ON_EVERY_ENGINE``
+says what each engine must make of the same query; ``SQLITE_ONLY_ATTACKS``,
+``DUCKDB_ONLY_ATTACKS`` and ``MYSQL_ONLY_ATTACKS`` use features only that engine has.
+
+All attacks of one engine run in one execute_many batch (the real path: worker processes); each
+case then checks its own outcome. Afterwards the database is the same (file engines: the file's
+bytes and the files beside it; MySQL: the list of databases and CHECKSUM TABLE of every table)
+and the folder that ATTACH, COPY, VACUUM INTO and INTO OUTFILE/DUMPFILE aim at is still empty.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,168 +27,322 @@ from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_man
 
 LIMITS = Limits(timeout_s=0.5, max_rows=1000, memory_mb=256)
 BIG_LITERAL = "SELECT '" + "x" * 10_000_000 + "'"
+ENGINES = ("sqlite", "duckdb", "mysql")
+ERROR, TIMEOUT, NO_SQL, OK = Status.ERROR, Status.TIMEOUT, Status.NO_SQL, Status.OK
+TOO_MANY_ROWS = Status.TOO_MANY_ROWS
+STOPPED = "stopped after"  # the engine itself stopped the query at the deadline
+CAPPED = "more than 1000 rows"
+ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+# Placeholders in the SQL, filled per run (run_attacks): {file} a path in a fresh, empty folder;
+# {secret} the database beside the attacked one that the MySQL account may not read.
 
-# (case id, sql, expected status, substring of the message or None)
-SQLITE_ATTACKS = [
-    ("insert", "INSERT INTO t VALUES (1, 'x', 1.0)", Status.ERROR, "not authorized"),
-    ("update", "UPDATE t SET a = 0", Status.ERROR, "not authorized"),
-    ("delete", "DELETE FROM t", Status.ERROR, "not authorized"),
-    ("drop", "DROP TABLE t", Status.ERROR, "not authorized"),
-    ("create", "CREATE TABLE u (x)", Status.ERROR, "not authorized"),
-    ("create_temp", "CREATE TEMP TABLE u AS SELECT * FROM t", Status.ERROR, "not authorized"),
-    ("create_view", "CREATE TEMP VIEW v AS SELECT 1", Status.ERROR, "not authorized"),
-    ("alter", "ALTER TABLE t ADD COLUMN z", Status.ERROR, "not authorized"),
-    ("replace", "REPLACE INTO t VALUES (1, 'x', 1.0)", Status.ERROR, "not authorized"),
-    ("attach", "ATTACH DATABASE '{attach}' AS x", Status.ERROR, "not authorized"),
-    ("vacuum_into", "VACUUM INTO '{attach}'", Status.ERROR, None),
-    ("writable_schema", "PRAGMA writable_schema = ON", Status.ERROR, "not authorized"),
-    ("query_only_off", "PRAGMA query_only = OFF", Status.ERROR, "not authorized"),
-    ("journal_mode", "PRAGMA journal_mode = WAL", Status.ERROR, "not authorized"),
-    ("heap_limit_off", "PRAGMA hard_heap_limit = 0", Status.ERROR, "not authorized"),
-    ("begin", "BEGIN IMMEDIATE", Status.ERROR, "not authorized"),
-    ("load_extension", "SELECT load_extension('/tmp/evil')", Status.ERROR, "load_extension"),
-    (
+# What one engine must make of a query: a status (or the statuses allowed) and a substring of
+# the message, or None.
+Expect = tuple[Status | tuple[Status, ...], str | None]
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One query run on every engine, with what each engine must make of it."""
+
+    case: str
+    sql: str | None
+    sqlite: Expect
+    duckdb: Expect
+    mysql: Expect
+
+
+def on_every_engine(status: Status, fragment: str | None = None) -> dict[str, Expect]:
+    return dict.fromkeys(ENGINES, (status, fragment))
+
+
+# A write: SQLite's authorizer refuses it; DuckDB's parser and MySQL's first-keyword filter
+# admit SELECT only.
+REFUSED = {
+    "sqlite": (ERROR, "not authorized"),
+    "duckdb": (ERROR, "only SELECT"),
+    "mysql": (ERROR, "only SELECT"),
+}
+# Two statements in one: SQLite and DuckDB split the text and refuse; the MySQL client never
+# turns multi-statements on, so the server parses one statement and finds a syntax error.
+SEVERAL = {
+    "sqlite": (ERROR, "several statements"),
+    "duckdb": (ERROR, "several statements"),
+    "mysql": (ERROR, "syntax"),
+}
+
+ATTACKS_ON_EVERY_ENGINE = [
+    Attack("insert", "INSERT INTO t VALUES (1, 'x', 1.0)", **REFUSED),
+    Attack("update", "UPDATE t SET a = 0", **REFUSED),
+    Attack("delete", "DELETE FROM t", **REFUSED),
+    Attack("drop", "DROP TABLE t", **REFUSED),
+    Attack("create", "CREATE TABLE u (x INT)", **REFUSED),
+    Attack("create_as_select", "CREATE TABLE u AS SELECT 1", **REFUSED),
+    Attack("create_temp", "CREATE TEMPORARY TABLE u AS SELECT * FROM t", **REFUSED),
+    Attack("create_view", "CREATE TEMPORARY VIEW v AS SELECT 1", **REFUSED),
+    Attack("alter", "ALTER TABLE t ADD COLUMN z INT", **REFUSED),
+    # DuckDB has no REPLACE statement: its parser refuses it before any filter.
+    Attack(
+        "replace", "REPLACE INTO t VALUES (1, 'x', 1.0)", **{**REFUSED, "duckdb": (ERROR, None)}
+    ),
+    Attack("attach", "ATTACH '{file}' AS x", **REFUSED),
+    Attack("attach_database", "ATTACH DATABASE '{file}' AS x", **REFUSED),
+    # A write behind WITH: past MySQL's keyword filter, the server's parser refuses it.
+    Attack(
+        "with_delete", "WITH x AS (SELECT 1) DELETE FROM t", **{**REFUSED, "mysql": (ERROR, None)}
+    ),
+    Attack("multi_statement", "SELECT 1; DROP TABLE t", **SEVERAL),
+    Attack("multi_select", "SELECT 1; SELECT 2", **SEVERAL),
+    # An endless recursion: the deadline stops it, except on MySQL, which cuts it at 1,000
+    # iterations (MariaDB's max_recursive_iterations: 1 + 1,000 rows; MySQL's
+    # cte_max_recursion_depth: an error).
+    Attack(
         "recursive_cte",
-        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
-        Status.TIMEOUT,
-        None,
+        ENDLESS + "SELECT count(*) FROM c",
+        sqlite=(TIMEOUT, STOPPED),
+        duckdb=(TIMEOUT, STOPPED),
+        mysql=((OK, ERROR), None),
     ),
-    (
+    # Its rows: SQLite and MySQL stream them and hit the row cap; DuckDB computes the whole
+    # recursion before the first row and meets the deadline.
+    Attack(
         "recursive_cte_rows",
-        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c",
-        Status.TOO_MANY_ROWS,
-        "more than 1000 rows",
+        ENDLESS + "SELECT x FROM c",
+        sqlite=(TOO_MANY_ROWS, CAPPED),
+        duckdb=(TIMEOUT, STOPPED),
+        mysql=(TOO_MANY_ROWS, CAPPED),
     ),
-    ("cartesian_4", "SELECT count(*) FROM t a, t b, t c, t d", Status.TIMEOUT, None),
-    ("cartesian_rows", "SELECT * FROM t a, t b", Status.TOO_MANY_ROWS, None),
-    ("zeroblob_1gb", "SELECT zeroblob(1000000000)", Status.ERROR, "too big"),
-    ("randomblob_1gb", "SELECT randomblob(1000000000)", Status.ERROR, "too big"),
-    ("string_10mb", BIG_LITERAL, Status.ERROR, "too large"),
-    ("multi_statement", "SELECT 1; DROP TABLE t", Status.ERROR, "several statements"),
-    ("multi_select", "SELECT 1; SELECT 2", Status.ERROR, "several statements"),
-    ("non_utf8_value", "SELECT CAST(x'fffe' AS TEXT)", Status.ERROR, "UTF-8"),
-    ("lone_surrogate", "SELECT '\udcff'", Status.ERROR, None),
-    ("nul_byte", "SELECT 1\x00; DROP TABLE t", Status.ERROR, None),
-    ("comment_only", "-- SELECT 1", Status.NO_SQL, None),
-    ("blank", "  \n ", Status.NO_SQL, None),
-    ("semicolons", " ; ; ", Status.NO_SQL, None),
-    ("none", None, Status.NO_SQL, None),
-    ("control_ok", "SELECT count(*) FROM t;", Status.OK, None),
+    # 100^5 = 10^10 row combinations: far past 0.5 s on any engine.
+    Attack(
+        "cartesian",
+        "SELECT count(*) FROM t a, t b, t c, t d, t e",
+        **on_every_engine(TIMEOUT, STOPPED),
+    ),
+    Attack("cartesian_rows", "SELECT * FROM t a, t b", **on_every_engine(TOO_MANY_ROWS, CAPPED)),
+    Attack("comment_only", "-- SELECT 1", **on_every_engine(NO_SQL)),
+    Attack("block_comment_only", "/* nothing */ -- here", **on_every_engine(NO_SQL)),
+    Attack("blank", "  \n ", **on_every_engine(NO_SQL)),
+    Attack("semicolons", " ; ; ", **on_every_engine(NO_SQL)),
+    Attack("none", None, **on_every_engine(NO_SQL)),
+    Attack("control_ok", "SELECT count(*) FROM t;", **on_every_engine(OK)),
+    Attack("control_ok_bare", "SELECT count(*) FROM t", **on_every_engine(OK)),
 ]
 
-DUCKDB_ATTACKS = [
-    ("insert", "INSERT INTO t VALUES (1, 'x', 1.0)", Status.ERROR, "only SELECT"),
-    ("update", "UPDATE t SET a = 0", Status.ERROR, "only SELECT"),
-    ("delete", "DELETE FROM t", Status.ERROR, "only SELECT"),
-    ("drop", "DROP TABLE t", Status.ERROR, "only SELECT"),
-    ("create", "CREATE TABLE u AS SELECT 1", Status.ERROR, "only SELECT"),
-    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", Status.ERROR, "disabled"),
-    ("read_text", "SELECT * FROM read_text('/etc/passwd')", Status.ERROR, "disabled"),
-    ("replacement_scan", "SELECT * FROM '/etc/passwd'", Status.ERROR, None),
-    ("copy_to", "COPY t TO '{attach}'", Status.ERROR, "only SELECT"),
-    ("copy_select", "COPY (SELECT 1) TO '{attach}'", Status.ERROR, "only SELECT"),
-    ("install", "INSTALL httpfs", Status.ERROR, "only SELECT"),
-    ("load", "LOAD httpfs", Status.ERROR, "only SELECT"),
-    ("set", "SET threads = 8", Status.ERROR, "only SELECT"),
-    ("reset", "RESET lock_configuration", Status.ERROR, "only SELECT"),
-    ("pragma", "PRAGMA enable_external_access", Status.ERROR, None),
-    ("attach", "ATTACH '{attach}' AS x", Status.ERROR, "only SELECT"),
-    ("multi_statement", "SELECT 1; DROP TABLE t", Status.ERROR, "several statements"),
-    ("cartesian", "SELECT count(*) FROM range(100000) a, range(100000) b", Status.TIMEOUT, None),
-    (
-        "recursive_cte",
-        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
-        Status.TIMEOUT,
-        None,
-    ),
-    ("too_many_rows", "SELECT * FROM range(100000)", Status.TOO_MANY_ROWS, None),
-    ("repeat_2gb", "SELECT length(repeat('x', 2000000000))", Status.ERROR, "Out of Memory"),
+# (case id, sql, expected status, substring of the message or None)
+SQLITE_ONLY_ATTACKS = [
+    ("vacuum_into", "VACUUM INTO '{file}'", ERROR, None),
+    ("writable_schema", "PRAGMA writable_schema = ON", ERROR, "not authorized"),
+    ("query_only_off", "PRAGMA query_only = OFF", ERROR, "not authorized"),
+    ("journal_mode", "PRAGMA journal_mode = WAL", ERROR, "not authorized"),
+    ("heap_limit_off", "PRAGMA hard_heap_limit = 0", ERROR, "not authorized"),
+    ("begin", "BEGIN IMMEDIATE", ERROR, "not authorized"),
+    ("load_extension", "SELECT load_extension('/tmp/evil')", ERROR, "load_extension"),
+    ("zeroblob_1gb", "SELECT zeroblob(1000000000)", ERROR, "too big"),
+    ("randomblob_1gb", "SELECT randomblob(1000000000)", ERROR, "too big"),
+    ("string_10mb", BIG_LITERAL, ERROR, "too large"),
+    ("non_utf8_value", "SELECT CAST(x'fffe' AS TEXT)", ERROR, "UTF-8"),
+    ("lone_surrogate", "SELECT '\udcff'", ERROR, None),
+    ("nul_byte", "SELECT 1\x00; DROP TABLE t", ERROR, None),
+]
+
+DUCKDB_ONLY_ATTACKS = [
+    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", ERROR, "disabled"),
+    ("read_text", "SELECT * FROM read_text('/etc/passwd')", ERROR, "disabled"),
+    ("replacement_scan", "SELECT * FROM '/etc/passwd'", ERROR, None),
+    ("copy_to", "COPY t TO '{file}'", ERROR, "only SELECT"),
+    ("copy_select", "COPY (SELECT 1) TO '{file}'", ERROR, "only SELECT"),
+    ("install", "INSTALL httpfs", ERROR, "only SELECT"),
+    ("load", "LOAD httpfs", ERROR, "only SELECT"),
+    ("set", "SET threads = 8", ERROR, "only SELECT"),
+    ("reset", "RESET lock_configuration", ERROR, "only SELECT"),
+    ("pragma", "PRAGMA enable_external_access", ERROR, None),
+    ("cartesian_range", "SELECT count(*) FROM range(100000) a, range(100000) b", TIMEOUT, None),
+    ("too_many_rows_range", "SELECT * FROM range(100000)", TOO_MANY_ROWS, None),
+    ("repeat_2gb", "SELECT length(repeat('x', 2000000000))", ERROR, "Out of Memory"),
     (
         "string_agg_bomb",
         "SELECT string_agg(repeat('x', 1000), ',') FROM range(1000000)",
-        Status.ERROR,
+        ERROR,
         "Out of Memory",
     ),
-    ("glob", "SELECT * FROM glob('/etc/*')", Status.ERROR, "disabled"),
-    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", Status.ERROR, None),
-    ("call", "CALL pragma_version()", Status.ERROR, "only SELECT"),
-    ("explain_analyze", "EXPLAIN ANALYZE SELECT 1", Status.ERROR, "only SELECT"),
-    ("comment_only", "/* nothing */ -- here", Status.NO_SQL, None),
-    ("external_access_off", "SELECT current_setting('enable_external_access')", Status.OK, None),
-    ("control_ok", "SELECT count(*) FROM t", Status.OK, None),
+    ("glob", "SELECT * FROM glob('/etc/*')", ERROR, "disabled"),
+    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, None),
+    ("call", "CALL pragma_version()", ERROR, "only SELECT"),
+    ("explain_analyze", "EXPLAIN ANALYZE SELECT 1", ERROR, "only SELECT"),
+    ("external_access_off", "SELECT current_setting('enable_external_access')", OK, None),
 ]
+
+MYSQL_REFUSED = "only SELECT"  # the first-keyword filter
+MYSQL_ONLY_ATTACKS = [
+    ("truncate", "TRUNCATE TABLE t", ERROR, MYSQL_REFUSED),
+    ("set_read_write", "SET SESSION TRANSACTION READ WRITE", ERROR, MYSQL_REFUSED),
+    ("set_no_limit", "SET SESSION max_statement_time = 0", ERROR, MYSQL_REFUSED),
+    (
+        "set_statement",
+        "SET STATEMENT max_statement_time=0 FOR SELECT SLEEP(100)",
+        ERROR,
+        MYSQL_REFUSED,
+    ),
+    ("do_sleep", "DO SLEEP(100)", ERROR, MYSQL_REFUSED),
+    ("kill", "KILL CONNECTION_ID()", ERROR, MYSQL_REFUSED),
+    ("lock_tables", "LOCK TABLES t WRITE", ERROR, MYSQL_REFUSED),
+    ("handler", "HANDLER t OPEN", ERROR, MYSQL_REFUSED),
+    ("grant", "GRANT ALL ON *.* TO CURRENT_USER", ERROR, MYSQL_REFUSED),
+    ("load_local", "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t", ERROR, MYSQL_REFUSED),
+    ("shutdown", "SHUTDOWN", ERROR, MYSQL_REFUSED),
+    ("executable_comment", "/*! DROP TABLE t */", ERROR, MYSQL_REFUSED),
+    ("executable_comment_m", "/*M!100000 SET sql_select_limit = DEFAULT */", ERROR, MYSQL_REFUSED),
+    # Past the keyword filter: the server's walls (grants, read-only transaction, no FILE).
+    ("into_outfile", "SELECT * FROM t INTO OUTFILE '{file}'", ERROR, "denied"),
+    ("into_dumpfile", "SELECT 1 INTO DUMPFILE '{file}'", ERROR, "denied"),
+    ("other_database", "SELECT * FROM {secret}.s", ERROR, "denied"),
+    ("grant_table", "SELECT * FROM mysql.user", ERROR, "denied"),
+    # Row locks are refused in a READ ONLY transaction.
+    ("for_update", "SELECT a FROM t WHERE a = 1 FOR UPDATE", ERROR, "READ ONLY"),
+    # The deadline: server-side limit plus client-side KILL QUERY; a SLEEP or BENCHMARK cut
+    # short returns a value, yet must still count as a timeout.
+    ("sleep", "SELECT SLEEP(100)", TIMEOUT, STOPPED),
+    ("benchmark", "SELECT BENCHMARK(100000000000, md5('x'))", TIMEOUT, STOPPED),
+    ("sleep_hint", "SELECT /*+ MAX_EXECUTION_TIME(100000) */ SLEEP(100)", TIMEOUT, STOPPED),
+    ("sleep_parenthesized", "(SELECT SLEEP(100))", TIMEOUT, STOPPED),
+    ("sleep_per_row", "SELECT SLEEP(1) FROM t", TIMEOUT, STOPPED),
+    ("read_only_mode", "SELECT @@session.tx_read_only", OK, None),
+]
+
+ENGINE_ONLY_ATTACKS = {
+    "sqlite": SQLITE_ONLY_ATTACKS,
+    "duckdb": DUCKDB_ONLY_ATTACKS,
+    "mysql": MYSQL_ONLY_ATTACKS,
+}
+
+# Exact results of the OK cases, from the table's definition (ROWS: 100 rows) and the
+# engines' settings.
+EXPECTED_ROWS = {
+    "control_ok": ((100,),),
+    "control_ok_bare": ((100,),),
+    "recursive_cte": ((1001,),),  # MySQL only: 1 + 1,000 iterations
+    "read_only_mode": ((1,),),  # SET SESSION TRANSACTION READ ONLY is in force
+    "external_access_off": ((False,),),  # DuckDB opened with enable_external_access = false
+}
+
+
+def attacks_on(engine: str) -> list[tuple[str, str | None, Status | tuple, str | None]]:
+    """Every attack run on ``engine``: (case, sql, expected status, message fragment)."""
+    shared = [(a.case, a.sql, *getattr(a, engine)) for a in ATTACKS_ON_EVERY_ENGINE]
+    return shared + ENGINE_ONLY_ATTACKS[engine]
+
+
+def engine_param(engine: str, *values, id: str):
+    """A pytest param of ``engine``'s tests: the mysql ones are marked ``mysql``."""
+    marks = [pytest.mark.mysql] if engine == "mysql" else []
+    return pytest.param(engine, *values, id=id, marks=marks)
+
+
+ENGINE_PARAMS = [engine_param(engine, id=engine) for engine in ENGINES]
+ATTACK_PARAMS = [
+    engine_param(engine, case, status, fragment, id=f"{engine}-{case}")
+    for engine in ENGINES
+    for case, _, status, fragment in attacks_on(engine)
+]
+
+
+@dataclass
+class AttackRun:
+    """One engine's batch: each case's outcome, the database state around the batch, and the
+    folder ``{file}`` pointed into."""
+
+    outcomes: dict
+    before: object
+    after: object
+    target: Path
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _run(engine: str, path: Path, cases, attach_target: Path):
-    database = Database(engine, str(path))
-    jobs = [
-        Job(database, None if sql is None else sql.replace("{attach}", str(attach_target)))
-        for _, sql, _, _ in cases
-    ]
-    before = sorted(os.listdir(path.parent))
-    digest = sha256(path)
+def file_state(path: Path) -> tuple[str, list[str]]:
+    """A database file's bytes (as a digest) and the files beside it."""
+    return sha256(path), sorted(os.listdir(path.parent))
+
+
+def run_attacks(
+    engine: str, database: Database, state: Callable[[], object], target: Path, **placeholders
+) -> AttackRun:
+    """Every attack on ``engine`` in one batch on ``database``, ``state()`` taken around it."""
+    values = {"file": str(target / "created"), **placeholders}
+    cases = attacks_on(engine)
+    jobs = []
+    for _, sql, _, _ in cases:
+        for name, value in values.items():
+            sql = None if sql is None else sql.replace("{" + name + "}", value)
+        jobs.append(Job(database, sql))
+    before = state()
     outcomes = execute_many(jobs, LIMITS, workers=2)
-    return {
-        "outcomes": dict(zip([c[0] for c in cases], outcomes, strict=True)),
-        "unchanged": sha256(path) == digest,
-        "same_files": sorted(os.listdir(path.parent)) == before,
-    }
+    return AttackRun(
+        dict(zip([c[0] for c in cases], outcomes, strict=True)), before, state(), target
+    )
 
 
 @pytest.fixture(scope="module")
-def sqlite_results(tiny_sqlite, tmp_path_factory):
-    target = tmp_path_factory.mktemp("attach") / "created.db"
-    results = _run("sqlite", tiny_sqlite, SQLITE_ATTACKS, target)
-    results["target"] = target
-    return results
+def sqlite_attack_run(tiny_sqlite, tmp_path_factory) -> AttackRun:
+    database = Database("sqlite", str(tiny_sqlite))
+    target = tmp_path_factory.mktemp("sqlite-target")
+    return run_attacks("sqlite", database, lambda: file_state(tiny_sqlite), target)
 
 
 @pytest.fixture(scope="module")
-def duckdb_results(tiny_duckdb, tmp_path_factory):
-    target = tmp_path_factory.mktemp("attach") / "created.duckdb"
-    results = _run("duckdb", tiny_duckdb, DUCKDB_ATTACKS, target)
-    results["target"] = target
-    return results
+def duckdb_attack_run(tiny_duckdb, tmp_path_factory) -> AttackRun:
+    database = Database("duckdb", str(tiny_duckdb))
+    target = tmp_path_factory.mktemp("duckdb-target")
+    return run_attacks("duckdb", database, lambda: file_state(tiny_duckdb), target)
 
 
-def _check(outcome, status, fragment):
-    assert outcome.status is status, outcome
+@pytest.fixture(scope="module")
+def mysql_attack_run(mysql_attack_server, tmp_path_factory) -> AttackRun:
+    server = mysql_attack_server
+    target = tmp_path_factory.mktemp("mysql-target")
+    return run_attacks("mysql", server.database(), server.state, target, secret=server.secret)
+
+
+def attack_run(request, engine: str) -> AttackRun:
+    return request.getfixturevalue(f"{engine}_attack_run")
+
+
+@pytest.mark.parametrize(("engine", "case", "status", "fragment"), ATTACK_PARAMS)
+def test_attack(request, engine, case, status, fragment):
+    outcome = attack_run(request, engine).outcomes[case]
+    assert outcome.status in (status if isinstance(status, tuple) else (status,)), outcome
     if fragment is not None:
         assert fragment in (outcome.error or ""), outcome.error
+    if case in EXPECTED_ROWS and outcome.ok:
+        assert outcome.rows == EXPECTED_ROWS[case]
 
 
-@pytest.mark.parametrize(
-    ("case", "sql", "status", "fragment"), SQLITE_ATTACKS, ids=[c[0] for c in SQLITE_ATTACKS]
-)
-def test_sqlite_attack(sqlite_results, case, sql, status, fragment):
-    _check(sqlite_results["outcomes"][case], status, fragment)
+@pytest.mark.parametrize("engine", ENGINE_PARAMS)
+def test_database_unchanged_and_no_file_written(request, engine):
+    run = attack_run(request, engine)
+    assert run.after == run.before, "the database changed, or a file appeared beside it"
+    assert os.listdir(run.target) == [], "ATTACH/COPY/VACUUM/OUTFILE created a file"
 
 
-@pytest.mark.parametrize(
-    ("case", "sql", "status", "fragment"), DUCKDB_ATTACKS, ids=[c[0] for c in DUCKDB_ATTACKS]
-)
-def test_duckdb_attack(duckdb_results, case, sql, status, fragment):
-    _check(duckdb_results["outcomes"][case], status, fragment)
+@pytest.mark.mysql
+def test_mysql_state_covers_every_table(mysql_attack_run):
+    """The before/after comparison means something: CHECKSUM TABLE answered for table t."""
+    assert mysql_attack_run.before["attacked"].keys() == {"t"}
+    assert mysql_attack_run.before["attacked"]["t"] is not None
 
 
-@pytest.mark.parametrize("results", ["sqlite_results", "duckdb_results"])
-def test_database_files_untouched(request, results):
-    data = request.getfixturevalue(results)
-    assert data["unchanged"], "database file changed"
-    assert data["same_files"], "a file appeared or vanished next to the database"
-    assert not data["target"].exists(), "ATTACH/COPY/VACUUM created a file"
-
-
-def test_timeouts_stop_within_the_limit(sqlite_results, duckdb_results):
-    # The engine itself stops the query (no worker kill): elapsed is the timeout, not the grace.
-    for results in (sqlite_results, duckdb_results):
-        for outcome in results["outcomes"].values():
-            if outcome.status is Status.TIMEOUT:
-                assert "stopped after" in outcome.error
+@pytest.mark.parametrize("engine", ENGINE_PARAMS)
+def test_timeouts_stop_within_the_limit(request, engine):
+    # The engine itself stops the query (DuckDB's interrupt, SQLite's progress handler, MySQL's
+    # KILL QUERY or statement limit), never the watchdog that kills a worker at timeout + 2 s:
+    # every timeout says "stopped after", none says "worker process killed".
+    outcomes = attack_run(request, engine).outcomes.values()
+    assert any(outcome.status is TIMEOUT for outcome in outcomes)
+    for outcome in outcomes:
+        if outcome.status is TIMEOUT:
+            assert STOPPED in outcome.error, outcome
 
 
 def test_sqlite_memory_limit_is_an_error_not_a_crash(tiny_sqlite):

@@ -2,23 +2,20 @@
 
 The same task name as the SQLite run; ``--metadata '{"engine": "mysql"}'`` runs it natively on
 the MySQL-protocol server that ``prepare logiccat --engine mysql`` loaded (the read-only account
-of the manifest). The scripted model answers with the upstream MySQL gold, a wrong query or
-prose by item id, so each item's VES/EX follow from the answer kind and the gold health judged
-on the server alone; offline ``score --engine mysql`` must agree item by item.
+of the manifest). The scripted model gives each item its known answer
+(``support.logiccat_answers``: the upstream MySQL gold, a wrong query or prose by item id), so
+each item's VES/EX follow from the answer kind and the gold health judged on the server alone;
+offline ``score --engine mysql`` must agree item by item.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
 from conftest import logiccat_source
-from support import logiccat_answers
-from support.lm_eval_run import run_lm_eval
-from support.logiccat_answers import gold_answer_scores
+from support import logiccat_answers as answers
 
 pytest.importorskip("pymysql")
 
@@ -28,31 +25,8 @@ from sqlbench_lmeval.logiccat.bundle import load_bundle  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 
-# Runs on every LogicCat database (MySQL syntax) and answers none of its questions.
-WRONG_SQL = "SELECT 'not the answer' AS x, 42 AS y"
 LIMIT = 12
-
-
-def choice(item_id: int) -> str:
-    return ("gold", "wrong", "prose")[item_id % 3]
-
-
-def respond(record) -> str:
-    kind = choice(record.id)
-    if kind == "gold":
-        return f"```sql\n{record.gold_sql_mysql}\n```"
-    if kind == "wrong":
-        return f"```sql\n{WRONG_SQL}\n```"
-    return "I would need to know more before answering."
-
-
-def expected(record) -> tuple[int, int]:
-    kind = choice(record.id)
-    if kind == "prose":
-        return 0, 0
-    if kind == "wrong":
-        return 1, 0
-    return gold_answer_scores(record)
+ON_THE_SERVER = ("--metadata", json.dumps({"engine": "mysql"}))
 
 
 @pytest.fixture(scope="module")
@@ -74,56 +48,30 @@ def test_logiccat_mysql_on_the_server_scores_known_answers_and_offline_agrees(
     server_records, logiccat_cache, tmp_path
 ):
     by_id = {record.id: record for record in server_records}
-    results, samples = run_lm_eval(
-        "logiccat_mysql",
-        answer=logiccat_answers.scripted_model(server_records, respond),
-        workdir=tmp_path,
-        extra_args=["--limit", str(LIMIT), "--metadata", json.dumps({"engine": "mysql"})],
-        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    answer = answers.known_answers_model(server_records, gold="gold_sql_mysql")
+    results, samples = answers.run_logiccat(
+        "logiccat_mysql", logiccat_cache, answer, tmp_path, "--limit", str(LIMIT), *ON_THE_SERVER
     )
-    run = samples["logiccat_mysql"]
+    run = answers.check_known_answers(samples["logiccat_mysql"], by_id)
     assert len(run) == LIMIT
     # Gold answered items (ids 3, 6, 9, 12) have neither ORDER BY nor LIMIT: their results
     # compare as multisets, so MariaDB's connection-dependent tie order cannot touch them.
-    gold_ids = [s["doc"]["id"] for s in run if choice(s["doc"]["id"]) == "gold"]
+    gold_ids = [s["doc"]["id"] for s in run if answers.answer_kind(s["doc"]["id"]) == "gold"]
     for item_id in gold_ids:
         sql = by_id[item_id].gold_sql_mysql.upper()
         assert "ORDER BY" not in sql and "LIMIT" not in sql, item_id
-    assert {choice(s["doc"]["id"]) for s in run} == {"gold", "wrong", "prose"}
+    assert {answers.answer_kind(s["doc"]["id"]) for s in run} == {"gold", "wrong", "prose"}
     for sample in run:
         doc = sample["doc"]
-        assert (sample["ves"], sample["ex"]) == expected(by_id[doc["id"]]), doc["id"]
         # Engine and dialect recorded; the prompt names MySQL and shows the upstream DDL.
         assert doc["engine"] == "mysql" and doc["prediction_dialect"] == "mysql"
         assert "-mysql-" in doc["dataset_version"]
         prompt = str(sample["arguments"])
         assert "MySQL database" in prompt and "COMMENT" in prompt and "ENGINE=InnoDB" in prompt
-    want_ex = sum(expected(by_id[s["doc"]["id"]])[1] for s in run) / LIMIT
+    want_ex = sum(answers.known_answer_scores(by_id[s["doc"]["id"]])[1] for s in run) / LIMIT
     assert results["results"]["logiccat_mysql"]["ex,score"] == pytest.approx(want_ex)
 
     predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text(
-        "".join(
-            json.dumps({"id": s["doc"]["id"], "prediction": s["resps"][0][0]}) + "\n" for s in run
-        )
-    )
-    output = tmp_path / "scores.json"
-    subprocess.run(
-        [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
-            "--engine", "mysql", "--dialect", "mysql", "--output", str(output),
-            "--cache-dir", str(logiccat_cache), "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
-    scored = json.loads(output.read_text())
+    on_mysql = ("--engine", "mysql", "--dialect", "mysql")
+    scored = answers.assert_offline_agrees(run, logiccat_cache, predictions, *on_mysql)
     assert "-mysql-" in scored["dataset_version"]
-    items = {item["id"]: item for item in scored["items"]}
-    for sample in run:
-        item = items[sample["doc"]["id"]]
-        assert (item["ves"], item["ex"], item["ex_strict"], item["ex_set"]) == (
-            sample["ves"],
-            sample["ex"],
-            sample["ex_strict"],
-            sample["ex_set"],
-        )

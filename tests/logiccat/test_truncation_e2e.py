@@ -11,8 +11,7 @@ from that choice and the item's gold health alone.
 from __future__ import annotations
 
 import pytest
-from support.lm_eval_run import run_lm_eval
-from support.logiccat_answers import gold_answer_scores, scripted_model
+from support.logiccat_answers import gold_answer_scores, run_logiccat, scripted_model
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.logiccat.bundle import load_bundle
@@ -38,13 +37,10 @@ def respond(record) -> str:
 
 def test_a_run_with_a_nul_and_a_cut_off_answer_completes(logiccat_cache, tmp_path):
     records = {record.id: record for record in load_bundle(logiccat_cache).records}
-    results, samples = run_lm_eval(
-        "logiccat_mini",
-        answer=scripted_model(records.values(), respond),
-        chat=True,
-        workdir=tmp_path,
-        extra_args=["--limit", "6", "--gen_kwargs", f"max_gen_toks={BUDGET}"],
-        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    answer = scripted_model(records.values(), respond)
+    budget = ("--gen_kwargs", f"max_gen_toks={BUDGET}")
+    results, samples = run_logiccat(
+        "logiccat_mini", logiccat_cache, answer, tmp_path, "--limit", "6", *budget, chat=True
     )
     assert results["configs"]["logiccat_mini"]["generation_kwargs"]["max_gen_toks"] == BUDGET
     mini = samples["logiccat_mini"]

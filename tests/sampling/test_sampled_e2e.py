@@ -8,23 +8,25 @@ depend on the order lm-eval hands the 8 answers back in.
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
-import sys
 from collections import defaultdict
 
 import pytest
-from support import logiccat_answers
-from support.lm_eval_run import run_lm_eval
-from support.logiccat_answers import gold_answer_scores
+from support.logiccat_answers import (
+    PROSE,
+    WRONG_SQL,
+    assert_same_scores,
+    gold_answer_scores,
+    run_logiccat,
+    score_offline,
+    scripted_model,
+    write_jsonl,
+)
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 
 pytestmark = pytest.mark.slow
 
-WRONG_SQL = "SELECT 'not the answer' AS x, 42 AS y"  # runs everywhere, answers nothing
 ERROR_SQL = "SELECT no_such_column FROM no_such_table"
-PROSE = "I would need to know more about the pumps."
 
 # Per plan: the 8 answers, and by hand, with c correct samples out of n=8 and
 # pass@k = 1 - C(8-c, k) / C(8, k):
@@ -81,7 +83,7 @@ def planned_model(records):
         asked[record.id] += 1
         return answer_text(kinds[index], record)
 
-    return logiccat_answers.scripted_model(records, respond)
+    return scripted_model(records, respond)
 
 
 def by_logged_id(logged) -> set[int]:
@@ -96,12 +98,9 @@ def logged_score(sample) -> dict:
 def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tmp_path):
     records = load_bundle(logiccat_cache).records
     by_id = {record.id: record for record in records}
-    results, samples = run_lm_eval(
-        "logiccat_mini_sc",
-        answer=planned_model(records),
-        workdir=tmp_path,
-        extra_args=["--limit", "6"],
-        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    answer = planned_model(records)
+    results, samples = run_logiccat(
+        "logiccat_mini_sc", logiccat_cache, answer, tmp_path, "--limit", "6"
     )
     logged = samples["logiccat_mini_sc"]
     assert len(logged) == 6
@@ -140,7 +139,6 @@ def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tm
     assert "pass_at_16,score" not in task  # 8 samples allow k <= 8 only
 
     # The same outputs scored offline give the same numbers, item by item.
-    predictions = tmp_path / "predictions.jsonl"
     lines = []
     for sample in logged:
         outputs = sample["resps"][0]
@@ -149,24 +147,14 @@ def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tm
             lines.append({"id": sample["doc"]["id"], "prediction": outputs})
         else:
             lines += [{"id": sample["doc"]["id"], "prediction": o} for o in outputs]
-    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    output = tmp_path / "scores.json"
-    subprocess.run(
-        [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
-            "--samples", "--output", str(output), "--cache-dir", str(logiccat_cache),
-            "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
-    scored = {item["id"]: item for item in json.loads(output.read_text())["items"]}
+    predictions = write_jsonl(tmp_path / "predictions.jsonl", lines)
+    scored = score_offline(predictions, logiccat_cache, "--samples")
+    names = ("ves", "ex", "ex_maj", "ves_mean", "ex_mean", *(f"pass_at_{k}" for k in (1, 2, 4, 8)))
+    items = assert_same_scores(logged, scored, names)
+    for sample in logged:
+        assert items[sample["doc"]["id"]]["vote"] == logged_score(sample)["vote"]
+        assert items[sample["doc"]["id"]]["samples"] == logged_score(sample)["samples"]
     # An id without predictions is 8 missing samples: every number 0, nothing run.
-    absent = next(item for item_id, item in scored.items() if item_id not in by_logged_id(logged))
+    absent = next(item for item_id, item in items.items() if item_id not in by_logged_id(logged))
     assert absent["status"] == "missing" and absent["ex_maj"] == 0 and absent["pass_at_8"] == 0
     assert [s["status"] for s in absent["samples"]] == ["missing"] * 8
-    names = ("ves", "ex", "ex_maj", "ves_mean", "ex_mean", *(f"pass_at_{k}" for k in (1, 2, 4, 8)))
-    for sample in logged:
-        item = scored[sample["doc"]["id"]]
-        assert {n: item[n] for n in names} == {n: sample[n] for n in names}
-        assert item["vote"] == logged_score(sample)["vote"]
-        assert item["samples"] == logged_score(sample)["samples"]
