@@ -110,6 +110,7 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
     real = cache_module.execute_many
 
     def recording(jobs, *args, **kwargs):
+        jobs = list(jobs)  # the prediction jobs come lazily, made while earlier ones run
         ran.extend(job.sql for job in jobs)
         return real(jobs, *args, **kwargs)
 
