@@ -334,11 +334,13 @@ def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None,
 def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
     """Gold outcomes and per-item gold order (in item order), prediction outcomes (in the
     order ``pred_jobs`` yields them)."""
-    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest;
-    # meanwhile a thread parses gold for its ORDER BY (beside the parent's extraction).
+    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
+    # Once the last prediction job is made (the parent then mostly waits on the workers), a
+    # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if progress else None
     with ThreadPoolExecutor(max_workers=1) as background:
-        ordered_future = background.submit(_gold_orders, items)
+        orders = []
+        pred_jobs = _then(pred_jobs, lambda: orders.append(background.submit(_gold_orders, items)))
         if gold_cache is not None:
             gold, predicted = gold_cache.run_together(
                 gold_jobs,
@@ -357,7 +359,13 @@ def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress,
                 expected=None if expected is None else len(gold_jobs) + expected,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        return gold, predicted, ordered_future.result()
+        return gold, predicted, orders[0].result()
+
+
+def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
+    """``jobs``, then ``action()`` once they are all taken."""
+    yield from jobs
+    action()
 
 
 def _gold_orders(items: Sequence[Item]) -> list[bool]:
