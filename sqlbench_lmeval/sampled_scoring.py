@@ -9,9 +9,9 @@ Per item with samples ``0..n-1``:
 1. each distinct output text is extracted once; samples whose SQL is the same after
    :func:`sampling.normalized_sql` (and equally truncated / refused) are one prediction, run
    once (``duplicate_of`` in the sample log names the first);
-2. the distinct predictions go through :func:`scoring.score_items_with_outcomes`, the path of
-   single answers, so every sample's VES/EX/status is what it would get alone; gold runs once
-   per item (the gold cache runs each distinct gold query once per batch);
+2. the distinct predictions go through :func:`scoring.score_answers`, the path of single
+   answers, so every sample's VES/EX/status is what it would get alone; gold runs once per
+   item. Items are extracted one after the other while the SQL of earlier ones runs;
 3. :func:`sampling.vote` groups the samples that ran by result with ``compare.compare`` (EX's
    rule, gold's row order) and picks the winner.
 
@@ -25,7 +25,7 @@ sample's when none ran) and ``<name>_mean``. Everything else sits in ``vote`` an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from statistics import fmean
 
 from sqlbench_lmeval.compare import COMPARISON_VERSION, compare
@@ -34,10 +34,11 @@ from sqlbench_lmeval.extract import Extraction
 from sqlbench_lmeval.sampling import normalized_sql, pass_at_k, reported_ks, vote
 from sqlbench_lmeval.scoring import (
     EXECUTION_METRICS,
+    Answer,
     Failure,
     Item,
     extract_answer,
-    score_items_with_outcomes,
+    score_answers,
 )
 
 #: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
@@ -76,46 +77,51 @@ def score_samples(
 ) -> list[dict]:
     """One score dict per item (see the module docstring); ``outputs[i]`` are the samples of
     ``items[i]`` in sampling order (at least one; None: never submitted). ``options`` are
-    those of ``scoring.score_items_with_outcomes`` (limits, workers, gold_cache, ...)."""
+    those of ``scoring.score_answers`` (limits, workers, gold_cache, ...)."""
     if len(items) != len(outputs):
         raise ValueError(f"{len(items)} items but {len(outputs)} sample lists")
-    flat_items: list[Item] = []
-    flat_outputs: list[str | None] = []
-    flat_extracted: list[tuple] = []  # extract_answer of each flat output, not redone
-    # Per item: for each sample, the index of its distinct prediction in the flat lists, and
-    # the first sample with the same prediction.
-    slots: list[list[int]] = []
-    firsts: list[list[int]] = []
-    sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
     for item, samples in zip(items, outputs, strict=True):
         if not samples:
             raise ValueError(f"item {item.id} has no samples")
+    # Per item: for each sample, the index of its distinct prediction among the answers
+    # scored, and the first sample with the same prediction; filled as the answers are made.
+    slots: list[list[int]] = []
+    firsts: list[list[int]] = []
+    sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
+    answers = _distinct_answers(outputs, prompt_tail, slots, firsts, sqls)
+    # About how many answers there will be (for the progress bar): distinct texts per item.
+    expected = sum(len(set(samples)) for samples in outputs)
+    scored = score_answers(items, answers, expected=expected, prompt_tail=prompt_tail, **options)
+    return [
+        _item_score(item, item_sql, item_slots, item_firsts, scored)
+        for item, item_sql, item_slots, item_firsts in zip(items, sqls, slots, firsts, strict=True)
+    ]
+
+
+def _distinct_answers(outputs, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
+    """The distinct predictions of every item, as ``score_answers`` takes them, extracted
+    one item at a time as they are consumed; appends each item's ``slots``, ``firsts`` and
+    ``sqls`` (see :func:`score_samples`)."""
+    count = 0
+    for index, samples in enumerate(outputs):
         seen: dict[tuple, tuple[int, int]] = {}
         by_text: dict[str | None, tuple] = {}  # identical outputs are extracted once
         item_slots, item_firsts, item_sql = [], [], []
-        for index, output in enumerate(samples):
+        for sample, output in enumerate(samples):
             if output not in by_text:
                 by_text[output] = extract_answer(output, prompt_tail)
             extraction, failure = by_text[output]
             item_sql.append(None if extraction is None else extraction.sql)
             key = dedup_key(output, extraction, failure)
             if key not in seen:
-                seen[key] = (len(flat_outputs), index)
-                flat_items.append(item)
-                flat_outputs.append(output)
-                flat_extracted.append(by_text[output])
+                seen[key] = (count, sample)
+                count += 1
+                yield index, output, by_text[output]
             item_slots.append(seen[key][0])
             item_firsts.append(seen[key][1])
         slots.append(item_slots)
         firsts.append(item_firsts)
         sqls.append(item_sql)
-    scored = score_items_with_outcomes(
-        flat_items, flat_outputs, prompt_tail=prompt_tail, extracted=flat_extracted, **options
-    )
-    return [
-        _item_score(item, item_sql, item_slots, item_firsts, scored)
-        for item, item_sql, item_slots, item_firsts in zip(items, sqls, slots, firsts, strict=True)
-    ]
 
 
 def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:

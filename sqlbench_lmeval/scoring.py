@@ -24,8 +24,9 @@ off by the generation limit (``Extraction.truncated``) is scored as usual, is ma
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -161,16 +162,16 @@ def gold_health(outcome: Outcome) -> str:
 def score_items(items: Sequence[Item], raw_outputs: Sequence[str | None], **options) -> list[dict]:
     """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
 
-    The score dicts of :func:`score_items_with_outcomes`, which documents the ``options``.
+    The score dicts of :func:`score_answers`, which documents the ``options``.
     """
     return score_items_with_outcomes(items, raw_outputs, **options).scores
 
 
 @dataclass(frozen=True)
 class Scored:
-    """What :func:`score_items_with_outcomes` made, per item in input order: the score dicts,
-    the prediction outcomes (None: nothing ran), the gold outcomes, and whether gold's row
-    order counts. Sampled scoring (``sampling``) compares predictions with each other."""
+    """What :func:`score_answers` made, per answer in input order: the score dicts, the
+    prediction outcomes (None: nothing ran), the gold outcomes, and whether gold's row order
+    counts. Sampled scoring (``sampling``) compares predictions with each other."""
 
     scores: list[dict]
     predicted: list[Outcome | None]
@@ -182,6 +183,31 @@ def score_items_with_outcomes(
     items: Sequence[Item],
     raw_outputs: Sequence[str | None],
     *,
+    extracted: Sequence[tuple[Extraction | None, Failure | None]] | None = None,
+    **options,
+) -> Scored:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+
+    ``extracted[i]``, when given, is :func:`extract_answer` of ``raw_outputs[i]``, already
+    computed by the caller, so it is not done twice. ``options`` as for :func:`score_answers`.
+    """
+    if len(items) != len(raw_outputs):
+        raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
+    done = [None] * len(items) if extracted is None else extracted
+    answers = zip(range(len(items)), raw_outputs, done, strict=True)
+    return score_answers(items, answers, expected=len(items), **options)
+
+
+#: One answer to score: (index of its item, raw output or None, ``extract_answer`` of the
+#: output or None to have it extracted).
+Answer = tuple[int, "str | None", "tuple[Extraction | None, Failure | None] | None"]
+
+
+def score_answers(
+    items: Sequence[Item],
+    answers: Iterable[Answer],
+    *,
+    expected: int | None = None,
     limits: Limits = Limits(),
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
@@ -190,51 +216,58 @@ def score_items_with_outcomes(
     transpile: Transpile | None = None,
     progress: bool = True,
     preview_rows: int = PREVIEW_ROWS,
-    extracted: Sequence[tuple[Extraction | None, Failure | None]] | None = None,
 ) -> Scored:
-    """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+    """Score each answer against its item's gold; :class:`Scored` lists in answer order.
 
-    ``extracted[i]``, when given, is :func:`extract_answer` of ``raw_outputs[i]``, already
-    computed by the caller (sampled scoring extracts to deduplicate), so it is not done twice.
+    ``answers`` is consumed lazily, while the SQL of the answers before it runs (extraction
+    overlaps execution); ``expected`` is about how many it yields. An item may have any number
+    of answers (sampled scoring); its gold runs once.
 
-    ``raw_outputs[i] is None`` marks a prediction that was never submitted: it is scored 0
-    with status ``missing`` and not executed. ``transpile`` translates predictions written in
-    another dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a
-    failed translation is status ``error`` with reason ``transpile_error``, not executed.
-    Each score keeps the first ``preview_rows`` rows of gold's and the prediction's result
+    A raw output None marks a prediction that was never submitted: it is scored 0 with status
+    ``missing`` and not executed. ``transpile`` translates predictions written in another
+    dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a failed
+    translation is status ``error`` with reason ``transpile_error``, not executed. Each score
+    keeps the first ``preview_rows`` rows of gold's and the prediction's result
     (``gold_preview``, ``prediction_preview``; see ``preview``).
     """
-    if len(items) != len(raw_outputs):
-        raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
+    # Per answer, filled while ``answers`` is consumed (by the worker pool, below).
+    indices: list[int] = []
     extractions: list[Extraction | None] = []
     failures: list[Failure | None] = []
-    if extracted is None:
-        extracted = [_extracted(output, prompt_tail) for output in raw_outputs]
-    for extraction, failure in extracted:
-        extractions.append(extraction)
-        failures.append(failure)
-    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     runs = []
-    for i, (item, extraction) in enumerate(zip(items, extractions, strict=True)):
-        run = None
-        if extraction is not None and failures[i] is None:
-            try:
-                run = engine_sql(item, extraction.sql, transpile)
-            except Exception as error:  # a broken translator fails this item, not the run
-                failures[i] = Failure.at("transpile", error)
-        runs.append(run)
-    submitted = [i for i, run in enumerate(runs) if run is not None and run.error is None]
-    pred_jobs = [Job(items[i].database, runs[i].sql) for i in submitted]
+    submitted: list[int] = []  # answers whose SQL runs
+
+    def prediction_jobs() -> Iterator[Job]:
+        for index, output, done in answers:
+            extraction, failure = done if done is not None else _extracted(output, prompt_tail)
+            item = items[index]
+            run = None
+            if extraction is not None and failure is None:
+                try:
+                    run = engine_sql(item, extraction.sql, transpile)
+                except Exception as error:  # a broken translator fails this item, not the run
+                    failure = Failure.at("transpile", error)
+            indices.append(index)
+            extractions.append(extraction)
+            failures.append(failure)
+            runs.append(run)
+            if run is not None and run.error is None:
+                submitted.append(len(runs) - 1)
+                yield Job(item.database, run.sql)
+
+    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    pred_jobs = prediction_jobs()
     try:
         gold, predicted, ordered = _execute(
-            items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress
+            items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected
         )
     except Exception as error:  # e.g. no worker could start: every item says why
+        deque(pred_jobs, maxlen=0)  # extract the answers not reached
         failed = Failure.at("execute", error)
         gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
-        predicted, ordered = [gold[0]] * len(pred_jobs), [False] * len(items)
+        predicted, ordered = [gold[0]] * len(submitted), [False] * len(items)
         failures = [failure or failed for failure in failures]
-    outcomes: list[Outcome | None] = [None] * len(items)
+    outcomes: list[Outcome | None] = [None] * len(runs)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
     for i, run in enumerate(runs):
@@ -243,14 +276,17 @@ def score_items_with_outcomes(
     for i, failure in enumerate(failures):
         if failure is not None:  # refused or failed before running: nothing ran
             outcomes[i] = Outcome(Status.ERROR, error=failure.error)
-    scores = [
-        _scored(*parts, item_metrics)
-        for parts in zip(items, extractions, runs, outcomes, gold, ordered, failures, strict=True)
-    ]
-    for score, gold_outcome, outcome in zip(scores, gold, outcomes, strict=True):
+    answer_gold = [gold[index] for index in indices]
+    answer_ordered = [ordered[index] for index in indices]
+    answered = [items[index] for index in indices]
+    parts = zip(
+        answered, extractions, runs, outcomes, answer_gold, answer_ordered, failures, strict=True
+    )
+    scores = [_scored(*part, item_metrics) for part in parts]
+    for score, gold_outcome, outcome in zip(scores, answer_gold, outcomes, strict=True):
         score["gold_preview"] = result_preview(gold_outcome, preview_rows)
         score["prediction_preview"] = result_preview(outcome, preview_rows)
-    return Scored(scores, outcomes, list(gold), list(ordered))
+    return Scored(scores, outcomes, answer_gold, answer_ordered)
 
 
 def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
@@ -295,23 +331,41 @@ def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None,
     return extraction, None
 
 
-def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress):
-    """Gold outcomes, prediction outcomes and per-item gold order, in input order."""
-    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest;
-    # meanwhile a thread parses gold for its ORDER BY (the parent mostly waits on workers).
+def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
+    """Gold outcomes and per-item gold order (in item order), prediction outcomes (in the
+    order ``pred_jobs`` yields them)."""
+    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
+    # Once the last prediction job is made (the parent then mostly waits on the workers), a
+    # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if progress else None
     with ThreadPoolExecutor(max_workers=1) as background:
-        ordered_future = background.submit(_gold_orders, items)
+        orders = []
+        pred_jobs = _then(pred_jobs, lambda: orders.append(background.submit(_gold_orders, items)))
         if gold_cache is not None:
             gold, predicted = gold_cache.run_together(
-                gold_jobs, pred_jobs, limits, workers=workers, progress=description
+                gold_jobs,
+                pred_jobs,
+                limits,
+                workers=workers,
+                progress=description,
+                expected=expected,
             )
         else:
             both = execute_many(
-                gold_jobs + pred_jobs, limits, workers=workers, progress=description
+                itertools.chain(gold_jobs, pred_jobs),
+                limits,
+                workers=workers,
+                progress=description,
+                expected=None if expected is None else len(gold_jobs) + expected,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        return gold, predicted, ordered_future.result()
+        return gold, predicted, orders[0].result()
+
+
+def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
+    """``jobs``, then ``action()`` once they are all taken."""
+    yield from jobs
+    action()
 
 
 def _gold_orders(items: Sequence[Item]) -> list[bool]:
@@ -462,6 +516,7 @@ __all__ = [
     "extract_answer",
     "gold_health",
     "Scored",
+    "score_answers",
     "score_items",
     "score_items_with_outcomes",
 ]

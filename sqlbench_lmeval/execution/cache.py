@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
@@ -69,16 +70,22 @@ class GoldCache:
     def run_together(
         self,
         gold_jobs: Sequence[Job],
-        other_jobs: Sequence[Job],
+        other_jobs: Iterable[Job],
         limits: Limits = DEFAULT_LIMITS,
         *,
         workers: int | None = None,
         progress: str | None = None,
+        expected: int | None = None,
     ) -> tuple[list[Outcome], list[Outcome]]:
         """Like :meth:`run` for ``gold_jobs``, executing ``other_jobs`` (never cached) in the
         same parallel batch: one slow gold query then overlaps the predictions instead of
-        running before them. Returns (gold outcomes, other outcomes), each in input order."""
-        gold_jobs, other_jobs = list(gold_jobs), list(other_jobs)
+        running before them. Returns (gold outcomes, other outcomes), each in input order.
+
+        ``other_jobs`` may be lazy (``pool.execute_many``): it is consumed while the missing
+        gold and the first of them run; ``expected`` is about how many it yields."""
+        gold_jobs = list(gold_jobs)
+        if isinstance(other_jobs, Sequence):
+            other_jobs, expected = list(other_jobs), len(other_jobs)
         keys = self._keys(gold_jobs, limits)
         with self._open() as db:
             found = self._load(db, {k for k in keys if k is not None})
@@ -97,7 +104,15 @@ class GoldCache:
                 if key is not None:
                     slot_of_key[key] = len(to_run)
                 to_run.append(job)
-        outcomes = execute_many(to_run + other_jobs, limits, workers=workers, progress=progress)
+        outcomes = execute_many(
+            to_run + other_jobs
+            if isinstance(other_jobs, list)
+            else itertools.chain(to_run, other_jobs),
+            limits,
+            workers=workers,
+            progress=progress,
+            expected=None if expected is None else len(to_run) + expected,
+        )
         fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
         storable = {
             key: fresh[slot]

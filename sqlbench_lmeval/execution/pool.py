@@ -18,10 +18,14 @@ Design (why it looks like this):
 - Once the queue is empty, an idle worker takes over (duplicates) the back half of the jobs
   waiting behind another worker's long query, so one slow query does not delay a whole chunk.
 - Results come back in input order; a tqdm bar shows progress when ``progress`` is given.
+- ``jobs`` may be a lazy iterable (scoring extracts SQL from model outputs while it is consumed):
+  the parent pulls one chunk at a time, only while the queue is short, and does not block on
+  the workers meanwhile, so producing the jobs overlaps running the ones already made.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import pickle
@@ -31,7 +35,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Job, Limits
@@ -55,46 +59,58 @@ def default_workers() -> int:
 
 
 def execute_many(
-    jobs: Sequence[Job],
+    jobs: Iterable[Job],
     limits: Limits = DEFAULT_LIMITS,
     *,
     workers: int | None = None,
     progress: str | None = None,
+    expected: int | None = None,
 ) -> list[Outcome]:
     """Run ``jobs`` in worker processes; one Outcome per job, in input order.
 
     ``workers`` defaults to the CPU count; ``workers=0`` runs everything in this process (no
     isolation: for debugging only). ``progress`` is a tqdm description, or None for no bar.
+    ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
+    about how many it yields (chunk size and the bar's first total; any count is handled).
     Bad SQL never raises; only a failure to start any worker at all raises RuntimeError.
     """
-    jobs = list(jobs)
-    if not jobs:
+    if isinstance(jobs, Sequence):
+        jobs, expected = iter(jobs), len(jobs)
+    source = iter(jobs)
+    first = next(source, None)  # no worker starts for an empty batch
+    if first is None:
         return []
-    bar = _progress_bar(len(jobs), progress)
+    source = itertools.chain([first], source)
+    bar = _progress_bar(expected, progress)
     try:
         if workers == 0:
             from sqlbench_lmeval.execution.runner import execute
 
             results = []
-            for job in jobs:
+            for job in source:
                 results.append(execute(job, limits))
                 bar.update(1)
             return results
-        count = min(workers or default_workers(), len(jobs))
-        return _Batch(jobs, limits, count, bar).run()
+        count = min(workers or default_workers(), expected or MAX_CHUNK)
+        return _Batch(source, limits, count, bar, expected).run()
     finally:
         bar.close()
 
 
 class _NoBar:
+    total = None
+
     def update(self, n: int = 1) -> None:
+        pass
+
+    def refresh(self) -> None:
         pass
 
     def close(self) -> None:
         pass
 
 
-def _progress_bar(total: int, description: str | None):
+def _progress_bar(total: int | None, description: str | None):
     if description is None:
         return _NoBar()
     from tqdm.auto import tqdm
@@ -178,15 +194,21 @@ class _Worker:
 class _Batch:
     """One execute_many call: the queue, the workers and the event loop that drives them."""
 
-    def __init__(self, jobs: list[Job], limits: Limits, workers: int, bar) -> None:
-        self.jobs = jobs
+    def __init__(
+        self, source: Iterator[Job], limits: Limits, workers: int, bar, expected: int | None
+    ) -> None:
+        self.source: Iterator[Job] | None = source  # None once every job has been taken
+        self.jobs: list[Job] = []
         self.limits = limits
         self.count = workers
         self.bar = bar
-        self.results: list[Outcome | None] = [None] * len(jobs)
-        self.remaining = len(jobs)
-        self.queue: deque[int] = deque(range(len(jobs)))
-        self.chunk = max(1, min(MAX_CHUNK, math.ceil(len(jobs) / (workers * 4))))
+        self.results: list[Outcome | None] = []
+        self.remaining = 0  # jobs taken from the source and not finished
+        self.queue: deque[int] = deque()
+        size = expected or MAX_CHUNK * workers * 4
+        self.chunk = max(1, min(MAX_CHUNK, math.ceil(size / (workers * 4))))
+        # Jobs taken from the source ahead of the workers: enough that none waits for work.
+        self.queue_target = 2 * self.chunk * workers
         self.kill_after = limits.timeout_s + KILL_GRACE_S
         self.selector = selectors.DefaultSelector()
         self.workers: list[_Worker] = []
@@ -197,11 +219,14 @@ class _Batch:
         try:
             for _ in range(self.count):
                 self._start_worker()
-            while self.remaining:
+            while self.remaining or self.source is not None:
+                producing = self._take_jobs()
                 self._dispatch()
-                self._wait_and_read()
+                # While the source makes jobs the workers may need soon, only look for
+                # results and go on making jobs; otherwise wait for the workers.
+                self._wait_and_read(block=not producing)
                 self._watchdog()
-                if all(len(w.pending) > self.chunk // 2 for w in self.workers):
+                if not producing and all(len(w.pending) > self.chunk // 2 for w in self.workers):
                     # Every worker has work queued: let results pile up a little, so the
                     # parent wakes once per many results instead of once per query (on a
                     # 2-core machine those wake-ups compete with the workers for CPU).
@@ -212,6 +237,25 @@ class _Batch:
                 worker.stop(kill=bool(worker.pending))
             self.selector.close()
         return self.results  # type: ignore[return-value]
+
+    def _take_jobs(self) -> bool:
+        """Take up to one chunk from the source while the queue is short; True while more
+        jobs should be made before waiting for the workers."""
+        if self.source is None or len(self.queue) >= self.queue_target:
+            return False
+        taken = 0
+        for job in itertools.islice(self.source, self.chunk):
+            self.queue.append(len(self.jobs))
+            self.jobs.append(job)
+            self.results.append(None)
+            taken += 1
+        self.remaining += taken
+        if taken < self.chunk:
+            self.source = None
+            if self.bar.total != len(self.jobs):  # the source made more or fewer than expected
+                self.bar.total = len(self.jobs)
+                self.bar.refresh()
+        return self.source is not None and len(self.queue) < self.queue_target
 
     # -- workers --------------------------------------------------------------------------
 
@@ -244,7 +288,7 @@ class _Batch:
             self._finish(culprit, Outcome(status, error=message, elapsed_s=self.kill_after))
         self.queue.extendleft(reversed([i for i in worker.pending if self.results[i] is None]))
         worker.pending.clear()
-        if self.remaining:
+        if self.remaining or self.source is not None:
             self._start_worker()
 
     def _death_message(self, worker: _Worker) -> str:
@@ -266,7 +310,7 @@ class _Batch:
                 indices = []
                 while self.queue and len(indices) < self.chunk:
                     indices.append(self.queue.popleft())
-            elif not worker.pending:
+            elif not worker.pending and self.source is None:
                 indices = self._steal()
             else:
                 continue
@@ -305,9 +349,9 @@ class _Batch:
         elif not worker.outbuf and registered:
             self.selector.unregister(worker.wfd)
 
-    def _wait_and_read(self) -> None:
+    def _wait_and_read(self, block: bool = True) -> None:
         now = time.monotonic()
-        wait = 0.5
+        wait = 0.5 if block else 0.0
         for worker in self.workers:
             if worker.pending:
                 wait = min(wait, max(0.0, worker.busy_since + self.kill_after - now))

@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import sqlglot
-import sqlite_utils
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.tokens import TokenType
@@ -331,6 +330,10 @@ class _RowWriter:
     """Rows of consecutive INSERTs into the same table and columns, written in one batch run."""
 
     def __init__(self, conn: sqlite3.Connection):
+        # Imported here, not at the top: sqlite-utils imports pandas when it is installed
+        # (~0.5 s), and scoring imports this module (through the bundle) without building.
+        import sqlite_utils
+
         # No plugins and no PRAGMA: the connection is used exactly as the caller set it up.
         self.db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
         self.target: tuple[str, tuple[str, ...]] | None = None

@@ -128,3 +128,43 @@ def test_jobs_behind_a_slow_query_are_taken_over_and_results_stay_exact(tiny_sql
     outcomes = execute_many([Job(database, s) for s in sqls], Limits(timeout_s=10), workers=2)
     assert all(o.status is Status.OK for o in outcomes)
     assert [o.rows for o in outcomes[1:]] == [((i,),) for i in range(300)]
+
+
+def test_lazy_jobs_are_consumed_in_order_and_match_a_list(tiny_sqlite):
+    database = Database("sqlite", str(tiny_sqlite))
+    made = []
+
+    def jobs():  # a generator, as scoring passes while it extracts SQL from outputs
+        for i in range(300):
+            made.append(i)
+            yield Job(database, f"SELECT a FROM t WHERE a = {i % 100}")
+
+    outcomes = execute_many(jobs(), workers=2, expected=50)  # a wrong guess is harmless
+    assert made == list(range(300))
+    assert [o.rows for o in outcomes] == [((i % 100,),) for i in range(300)]
+
+
+def test_lazy_jobs_fill_in_the_progress_bar_total(tiny_sqlite, capsys):
+    database = Database("sqlite", str(tiny_sqlite))
+    jobs = (Job(database, f"SELECT {i}") for i in range(70))
+    assert len(execute_many(jobs, workers=1, progress="lazy")) == 70
+    assert "70/70" in capsys.readouterr().err  # the total became known when the jobs ended
+
+
+def test_no_lazy_jobs_start_no_worker(monkeypatch):
+    def no_worker():
+        raise AssertionError("a worker started for an empty batch")
+
+    monkeypatch.setattr(pool_module, "_Worker", no_worker)
+    assert execute_many(iter([]), workers=2) == []
+
+
+def test_an_error_while_making_jobs_stops_the_batch(tiny_sqlite):
+    database = Database("sqlite", str(tiny_sqlite))
+
+    def jobs():
+        yield from [Job(database, "SELECT 1")] * 40
+        raise KeyError("made by the caller")
+
+    with pytest.raises(KeyError, match="made by the caller"):
+        execute_many(jobs(), workers=1)

@@ -110,6 +110,7 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
     real = cache_module.execute_many
 
     def recording(jobs, *args, **kwargs):
+        jobs = list(jobs)  # the prediction jobs come lazily, made while earlier ones run
         ran.extend(job.sql for job in jobs)
         return real(jobs, *args, **kwargs)
 
@@ -125,6 +126,31 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
         + ITEM3[1]
     )
     assert Counter(s for s in ran if s is not None) == want
+
+
+def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, monkeypatch):
+    import sqlbench_lmeval.scoring as scoring_module
+
+    ran = []
+    real = scoring_module.execute_many
+
+    def recording(jobs, *args, **kwargs):
+        jobs = list(jobs)
+        ran.extend(job.sql for job in jobs)
+        return real(jobs, *args, **kwargs)
+
+    monkeypatch.setattr(scoring_module, "execute_many", recording)
+    items = [item(database, i + 1, gold) for i, (gold, _) in enumerate((ITEM1, ITEM2, ITEM3))]
+    uncached = score_samples(
+        items, [ITEM1[1], ITEM2[1], ITEM3[1]], gold_cache=None, progress=False, workers=1
+    )
+    # Item 3's gold text is also its sample 1: two runs of it, one as gold and one as answer.
+    golds = Counter(s for s in ran if s in (ITEM1[0], ITEM2[0], ITEM3[0]))
+    assert golds == Counter({ITEM1[0]: 2, ITEM2[0]: 2, ITEM3[0]: 2})
+    # Gold per item, then the distinct queries of items 1, 2 and 3 (item 2's prose is a job
+    # without SQL, status no_sql: left out).
+    assert len([s for s in ran if s is not None]) == 3 + 3 + 3 + 4
+    assert uncached == score(database, tmp_path)  # the gold cache changes nothing
 
 
 def test_a_sample_scores_as_it_would_alone(database, tmp_path):
