@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 from support.lm_eval_run import run_lm_eval
@@ -150,6 +152,63 @@ def test_repair_model_retries_our_items_with_the_error_and_passes_others_through
         smoke_answer(s["doc"]["question"]).split("\n")[0] for s in smoke_samples
     ]
     assert sum(r.prompt.startswith("Question:") for r in seen) == len(smoke_samples)
+
+    offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path)
+
+
+RETRY_NUMBERS = ("status", "ves", "ex", "ves@retry", "ex@retry", "retries_used", "final_status")
+
+
+def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
+    """``sqlbench-lmeval score`` on the logged attempts: the same numbers, item by item.
+
+    Half the items go in as the logged envelope (``prediction``), half as a bare ``attempts``
+    list of the outputs; every other LogicCat item has no prediction (status ``missing``).
+    """
+    lines = []
+    for number, sample in enumerate(mini):
+        envelope = sample["resps"][0][0]
+        if number % 2:
+            outputs = [a["output"] for a in json.loads(envelope)["attempts"]]
+            lines.append({"id": sample["doc"]["id"], "attempts": outputs})
+        else:
+            lines.append({"id": sample["doc"]["id"], "prediction": envelope})
+    predictions = tmp_path / "retried.jsonl"
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    output = tmp_path / "retried-scores.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
+            "--output", str(output), "--cache-dir", str(logiccat_cache), "--no-progress",
+        ],
+        check=True,
+    )  # fmt: skip
+    scored = json.loads(output.read_text())
+    by_id = {item["id"]: item for item in scored["items"]}
+    for sample in mini:
+        item = by_id[sample["doc"]["id"]]
+        logged = ast.literal_eval(sample["filtered_resps"][0])
+        assert {n: item[n] for n in RETRY_NUMBERS} == {n: logged[n] for n in RETRY_NUMBERS}
+        assert [a["output"] for a in item["attempts"]] == [a["output"] for a in logged["attempts"]]
+        # And the plan's numbers, derived by hand above, once more.
+        ves, ex, ves_retry, ex_retry, statuses = EXPECTED[plan(sample["doc"]["id"])]
+        assert (item["ves"], item["ex"], item["ves@retry"], item["ex@retry"]) == (
+            ves, ex, ves_retry, ex_retry
+        )  # fmt: skip
+        assert item["retries_used"] == len(statuses) - 1
+    # An item without a prediction is missing on every number, retried ones included.
+    missing = set(by_id) - {s["doc"]["id"] for s in mini}
+    assert sorted(missing) == scored["missing_ids"]
+    absent = by_id[min(missing)]
+    assert absent["status"] == "missing" and absent["final_status"] == "missing"
+    assert (absent["ves@retry"], absent["ex@retry"], absent["retries_used"]) == (0, 0, 0)
+    # Run-level means over all LogicCat items: only the 8 answered ones can score.
+    n = scored["metrics"]["n"]
+    planned = [EXPECTED[plan(s["doc"]["id"])] for s in mini]
+    assert scored["metrics"]["ex@retry"] == pytest.approx(sum(p[3] for p in planned) / n)
+    assert scored["metrics"]["retries_used"] == pytest.approx(
+        sum(len(p[4]) - 1 for p in planned) / n
+    )
 
 
 def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):
