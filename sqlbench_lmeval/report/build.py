@@ -17,6 +17,7 @@ from sqlbench_lmeval.report.analysis import (
     ScoreRow,
     SimilarityRow,
 )
+from sqlbench_lmeval.report.retries import retry_sections
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sampling import sampling_sections
 from sqlbench_lmeval.report.stats import LEVEL, RESAMPLES, SEED
@@ -138,6 +139,7 @@ def _sections(data: ReportData, folder: Path, images: list[Path]) -> list[Sectio
     if data.complexity:
         sections += _complexity_sections(data, views, charts)
     sections += sampling_sections(data.runs, views, charts)
+    sections += retry_sections(data.runs, views, charts)
     return sections
 
 

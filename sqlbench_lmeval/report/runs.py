@@ -287,6 +287,8 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
     tasks = []
     for task_name, path in newest.items():
         items, versions, dataset_versions = _read_samples(path)
+        if not items:  # another project's task run beside ours: not ours to report
+            continue
         tasks.append(
             TaskResult(
                 name=task_name,
@@ -295,6 +297,9 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
                 dataset_version=_single_version(dataset_versions, f"{path} (dataset version)"),
             )
         )
+    if not tasks:
+        shown = ", ".join(str(path) for path in newest.values())
+        raise UserError(f"{shown}: no scored samples (is this a sqlbench-lmeval task?)")
     tasks.sort(key=lambda task: task.name)
     run = Run(
         name=name or _model_name(results, folder),
@@ -341,7 +346,8 @@ def _groups(results: list[dict], tasks: set[str]) -> tuple[tuple[str, tuple[str,
 
 
 def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str]]:
-    """Items of one samples file, plus the comparison and dataset versions they carry."""
+    """Items of one samples file (none: not a task of ours), plus the comparison and dataset
+    versions they carry."""
     by_doc: dict[object, ScoredItem] = {}
     versions: set[str] = set()
     dataset_versions: set[str] = set()
@@ -371,8 +377,6 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
         # With several filters a doc has several lines; the one with a real score dict wins.
         if key not in by_doc or by_doc[key].status == UNKNOWN_STATUS:
             by_doc[key] = item
-    if not by_doc:
-        raise UserError(f"{path}: no scored samples (is this a sqlbench-lmeval task?)")
     return tuple(by_doc.values()), versions, dataset_versions
 
 

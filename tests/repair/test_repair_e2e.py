@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 from support.lm_eval_run import run_lm_eval
@@ -31,6 +32,8 @@ from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 from sqlbench_lmeval.repair import NO_SQL_FEEDBACK
+from sqlbench_lmeval.report import read_runs
+from sqlbench_lmeval.report.retries import retry_rows
 
 pytestmark = pytest.mark.slow
 
@@ -153,7 +156,8 @@ def test_repair_model_retries_our_items_with_the_error_and_passes_others_through
     ]
     assert sum(r.prompt.startswith("Question:") for r in seen) == len(smoke_samples)
 
-    offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path)
+    scores = offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path)
+    report_counts_valid_after_retries(mini, tmp_path / "out", scores, tmp_path)
 
 
 RETRY_NUMBERS = ("status", "ves", "ex", "ves@retry", "ex@retry", "retries_used", "final_status")
@@ -209,6 +213,34 @@ def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
     assert scored["metrics"]["retries_used"] == pytest.approx(
         sum(len(p[4]) - 1 for p in planned) / n
     )
+    return output
+
+
+def report_counts_valid_after_retries(mini, lm_eval_output, scores, tmp_path):
+    """``report`` on the lm-eval run and on the offline scores: the "valid after r retries"
+    table counts, from the plans alone. gold is valid at once, fixer after 1 retry, never and
+    prose never (they use all 3 retries); every other item of the score file is missing."""
+    plans = Counter(plan(s["doc"]["id"]) for s in mini)
+    valid_after = (plans["gold"],) + (plans["gold"] + plans["fixer"],) * RETRIES
+    used = (plans["gold"], plans["fixer"], 0, plans["never"] + plans["prose"])
+    ex_after = (plans["gold"] + plans["fixer"]) / len(mini)
+    run, offline = retry_rows(read_runs([f"run={lm_eval_output}", f"offline={scores}"]))
+    assert (run.view, run.n, run.valid_after, run.retries_used) == (
+        "logiccat_mini", 8, valid_after, used
+    )  # fmt: skip
+    assert (run.ex_first, run.ex_after) == (plans["gold"] / 8, ex_after)
+    n = offline.n
+    assert offline.view == "logiccat" and offline.valid_after == valid_after
+    assert offline.retries_used == (n - 8 + plans["gold"], *used[1:])
+    assert offline.ex_after == pytest.approx(ex_after * 8 / n)
+    report = tmp_path / "report"
+    subprocess.run(
+        [sys.executable, "-m", "sqlbench_lmeval", "report", str(lm_eval_output), "-o",
+         str(report), "--resamples", "200"],
+        check=True,
+    )  # fmt: skip
+    assert "valid after r retries" in (report / "report.md").read_text(encoding="utf-8")
+    assert (report / "retries-logiccat_mini.png").is_file()
 
 
 def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):
