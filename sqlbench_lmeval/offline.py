@@ -165,6 +165,7 @@ def score_predictions(
         "comparison_version": COMPARISON_VERSION,
         "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
         "prediction_dialect": items[0].prompted_dialect if items else None,
+        "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
         "missing_ids": missing,
