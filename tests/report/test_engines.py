@@ -21,19 +21,12 @@ from sqlbench_lmeval.report.analysis import check_comparable
 from sqlbench_lmeval.report.engines import engine_comparisons
 
 
-def score(item_id, status, ex, gold_status="ok", error=None):
-    return {"id": item_id, "category": "c", "status": status, "ves": int(status == "ok"),
-            "ex": ex, "gold_status": gold_status, "error": error}  # fmt: skip
+def test_items_whose_verdict_differs_between_engines_are_listed(
+    write_score_file, score_item, tmp_path
+):
+    def score(item_id, status, ex, gold_status="ok", error=None):
+        return score_item(item_id, ex, status, category="c", error=error, gold_status=gold_status)
 
-
-def write_score_file(path, engine, items, dataset_version=None):
-    data = {"task": "logiccat", "engine": engine, "items": items,
-            "dataset_version": dataset_version or f"logiccat-abc-{engine}"}  # fmt: skip
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return str(path)
-
-
-def test_items_whose_verdict_differs_between_engines_are_listed(tmp_path):
     on_sqlite = [
         score(4, "ok", 1),  # correct on both: not listed
         score(3, "error", 0, error="no such function: INET_ATON"),  # error vs wrong result
@@ -49,12 +42,9 @@ def test_items_whose_verdict_differs_between_engines_are_listed(tmp_path):
         score(5, "no_sql", 0),
         score(6, "ok", 1),  # only in this run: not a common item
     ]
-    runs = read_runs(
-        [
-            f"lite={write_score_file(tmp_path / 'a.json', 'sqlite', on_sqlite)}",
-            f"maria={write_score_file(tmp_path / 'b.json', 'mysql', on_mysql)}",
-        ]
-    )
+    lite = write_score_file("a", on_sqlite, dataset="logiccat-abc-builder4", engine="sqlite")
+    maria = write_score_file("b", on_mysql, dataset="logiccat-abc-mysql-10.11", engine="mysql")
+    runs = read_runs([f"lite={lite}", f"maria={maria}"])
     check_comparable(runs)  # dataset versions differ by the engine: comparable
     (comparison,) = engine_comparisons(runs)
     assert (comparison.a, comparison.engine_a, comparison.b, comparison.engine_b) == (
@@ -79,18 +69,20 @@ def test_items_whose_verdict_differs_between_engines_are_listed(tmp_path):
     assert "| 3 | c | error (no such function) | wrong result | ok | ok |" in text
 
 
-def test_same_engine_runs_get_no_section_and_other_data_is_still_refused(tmp_path):
-    items = [score(1, "ok", 1), score(2, "ok", 0)]
-    runs = read_runs(
-        [
-            f"a={write_score_file(tmp_path / 'a.json', 'sqlite', items)}",
-            f"b={write_score_file(tmp_path / 'b.json', 'sqlite', items[::-1])}",
-        ]
-    )
-    assert engine_comparisons(runs) == []
-    other = write_score_file(tmp_path / "c.json", "sqlite", items, dataset_version="logiccat-x")
+def test_same_engine_runs_get_no_section_and_other_data_is_still_refused(
+    write_score_file, score_item
+):
+    items = [score_item(1, 1), score_item(2, 0)]
+    a = write_score_file("a", items, engine="sqlite")
+    b = write_score_file("b", items[::-1], engine="sqlite")
+    assert engine_comparisons(read_runs([f"a={a}", f"b={b}"])) == []
+    other = write_score_file("c", items, dataset="logiccat-x", engine="sqlite")
     with pytest.raises(UserError, match="dataset version"):
-        check_comparable(read_runs([f"a={tmp_path / 'a.json'}", f"c={other}"]))
+        check_comparable(read_runs([f"a={a}", f"c={other}"]))
+    # Unrecorded engines (older files) are not "different engines" either.
+    unknown = write_score_file("d", items, dataset="logiccat-y")
+    with pytest.raises(UserError, match="dataset version"):
+        check_comparable(read_runs([f"a={a}", f"d={unknown}"]))
 
 
 # --- a real pair of runs: SQLite and MariaDB --------------------------------------------------

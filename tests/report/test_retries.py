@@ -9,8 +9,6 @@ hand below, per run.
 
 from __future__ import annotations
 
-import json
-
 from sqlbench_lmeval.report import read_runs, write_report
 from sqlbench_lmeval.report.retries import retry_rows
 
@@ -36,36 +34,27 @@ PLAN_B = {
 }
 
 
-def status(outcome: str) -> str:
-    return "ok" if outcome in RAN else outcome
-
-
-def plan_score(item_id: int, attempts: list[str]) -> dict:
+def plan_score(score_item, item_id: int, attempts: list[str]) -> dict:
+    """The score dict of a planned item: the first attempt gives ves/ex and the status, the
+    last one ves@retry/ex@retry."""
     first, last = attempts[0], attempts[-1]
-    return {
-        "id": item_id,
-        "category": "c",
-        "gold_status": "ok",
-        "status": status(first),
-        "ves": int(first in RAN),
-        "ex": int(first == "correct"),
-        "ves@retry": int(last in RAN),
-        "ex@retry": int(last == "correct"),
-        "retries_used": len(attempts) - 1,
-        "final_status": status(last),
-        "attempts": [{"output": outcome} for outcome in attempts],
-    }
+    return score_item(
+        item_id,
+        first == "correct",
+        "ok" if first in RAN else first,
+        category="c",
+        **{"ves@retry": int(last in RAN), "ex@retry": int(last == "correct")},
+        retries_used=len(attempts) - 1,
+        final_status="ok" if last in RAN else last,
+        attempts=[{"output": outcome} for outcome in attempts],
+    )
 
 
-def write_run(path, plan) -> str:
-    items = [plan_score(item_id, attempts) for item_id, attempts in plan.items()]
-    path.write_text(json.dumps({"task": "logiccat", "items": items}), encoding="utf-8")
-    return str(path)
-
-
-def test_valid_after_r_retries_counts_and_histogram(tmp_path):
-    runs = read_runs([f"A={write_run(tmp_path / 'a.json', PLAN_A)}",
-                      f"B={write_run(tmp_path / 'b.json', PLAN_B)}"])  # fmt: skip
+def test_valid_after_r_retries_counts_and_histogram(write_score_file, score_item, tmp_path):
+    runs = read_runs([
+        f"{name}={write_score_file(name, [plan_score(score_item, i, a) for i, a in plan.items()])}"
+        for name, plan in (("A", PLAN_A), ("B", PLAN_B))
+    ])  # fmt: skip
     a, b = retry_rows(runs)
     # A, valid after r (cumulative): r0 items 1,2 -> 2; r1 +3 -> 3; r2 +4 -> 4; r3 +6 -> 5.
     # The view's largest r is 3 (A's items 5 and 6), so B's row has four columns too:
@@ -96,16 +85,10 @@ def test_valid_after_r_retries_counts_and_histogram(tmp_path):
     assert histogram.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_runs_without_retries_have_no_retry_section(tmp_path):
-    plain = {i: [attempts[0]] for i, attempts in PLAN_A.items()}
-    path = tmp_path / "plain.json"
-    items = [
-        {k: v for k, v in plan_score(i, a).items() if k not in ("ves@retry", "ex@retry",
-         "retries_used", "final_status", "attempts")}
-        for i, a in plain.items()
-    ]  # fmt: skip
-    path.write_text(json.dumps({"task": "logiccat", "items": items}), encoding="utf-8")
-    runs = read_runs([str(path)])
+def test_runs_without_retries_have_no_retry_section(write_score_file, score_item, tmp_path):
+    items = [score_item(i, a[0] == "correct", "ok" if a[0] in RAN else a[0])
+             for i, a in PLAN_A.items()]  # fmt: skip
+    runs = read_runs([str(write_score_file("plain", items))])
     assert retry_rows(runs) == []
     files = write_report(runs, tmp_path / "report", resamples=200)
     assert "Retried runs" not in files.markdown.read_text(encoding="utf-8")
