@@ -269,6 +269,13 @@ def error_kind(message: str | None) -> str:
     if not message:
         return "(no message)"
     text = message.strip().splitlines()[0]
+    # MySQL/MariaDB (PyMySQL): "(1146) Table 'db.t' doesn't exist"; the code names the kind.
+    server = re.match(r"\((\d{4})\)\s*(.*)", text)
+    if server and server.group(1) == "1064":  # "You have an error in your SQL syntax; ..."
+        return "syntax error"
+    if server:
+        message = re.sub(r"(['\"`]).*?\1", "…", server.group(2)).split(";")[0]
+        return f"({server.group(1)}) {message[:60].strip()}"
     if "syntax error" in text.lower():
         return "syntax error"
     # DuckDB: "Binder Error: Referenced column ..." -> "Binder Error"
