@@ -5,7 +5,8 @@ task name, the engine recorded in each document and in ``score``'s output) pair 
 like any two runs (``analysis.paired_items``, the pairing of the EX comparison). When the two
 results of a pair name different engines, this section lists every common item whose verdict
 differs: its id and category, each run's outcome (``analysis.outcome_of``: correct,
-wrong_result, or the execution status, with the error's kind) and each engine's gold status.
+wrong_result with the comparison's reason, or the execution status with the error's kind) and
+each engine's gold status.
 A difference in gold status explains most of them: the same gold query fails, is empty, or
 returns other values on the other engine.
 """
@@ -35,14 +36,18 @@ class Verdict:
     status: str
     gold_status: str
     error: str | None = None
+    reason: str | None = None  # compare's reason: why a result was wrong (values, order, ...)
 
     @classmethod
     def of(cls, item: ScoredItem) -> Verdict:
-        return cls(outcome_of(item), item.status, item.gold_status, item.error)
+        return cls(outcome_of(item), item.status, item.gold_status, item.error, item.reason)
 
     def describe(self) -> str:
+        """The verdict as a table cell: an error with its kind, a wrong result with its reason."""
         if self.status == "error":
             return f"error ({error_kind(self.error)})"
+        if self.outcome == "wrong_result" and self.reason:
+            return f"wrong result ({self.reason.replace('_', ' ')})"
         return self.outcome.replace("_", " ")
 
 
