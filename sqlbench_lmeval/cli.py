@@ -47,7 +47,11 @@ _register("tasks-dir", "print the folder of our lm-eval tasks (for --include_pat
 
 def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
-    parser.add_argument("predictions", help='JSONL, one {"id": ..., "prediction": ...} per line')
+    parser.add_argument(
+        "predictions",
+        help='JSONL, one {"id": ..., "prediction": ...} per line; a retried answer: '
+        '{"id": ..., "attempts": [...]} or the sqlbench-repair envelope as prediction',
+    )
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
@@ -147,7 +151,16 @@ def _score(args: argparse.Namespace) -> int:
     metrics = result["metrics"]
     shown = ", ".join(
         f"{name}={metrics[name]:.4f}"
-        for name in ("ves", "ex", "ex_strict", "ex_set", "ex_maj", "pass_at_1")
+        for name in (
+            "ves",
+            "ex",
+            "ex_strict",
+            "ex_set",
+            "ex_maj",
+            "pass_at_1",
+            "ves@retry",
+            "ex@retry",
+        )
         if name in metrics
     )
     dialect = result["prediction_dialect"]

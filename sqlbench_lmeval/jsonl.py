@@ -39,13 +39,17 @@ def numbered_lines(path: str | Path, what: str) -> Iterator[tuple[int, str]]:
 
 
 def read_objects(
-    path: str | Path, what: str, *, required: tuple[str, ...] = ()
+    path: str | Path, what: str, *, required: tuple[str, ...] = (), one_of: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, dict]]:
     """``(where, object)`` for each non-blank line of a JSONL file, ``where`` being ``path:N``.
 
-    A line that is not JSON, not an object, or lacks a ``required`` key is a UserError naming
-    ``path:N``. Python's json reads the bare ``NaN`` that lm-eval writes.
+    A line that is not JSON, not an object, lacks a ``required`` key, or has none of the keys
+    ``one_of`` (when given) is a UserError naming ``path:N``. Python's json reads the bare
+    ``NaN`` that lm-eval writes.
     """
+    keys = [f'"{key}"' for key in required]
+    if one_of:
+        keys.append(" or ".join(f'"{key}"' for key in one_of))
     for number, line in numbered_lines(path, what):
         if not line.strip():
             continue
@@ -54,7 +58,11 @@ def read_objects(
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise UserError(f"{where}: not valid JSON ({error.msg})") from error
-        if not isinstance(record, dict) or any(key not in record for key in required):
-            keys = " and ".join(f'"{key}"' for key in required)
-            raise UserError(f"{where}: expected an object" + (f" with {keys}" if keys else ""))
+        if (
+            not isinstance(record, dict)
+            or any(key not in record for key in required)
+            or (one_of and not any(key in record for key in one_of))
+        ):
+            wanted = " and ".join(keys)
+            raise UserError(f"{where}: expected an object" + (f" with {wanted}" if keys else ""))
         yield where, record

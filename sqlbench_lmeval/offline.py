@@ -5,6 +5,12 @@ For leaderboard submissions and outputs made outside lm-eval. Each input line is
 ``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
 ``scoring.score_items``, the function the lm-eval filter calls, so the numbers are the same.
 
+A retried answer (the ``sqlbench-repair`` model, or any retry-with-feedback loop) is either a
+``prediction`` that is the repair model's envelope (the raw response ``--log_samples`` logs) or
+``{"id": ..., "attempts": ["<1st output>", "<2nd output>", ...]}`` (each attempt a text or an
+``{"output": ...}`` object); both go through ``retry_envelope.score_with_retries``, as in the
+lm-eval filter, and add ``ves@retry``, ``ex@retry`` and ``retries_used``.
+
 Input problems are reported, never guessed around: a malformed line names its line number,
 an unknown id is an error that names it, a duplicated id is an error, and a missing id is
 scored 0 with status ``missing`` and listed in the output.
@@ -12,7 +18,7 @@ scored 0 with status ``missing`` and listed in the output.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from sqlbench_lmeval import __version__
@@ -23,6 +29,7 @@ from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS
+from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
 
 
@@ -36,17 +43,34 @@ def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
     if samples:
         return _read_sampled_predictions(path)
     predictions: dict[int, str] = {}
-    for where, record in read_objects(path, "predictions", required=("id", "prediction")):
-        item_id, prediction = _item_id(where, record["id"]), record["prediction"]
-        if not isinstance(prediction, str):
-            kind = type(prediction).__name__
-            raise UserError(f"{where}: prediction must be a string, got {kind}")
+    lines = read_objects(path, "predictions", required=("id",), one_of=("prediction", "attempts"))
+    for where, record in lines:
+        item_id, prediction = _item_id(where, record["id"]), _single_prediction(where, record)
         if item_id in predictions:
             raise UserError(f"{where}: id {item_id} appears more than once")
         predictions[item_id] = prediction
     if not predictions:
         raise UserError(f"{path}: no predictions")
     return predictions
+
+
+def _single_prediction(where: str, record: dict) -> str:
+    """A line's answer: its ``prediction`` text, or the envelope of its ``attempts``."""
+    if "attempts" not in record:
+        prediction = record["prediction"]
+        if not isinstance(prediction, str):
+            kind = type(prediction).__name__
+            raise UserError(f"{where}: prediction must be a string, got {kind}")
+        return prediction
+    if "prediction" in record:
+        raise UserError(f"{where}: give prediction or attempts, not both")
+    envelope = from_attempts(record["attempts"])
+    if envelope is None:
+        raise UserError(
+            f'{where}: attempts must be a non-empty list of output strings or {{"output": '
+            "<string>}} objects, in the order they were made"
+        )
+    return envelope
 
 
 def _read_sampled_predictions(path: str | Path) -> dict[int, list[str]]:
@@ -103,7 +127,7 @@ def score_predictions(
         raise UserError(f"{len(unknown)} prediction id(s) are not {benchmark} items: {shown}")
     missing = sorted(known - set(predictions))
     sampled = any(isinstance(outputs, list) for outputs in predictions.values())
-    score = score_items
+    score = _plain_or_retried(predictions.values())
     if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
         from sqlbench_lmeval.sampled_scoring import score_samples as score
 
@@ -141,12 +165,30 @@ def score_predictions(
         "comparison_version": COMPARISON_VERSION,
         "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
         "prediction_dialect": items[0].prompted_dialect if items else None,
+        "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
         "missing_ids": missing,
         "metrics": metrics,
         "items": scores,
     }
+
+
+def _plain_or_retried(outputs) -> Callable[..., list[dict]]:
+    """``score_items``, or, when some output is a retried answer (an envelope), the same
+    through ``retry_envelope.score_with_retries`` for the whole run."""
+    if not any(attempts_of(output) is not None for output in outputs):
+        return score_items
+
+    def score(items, texts, **options):
+        return score_with_retries(
+            items,
+            texts,
+            lambda some, answers: score_items(some, answers, **options),
+            retried_run=True,
+        )
+
+    return score
 
 
 def gold_lines(

@@ -13,6 +13,10 @@ attempt's output, status and error), ``retries_used`` (feedback turns used) and
 ``final_status`` to the score dict.
 Any other response (a plain model, or text that merely looks like JSON) is scored as before,
 with no retry keys. This module imports nothing heavy: the filter and the model both use it.
+
+Offline, ``sqlbench-lmeval score`` reads the same envelopes (a prediction that *is* one, or a
+line's ``attempts`` list, made into one by :func:`from_attempts`) and scores them here too, with
+``retried_run=True`` so that every item of a retried run carries the retry numbers.
 """
 
 from __future__ import annotations
@@ -48,17 +52,39 @@ def attempts_of(response) -> list[dict] | None:
     return attempts
 
 
+def from_attempts(attempts) -> str | None:
+    """The envelope of ``attempts`` given as a list of output texts and/or ``{"output": ...}``
+    dicts (a predictions file's ``attempts``); None when that is not such a non-empty list."""
+    if not isinstance(attempts, list) or not attempts:
+        return None
+    as_dicts = [{"output": a} if isinstance(a, str) else a for a in attempts]
+    text = wrap(as_dicts)
+    return text if attempts_of(text) is not None else None
+
+
+#: The retry numbers of an item that has no answer at all (status ``missing``).
+_NOTHING_ANSWERED = {"ves@retry": 0, "ex@retry": 0, "attempts": [], "retries_used": 0}
+
 Score = Callable[[list, list], list[dict]]
 
 
-def score_with_retries(items: Sequence, outputs: Sequence, score: Score) -> list[dict]:
+def score_with_retries(
+    items: Sequence, outputs: Sequence, score: Score, *, retried_run: bool = False
+) -> list[dict]:
     """Score dicts of ``items`` given each one's response; ``score(items, texts)`` scores
     plain answers (``scoring.score_items`` with the run's options).
 
     An envelope's first attempt makes the ordinary score; its last attempt, scored only when
     there was more than one, gives ``ves@retry``/``ex@retry`` (else the first's numbers).
+    With ``retried_run`` (a predictions file holding envelopes) the other items get retry
+    numbers too: a plain answer is one attempt, and an absent one (None) scores 0 on them.
     """
     envelopes = [attempts_of(output) for output in outputs]
+    if retried_run:
+        envelopes = [
+            [{"output": output}] if attempts is None and isinstance(output, str) else attempts
+            for attempts, output in zip(envelopes, outputs, strict=True)
+        ]
     first = [a[0]["output"] if a else o for a, o in zip(envelopes, outputs, strict=True)]
     scores = score(list(items), first)
     retried = [i for i, a in enumerate(envelopes) if a and len(a) > 1]
@@ -73,6 +99,8 @@ def score_with_retries(items: Sequence, outputs: Sequence, score: Score) -> list
     )
     for i, attempts in enumerate(envelopes):
         if attempts is None:
+            if retried_run:
+                scores[i].update(_NOTHING_ANSWERED, final_status=scores[i].get("status"))
             continue
         final = finals.get(i, scores[i])
         for metric, retry_metric in RETRY_METRICS.items():

@@ -80,11 +80,20 @@ def check_comparable(runs: Sequence[Run]) -> None:
         first_views, second_views = first.views(), second.views()
         for name in first_views.keys() & second_views.keys():
             a, b = first_views[name].dataset_version, second_views[name].dataset_version
+            # The same items on two engines name the engine in their dataset version: those
+            # runs pair item by item (the cross-engine section lists where verdicts differ).
+            if engines_differ(first_views[name], second_views[name]):
+                continue
             if a is not None and b is not None and a != b:
                 raise UserError(
                     f"cannot compare {first.name!r} with {second.name!r} on {name}: dataset "
                     f"version {a} vs {b} (the items differ); score both on the same data"
                 )
+
+
+def engines_differ(a: TaskResult, b: TaskResult) -> bool:
+    """Both results say where their SQL ran, and it was not the same engine."""
+    return a.engine is not None and b.engine is not None and a.engine != b.engine
 
 
 def view_names(runs: Sequence[Run]) -> list[str]:
@@ -204,9 +213,14 @@ def pair_rows(
     return rows
 
 
-def _pair_row(view, name_a, result_a: TaskResult, name_b, result_b: TaskResult, resamples, seed):
+def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[ScoredItem, ScoredItem]]:
+    """The items both results answered, matched by id, in ``result_a``'s order."""
     by_id_b = {item.id: item for item in result_b.items}
-    pairs = [(item, by_id_b[item.id]) for item in result_a.items if item.id in by_id_b]
+    return [(item, by_id_b[item.id]) for item in result_a.items if item.id in by_id_b]
+
+
+def _pair_row(view, name_a, result_a: TaskResult, name_b, result_b: TaskResult, resamples, seed):
+    pairs = paired_items(result_a, result_b)
     ex_a = [a.ex for a, _ in pairs]
     ex_b = [b.ex for _, b in pairs]
     a_only = sum(1 for a, b in zip(ex_a, ex_b, strict=True) if a >= 0.5 > b)
@@ -255,6 +269,13 @@ def error_kind(message: str | None) -> str:
     if not message:
         return "(no message)"
     text = message.strip().splitlines()[0]
+    # MySQL/MariaDB (PyMySQL): "(1146) Table 'db.t' doesn't exist"; the code names the kind.
+    server = re.match(r"\((\d{4})\)\s*(.*)", text)
+    if server and server.group(1) == "1064":  # "You have an error in your SQL syntax; ..."
+        return "syntax error"
+    if server:
+        message = re.sub(r"(['\"`]).*?\1", "…", server.group(2)).split(";")[0]
+        return f"({server.group(1)}) {message[:60].strip()}"
     if "syntax error" in text.lower():
         return "syntax error"
     # DuckDB: "Binder Error: Referenced column ..." -> "Binder Error"

@@ -17,6 +17,8 @@ from sqlbench_lmeval.report.analysis import (
     ScoreRow,
     SimilarityRow,
 )
+from sqlbench_lmeval.report.engines import engine_sections
+from sqlbench_lmeval.report.retries import retry_sections
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sampling import sampling_sections
 from sqlbench_lmeval.report.stats import LEVEL, RESAMPLES, SEED
@@ -132,12 +134,14 @@ def _sections(data: ReportData, folder: Path, images: list[Path]) -> list[Sectio
     sections += _score_sections(data, views, charts)
     if data.pairs:
         sections += _pair_sections(data, views, charts)
+    sections += engine_sections(data.runs, views)
     sections += _failure_sections(data, views, charts)
     if data.similarity:
         sections += _similarity_sections(data, views, charts)
     if data.complexity:
         sections += _complexity_sections(data, views, charts)
     sections += sampling_sections(data.runs, views, charts)
+    sections += retry_sections(data.runs, views, charts)
     return sections
 
 

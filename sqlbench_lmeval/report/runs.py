@@ -116,6 +116,7 @@ class TaskResult:
     items: tuple[ScoredItem, ...]
     comparison_version: str | None = None
     dataset_version: str | None = None
+    engine: str | None = None  # where the SQL ran (sqlite, duckdb, mysql); None: not recorded
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ class Run:
                 items=items,
                 comparison_version=_joined(task.comparison_version for task in present),
                 dataset_version=_joined(task.dataset_version for task in present),
+                engine=_joined(task.engine for task in present),
             )
             for task in present:
                 views.setdefault(task.name, task)
@@ -247,6 +249,7 @@ def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
         items=tuple(items),
         comparison_version=_single_version(versions, f"{path} ({task})"),
         dataset_version=data.get("dataset_version"),
+        engine=data.get("engine"),
     )
     return Run(name=name or path.stem, source=str(path), tasks=(result,))
 
@@ -286,15 +289,21 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
     results = [_load_json(path) for path in results_files]
     tasks = []
     for task_name, path in newest.items():
-        items, versions, dataset_versions = _read_samples(path)
+        items, versions, dataset_versions, engines = _read_samples(path)
+        if not items:  # another project's task run beside ours: not ours to report
+            continue
         tasks.append(
             TaskResult(
                 name=task_name,
                 items=items,
                 comparison_version=_single_version(versions, f"{path}"),
                 dataset_version=_single_version(dataset_versions, f"{path} (dataset version)"),
+                engine=_joined(engines),
             )
         )
+    if not tasks:
+        shown = ", ".join(str(path) for path in newest.values())
+        raise UserError(f"{shown}: no scored samples (is this a sqlbench-lmeval task?)")
     tasks.sort(key=lambda task: task.name)
     run = Run(
         name=name or _model_name(results, folder),
@@ -340,11 +349,13 @@ def _groups(results: list[dict], tasks: set[str]) -> tuple[tuple[str, tuple[str,
     return tuple(groups)
 
 
-def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str]]:
-    """Items of one samples file, plus the comparison and dataset versions they carry."""
+def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str], set[str]]:
+    """Items of one samples file (none: not a task of ours), plus the comparison and dataset
+    versions and the engines they carry."""
     by_doc: dict[object, ScoredItem] = {}
     versions: set[str] = set()
     dataset_versions: set[str] = set()
+    engines: set[str] = set()
     for where, sample in read_objects(path, "lm-eval samples"):  # reads lm-eval's bare NaN
         doc = sample.get("doc") or {}
         score = _score_dict(sample.get("filtered_resps"))
@@ -363,6 +374,8 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
             score.setdefault(key, value)
         if doc.get("dataset_version"):
             dataset_versions.add(str(doc["dataset_version"]))
+        if doc.get("engine"):
+            engines.add(str(doc["engine"]))
         try:
             item = ScoredItem.from_score(score)
         except (KeyError, TypeError, ValueError) as error:
@@ -371,9 +384,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
         # With several filters a doc has several lines; the one with a real score dict wins.
         if key not in by_doc or by_doc[key].status == UNKNOWN_STATUS:
             by_doc[key] = item
-    if not by_doc:
-        raise UserError(f"{path}: no scored samples (is this a sqlbench-lmeval task?)")
-    return tuple(by_doc.values()), versions, dataset_versions
+    return tuple(by_doc.values()), versions, dataset_versions, engines
 
 
 def _doc_fields(doc: Mapping) -> dict:

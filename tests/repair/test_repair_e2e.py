@@ -19,6 +19,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
+import sys
+from collections import Counter
 
 import pytest
 from support.lm_eval_run import run_lm_eval
@@ -29,6 +32,8 @@ from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 from sqlbench_lmeval.repair import NO_SQL_FEEDBACK
+from sqlbench_lmeval.report import read_runs
+from sqlbench_lmeval.report.retries import retry_rows
 
 pytestmark = pytest.mark.slow
 
@@ -150,6 +155,92 @@ def test_repair_model_retries_our_items_with_the_error_and_passes_others_through
         smoke_answer(s["doc"]["question"]).split("\n")[0] for s in smoke_samples
     ]
     assert sum(r.prompt.startswith("Question:") for r in seen) == len(smoke_samples)
+
+    scores = offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path)
+    report_counts_valid_after_retries(mini, tmp_path / "out", scores, tmp_path)
+
+
+RETRY_NUMBERS = ("status", "ves", "ex", "ves@retry", "ex@retry", "retries_used", "final_status")
+
+
+def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
+    """``sqlbench-lmeval score`` on the logged attempts: the same numbers, item by item.
+
+    Half the items go in as the logged envelope (``prediction``), half as a bare ``attempts``
+    list of the outputs; every other LogicCat item has no prediction (status ``missing``).
+    """
+    lines = []
+    for number, sample in enumerate(mini):
+        envelope = sample["resps"][0][0]
+        if number % 2:
+            outputs = [a["output"] for a in json.loads(envelope)["attempts"]]
+            lines.append({"id": sample["doc"]["id"], "attempts": outputs})
+        else:
+            lines.append({"id": sample["doc"]["id"], "prediction": envelope})
+    predictions = tmp_path / "retried.jsonl"
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    output = tmp_path / "retried-scores.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
+            "--output", str(output), "--cache-dir", str(logiccat_cache), "--no-progress",
+        ],
+        check=True,
+    )  # fmt: skip
+    scored = json.loads(output.read_text())
+    by_id = {item["id"]: item for item in scored["items"]}
+    for sample in mini:
+        item = by_id[sample["doc"]["id"]]
+        logged = ast.literal_eval(sample["filtered_resps"][0])
+        assert {n: item[n] for n in RETRY_NUMBERS} == {n: logged[n] for n in RETRY_NUMBERS}
+        assert [a["output"] for a in item["attempts"]] == [a["output"] for a in logged["attempts"]]
+        # And the plan's numbers, derived by hand above, once more.
+        ves, ex, ves_retry, ex_retry, statuses = EXPECTED[plan(sample["doc"]["id"])]
+        assert (item["ves"], item["ex"], item["ves@retry"], item["ex@retry"]) == (
+            ves, ex, ves_retry, ex_retry
+        )  # fmt: skip
+        assert item["retries_used"] == len(statuses) - 1
+    # An item without a prediction is missing on every number, retried ones included.
+    missing = set(by_id) - {s["doc"]["id"] for s in mini}
+    assert sorted(missing) == scored["missing_ids"]
+    absent = by_id[min(missing)]
+    assert absent["status"] == "missing" and absent["final_status"] == "missing"
+    assert (absent["ves@retry"], absent["ex@retry"], absent["retries_used"]) == (0, 0, 0)
+    # Run-level means over all LogicCat items: only the 8 answered ones can score.
+    n = scored["metrics"]["n"]
+    planned = [EXPECTED[plan(s["doc"]["id"])] for s in mini]
+    assert scored["metrics"]["ex@retry"] == pytest.approx(sum(p[3] for p in planned) / n)
+    assert scored["metrics"]["retries_used"] == pytest.approx(
+        sum(len(p[4]) - 1 for p in planned) / n
+    )
+    return output
+
+
+def report_counts_valid_after_retries(mini, lm_eval_output, scores, tmp_path):
+    """``report`` on the lm-eval run and on the offline scores: the "valid after r retries"
+    table counts, from the plans alone. gold is valid at once, fixer after 1 retry, never and
+    prose never (they use all 3 retries); every other item of the score file is missing."""
+    plans = Counter(plan(s["doc"]["id"]) for s in mini)
+    valid_after = (plans["gold"],) + (plans["gold"] + plans["fixer"],) * RETRIES
+    used = (plans["gold"], plans["fixer"], 0, plans["never"] + plans["prose"])
+    ex_after = (plans["gold"] + plans["fixer"]) / len(mini)
+    run, offline = retry_rows(read_runs([f"run={lm_eval_output}", f"offline={scores}"]))
+    assert (run.view, run.n, run.valid_after, run.retries_used) == (
+        "logiccat_mini", 8, valid_after, used
+    )  # fmt: skip
+    assert (run.ex_first, run.ex_after) == (plans["gold"] / 8, ex_after)
+    n = offline.n
+    assert offline.view == "logiccat" and offline.valid_after == valid_after
+    assert offline.retries_used == (n - 8 + plans["gold"], *used[1:])
+    assert offline.ex_after == pytest.approx(ex_after * 8 / n)
+    report = tmp_path / "report"
+    subprocess.run(
+        [sys.executable, "-m", "sqlbench_lmeval", "report", str(lm_eval_output), "-o",
+         str(report), "--resamples", "200"],
+        check=True,
+    )  # fmt: skip
+    assert "valid after r retries" in (report / "report.md").read_text(encoding="utf-8")
+    assert (report / "retries-logiccat_mini.png").is_file()
 
 
 def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):

@@ -48,12 +48,14 @@ def score_item():
 
 @pytest.fixture
 def write_score_file(tmp_path):
-    """``write_score_file(name, items, task="logiccat", version="1", dataset="data-v1")``."""
+    """``write_score_file(name, items, task="logiccat", version="1", dataset="data-v1",
+    engine=None)`` (``engine``: the engine the file names, as ``score`` records it)."""
 
-    def write(name, items, *, task="logiccat", version="1", dataset="data-v1"):
+    def write(name, items, *, task="logiccat", version="1", dataset="data-v1", engine=None):
         path = tmp_path / f"{name}.json"
         data = {
             "task": task,
+            "engine": engine,
             "comparison_version": version,
             "dataset_version": dataset,
             "sqlbench_lmeval_version": "0.1.0",

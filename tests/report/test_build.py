@@ -116,6 +116,13 @@ def test_failure_breakdown_counts_every_outcome(two_runs):
         ('Binder Error: Referenced column "x" not found', "Binder Error"),
         ('Parser Error: syntax error at or near "SELEC"', "syntax error"),
         ("misuse of aggregate: max()", "misuse of aggregate"),
+        # MariaDB / MySQL through PyMySQL: the server's error code kept, names dropped.
+        (
+            "(1064) You have an error in your SQL syntax; check the manual near 'FROM'",
+            "syntax error",
+        ),
+        ("(1146) Table 'school.staff' doesn't exist", "(1146) Table … doesn't exist"),
+        ("(1242) Subquery returns more than 1 row", "(1242) Subquery returns more than 1 row"),
         (None, "(no message)"),
     ],
 )

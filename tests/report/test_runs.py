@@ -189,3 +189,18 @@ def test_an_unreadable_score_dict_falls_back_to_the_logged_metrics(tmp_path):
         0,
         "physical",
     )
+
+
+def test_another_projects_task_beside_ours_is_left_out(write_lmeval_run, score_item):
+    """lm_eval runs our task and someone else's in one invocation: the report reads ours; a
+    folder holding only foreign tasks is an error that says so."""
+    output = write_lmeval_run("m", {"tpcds": [score_item(1, 1)]})
+    folder = next(output.iterdir())
+    foreign = {"doc_id": 0, "doc": {"question": "2+2?"}, "filtered_resps": ["4"], "acc": 1.0}
+    (folder / "samples_arith_2025-01-01T00-00-00.000001.jsonl").write_text(json.dumps(foreign))
+    (run,) = read_run(str(output))
+    assert [task.name for task in run.tasks] == ["tpcds"]
+    for ours in folder.glob("samples_tpcds_*"):
+        ours.unlink()
+    with pytest.raises(UserError, match="no scored samples"):
+        read_run(str(folder))

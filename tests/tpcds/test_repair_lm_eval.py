@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 
 import pytest
 from support.openai_server import ScriptedOpenAIServer
@@ -62,3 +64,28 @@ def test_tpcds_query_fixed_after_duckdb_error(tpcds_cache, tpcds_items, tmp_path
     assert (metrics["ves,score"], metrics["ves@retry,score"]) == (0.5, 1.0)
     assert (metrics["ex,score"], metrics["ex@retry,score"]) == (0.5, 1.0)
     assert metrics["retries_used,score"] == 0.5
+
+    # Offline: `score tpcds` on the logged envelopes gives the same numbers, item by item.
+    predictions = tmp_path / "retried.jsonl"
+    predictions.write_text(
+        "".join(
+            json.dumps({"id": s["doc"]["id"], "prediction": s["resps"][0][0]}) + "\n"
+            for s in samples["tpcds"]
+        )
+    )
+    output = tmp_path / "scores.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "sqlbench_lmeval", "score", "tpcds", str(predictions),
+            "--scale-factor", str(SF), "--cache-dir", str(tpcds_cache), "--output", str(output),
+            "--no-progress",
+        ],
+        check=True,
+    )  # fmt: skip
+    scored = {item["id"]: item for item in json.loads(output.read_text())["items"]}
+    names = ("ves", "ex", "ves@retry", "ex@retry", "retries_used", "structural_similarity")
+    for sample in samples["tpcds"]:
+        item = scored[sample["doc"]["id"]]
+        assert {n: item[n] for n in names} == {n: sample[n] for n in names}
+        logged = ast.literal_eval(sample["filtered_resps"][0])
+        assert (item["attempts"], item["final_status"]) == (logged["attempts"], "ok")

@@ -1,0 +1,157 @@
+"""The report's cross-engine section: where one model's verdict changes with the engine.
+
+Runs of the same items on two engines (LogicCat on SQLite and on a MySQL-protocol server: one
+task name, the engine recorded in each document and in ``score``'s output) pair item by item
+like any two runs (``analysis.paired_items``, the pairing of the EX comparison). When the two
+results of a pair name different engines, this section lists every common item whose verdict
+differs: its id and category, each run's outcome (``analysis.outcome_of``: correct,
+wrong_result with the comparison's reason, or the execution status with the error's kind) and
+each engine's gold status.
+A difference in gold status explains most of them: the same gold query fails, is empty, or
+returns other values on the other engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from sqlbench_lmeval.report.analysis import (
+    engines_differ,
+    error_kind,
+    outcome_of,
+    paired_items,
+    runs_by_view,
+)
+from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.tables import Section, Table
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One run's verdict on an item: its outcome and status, and its engine's gold status."""
+
+    outcome: str  # analysis.outcome_of: correct, wrong_result, error, timeout, ...
+    status: str
+    gold_status: str
+    error: str | None = None
+    reason: str | None = None  # compare's reason: why a result was wrong (values, order, ...)
+
+    @classmethod
+    def of(cls, item: ScoredItem) -> Verdict:
+        return cls(outcome_of(item), item.status, item.gold_status, item.error, item.reason)
+
+    def describe(self) -> str:
+        """The verdict as a table cell: an error with its kind, a wrong result with its reason."""
+        if self.status == "error":
+            return f"error ({error_kind(self.error)})"
+        if self.outcome == "wrong_result" and self.reason:
+            return f"wrong result ({self.reason.replace('_', ' ')})"
+        return self.outcome.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class VerdictDifference:
+    id: int
+    category: str | None
+    a: Verdict
+    b: Verdict
+
+
+@dataclass(frozen=True)
+class EngineComparison:
+    """Runs ``a`` and ``b`` on one view, run on different engines."""
+
+    view: str
+    a: str
+    b: str
+    engine_a: str
+    engine_b: str
+    n_common: int
+    differences: tuple[VerdictDifference, ...]  # by item id
+
+
+def engine_comparisons(runs: Sequence[Run]) -> list[EngineComparison]:
+    """Every pair of runs on a shared view whose engines differ, with the differing items."""
+    comparisons = []
+    for view, having in runs_by_view(runs):
+        for (run_a, result_a), (run_b, result_b) in combinations(having, 2):
+            if not engines_differ(result_a, result_b):
+                continue
+            pairs = paired_items(result_a, result_b)
+            differences = sorted(
+                (
+                    VerdictDifference(a.id, a.category or b.category, Verdict.of(a), Verdict.of(b))
+                    for a, b in pairs
+                    if outcome_of(a) != outcome_of(b)
+                ),
+                key=lambda difference: difference.id,
+            )
+            comparisons.append(
+                EngineComparison(
+                    view=view,
+                    a=run_a.name,
+                    b=run_b.name,
+                    engine_a=result_a.engine,
+                    engine_b=result_b.engine,
+                    n_common=len(pairs),
+                    differences=tuple(differences),
+                )
+            )
+    return comparisons
+
+
+def engine_sections(runs: Sequence[Run], views: Sequence[str]) -> list[Section]:
+    """The report sections; none when no two runs of a view ran on different engines."""
+    comparisons = engine_comparisons(runs)
+    if not comparisons:
+        return []
+    sections = [
+        Section(
+            "Cross-engine verdicts",
+            (
+                "Runs of the same items on different engines, paired by item id as in the "
+                "paired comparison: every common item whose verdict (correct, wrong result, or "
+                "the execution status) differs, with the gold status each engine judged. Their "
+                "dataset versions differ by the engine alone.",
+            ),
+        )
+    ]
+    for view in views:
+        for comparison in (c for c in comparisons if c.view == view):
+            a = f"{comparison.a} ({comparison.engine_a})"
+            b = f"{comparison.b} ({comparison.engine_b})"
+            summary = (
+                f"{comparison.a} on {comparison.engine_a} against {comparison.b} on "
+                f"{comparison.engine_b}: {len(comparison.differences)} of "
+                f"{comparison.n_common} common items differ in verdict."
+            )
+            blocks: list = [summary]
+            if comparison.differences:
+                blocks.append(
+                    Table(
+                        (
+                            "Item",
+                            "Category",
+                            a,
+                            b,
+                            f"Gold on {comparison.engine_a}",
+                            f"Gold on {comparison.engine_b}",
+                        ),
+                        tuple(
+                            (
+                                str(d.id),
+                                d.category or "–",
+                                d.a.describe(),
+                                d.b.describe(),
+                                d.a.gold_status,
+                                d.b.gold_status,
+                            )
+                            for d in comparison.differences
+                        ),
+                        (True, False, False, False, False, False),
+                    )
+                )
+            sections.append(Section(f"{view}: {a} vs {b}", tuple(blocks), level=3))
+    return sections

@@ -1,0 +1,164 @@
+"""The report's section on retried runs (``--model sqlbench-repair``, or ``score`` on retried
+answers): the TPC-DS paper's "valid after r retries" count, and a histogram of retries used.
+
+A view is retried when its items carry ``retries_used`` (see ``retry_envelope``). The repair
+loop asks again only while an answer is not valid, so an item's answer is valid
+
+- at the first attempt when its ``ves`` is 1,
+- else from retry ``retries_used`` on when its last attempt is (``ves@retry`` 1),
+- else never.
+
+"Valid after r retries" counts the items valid at some attempt up to r (cumulative, so r = 0 is
+VES's count and the largest r is ``ves@retry``'s); EX after retries is ``ex@retry``'s mean.
+The largest r shown is the most retries any item of the view used in any run (the configured
+limit is not in the sample log; an item that used every retry and is still not valid shows it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlbench_lmeval.report import plots
+from sqlbench_lmeval.report.analysis import item_metric, runs_by_view
+from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.tables import Section, Table, fmt
+
+RETRIES_USED = "retries_used"
+
+
+@dataclass(frozen=True)
+class RetryRow:
+    view: str
+    run: str
+    n: int
+    valid_after: tuple[int, ...]  # [r] = items valid after at most r retries (cumulative)
+    ex_first: float  # mean EX of the first attempts
+    ex_after: float  # mean ex@retry (the last attempts)
+    retries_used: tuple[int, ...]  # [r] = items that used exactly r retries (the histogram)
+
+    @property
+    def never_valid(self) -> int:
+        return self.n - self.valid_after[-1] if self.valid_after else self.n
+
+
+def valid_at(item: ScoredItem) -> int | None:
+    """The number of retries after which the item's answer was valid; None: never."""
+    if item.ves >= 0.5:
+        return 0
+    if item_metric(item, "ves@retry") >= 0.5:
+        return _retries(item)
+    return None
+
+
+def _retries(item: ScoredItem) -> int:
+    used = item.numbers.get(RETRIES_USED, 0.0)
+    return 0 if math.isnan(used) else int(used)
+
+
+def retry_rows(runs: Sequence[Run]) -> list[RetryRow]:
+    """One row per (view, run) whose items were retried; counts over the view's items."""
+    rows = []
+    for view, results in runs_by_view(runs):
+        retried = [
+            (run, result)
+            for run, result in results
+            if any(RETRIES_USED in item.numbers for item in result.items)
+        ]
+        if not retried:
+            continue
+        most = max(_retries(item) for _, result in retried for item in result.items)
+        for run, result in retried:
+            items = result.items
+            reached = Counter(valid_at(item) for item in items)
+            used = Counter(_retries(item) for item in items)
+            rows.append(
+                RetryRow(
+                    view=view,
+                    run=run.name,
+                    n=len(items),
+                    valid_after=tuple(
+                        sum(reached[k] for k in range(r + 1)) for r in range(most + 1)
+                    ),
+                    ex_first=_mean([item.ex for item in items]),
+                    ex_after=_mean([_ex_after(item) for item in items]),
+                    retries_used=tuple(used[r] for r in range(most + 1)),
+                )
+            )
+    return rows
+
+
+def _ex_after(item: ScoredItem) -> float:
+    after = item_metric(item, "ex@retry")
+    return item.ex if math.isnan(after) else after  # an item never retried keeps its EX
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _count(count: int, n: int) -> str:
+    return f"{count} ({count / n:.1%})" if n else str(count)
+
+
+def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
+    """Items by the number of retries they used, bars side by side per run."""
+    figure = plots.new_figure(max(4.5, 1.2 + 0.9 * len(rows[0].retries_used)), 3.4)
+    axes = figure.subplots()
+    groups = [str(r) for r in range(len(rows[0].retries_used))]
+    plots.grouped_bars(axes, groups, {row.run: list(row.retries_used) for row in rows})
+    axes.set_xlabel("retries used (error-feedback turns)")
+    axes.set_ylabel("items")
+    axes.yaxis.get_major_locator().set_params(integer=True)  # counts of items
+    axes.set_title(f"{rows[0].view}: retries used")
+    return plots.save(figure, path)
+
+
+def retry_sections(runs: Sequence[Run], views: Sequence[str], charts) -> list[Section]:
+    """The report sections; none when no run was retried. ``charts`` draws the PNGs."""
+    rows = retry_rows(runs)
+    if not rows:
+        return []
+    sections = [
+        Section(
+            "Retried runs: valid after r retries",
+            (
+                "For runs whose model retried failed queries with the error fed back "
+                "(sqlbench-repair): items whose answer ran without error after at most r "
+                "retries (cumulative; after 0 retries = VES's count), as the TPC-DS paper "
+                "counts valid queries after retries, with EX of the first and of the last "
+                "attempts. The histogram counts items by the retries they used; an item at the "
+                "largest r that never became valid used every retry it was given.",
+            ),
+        )
+    ]
+    for view in views:
+        view_rows = [row for row in rows if row.view == view]
+        if not view_rows:
+            continue
+        most = len(view_rows[0].valid_after) - 1
+        after = [
+            "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
+            for r in range(most + 1)
+        ]
+        table = Table(
+            ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
+            tuple(
+                (
+                    row.run,
+                    str(row.n),
+                    *(_count(count, row.n) for count in row.valid_after),
+                    _count(row.never_valid, row.n),
+                    fmt(row.ex_first),
+                    fmt(row.ex_after),
+                )
+                for row in view_rows
+            ),
+            (False, *(True for _ in range(most + 5))),
+        )
+        image = charts.draw("retries", view, plot_retries_histogram, view_rows)
+        sections.append(Section(view, (table, *image), level=3))
+    return sections
