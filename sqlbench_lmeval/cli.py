@@ -162,9 +162,10 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
     from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
 
+    check_engine(args.engine)
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
