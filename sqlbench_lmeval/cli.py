@@ -256,6 +256,41 @@ def _gold(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fidelity_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=["logiccat"])
+    parser.add_argument("--output", "-o", help="JSONL file, one line per item with its verdicts")
+    parser.add_argument(
+        "--reference",
+        help="a MariaDB reference run of the gold (default: $SQLBENCH_LMEVAL_MARIADB_REFERENCE); "
+        "adds server_vs_reference and sqlite_vs_reference",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
+    parser.add_argument("--url", help="the prepared server (default: its read-only account)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+
+
+@_register(
+    "fidelity",
+    "LogicCat gold on SQLite vs on the MySQL server (and a reference run), item by item",
+)(_fidelity_args)
+def _fidelity(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.logiccat.cross_engine import fidelity_command
+
+    comparison = fidelity_command(
+        url=args.url,
+        reference=args.reference,
+        cache_dir=args.cache_dir,
+        source=args.source,
+        workers=args.workers,
+        output=args.output,
+    )
+    print(comparison.summary())
+    if args.output:
+        print(f"item-by-item listing written to {args.output}")
+    return 0
+
+
 def _complexity_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "benchmarks",
