@@ -258,7 +258,12 @@ def _gold(args: argparse.Namespace) -> int:
 
 def _fidelity_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=["logiccat"])
-    parser.add_argument("--output", "-o", help="JSONL file, one line per item with its verdicts")
+    parser.add_argument(
+        "--output",
+        "-o",
+        help="JSONL file, one line per item with its verdicts (a .md file: a markdown table of "
+        "the items some pair disagrees on)",
+    )
     parser.add_argument(
         "--reference",
         help="a MariaDB reference run of the gold (default: $SQLBENCH_LMEVAL_MARIADB_REFERENCE); "

@@ -139,7 +139,29 @@ def fidelity_command(
     loaded = fidelity.load_reference(reference) if reference else None
     comparison = compare_engines(bundle, server_url, loaded, workers=workers)
     if output:
+        lines = comparison.listing(bundle.records)
         with open(output, "w", encoding="utf-8") as out:
-            for line in comparison.listing(bundle.records):
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            if str(output).endswith(".md"):
+                out.write(markdown_listing(lines))
+            else:
+                for line in lines:
+                    out.write(json.dumps(line, ensure_ascii=False) + "\n")
     return comparison
+
+
+def markdown_listing(lines: Sequence[Mapping]) -> str:
+    """The listing as a markdown table of the items some pair disagrees on (agreeing and
+    not comparable items are left out: they are the JSONL listing's)."""
+    pairs = [key for key in lines[0] if key not in ("id", "db_id", "sqlite_ok", "server_ok")]
+    header = ["id", "db_id", "sqlite_ok", "server_ok", *pairs]
+    rows = [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for line in lines:
+        if all(line[pair] in (AGREE, None) for pair in pairs):
+            continue
+        cells = [str(line["id"]), line["db_id"], str(line["sqlite_ok"]), str(line["server_ok"])]
+        cells += [line[pair] or "-" for pair in pairs]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"

@@ -97,3 +97,29 @@ def test_verdicts_follow_the_definitions(listing):
     verdicts = Counter(line[cross_engine.SERVER_VS_REFERENCE] for line in listing["lines"].values())
     assert verdicts["our_error"] <= 1  # at most a RAND() item that timed out (see above)
     assert verdicts[cross_engine.AGREE] / (sum(verdicts.values()) - verdicts[None]) >= 0.98
+
+
+def test_markdown_listing_shows_the_items_some_pair_disagrees_on():
+    lines = [
+        {"id": 1, "db_id": "a", "sqlite_ok": True, "server_ok": True, "sqlite_vs_server": "agree"},
+        {
+            "id": 2,
+            "db_id": "b",
+            "sqlite_ok": False,
+            "server_ok": True,
+            "sqlite_vs_server": "our_error",
+        },
+        {
+            "id": 3,
+            "db_id": "school",
+            "sqlite_ok": True,
+            "server_ok": False,
+            "sqlite_vs_server": None,
+        },
+    ]
+    # Header, separator, and item 2 only: 1 agrees, 3 is not comparable.
+    assert cross_engine.markdown_listing(lines).splitlines() == [
+        "| id | db_id | sqlite_ok | server_ok | sqlite_vs_server |",
+        "|---|---|---|---|---|",
+        "| 2 | b | False | True | our_error |",
+    ]
