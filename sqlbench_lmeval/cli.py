@@ -175,9 +175,10 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
     from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
 
+    check_engine(args.engine)
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
@@ -265,6 +266,46 @@ def _gold(args: argparse.Namespace) -> int:
         for line in lines:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
     print(f"{args.benchmark}: gold results of {len(lines)} items written to {args.output}")
+    return 0
+
+
+def _fidelity_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", choices=["logiccat"])
+    parser.add_argument(
+        "--output",
+        "-o",
+        help="JSONL file, one line per item with its verdicts (a .md file: a markdown table of "
+        "the items some pair disagrees on)",
+    )
+    parser.add_argument(
+        "--reference",
+        help="a MariaDB reference run of the gold (default: $SQLBENCH_LMEVAL_MARIADB_REFERENCE); "
+        "adds server_vs_reference and sqlite_vs_reference",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
+    parser.add_argument("--url", help="the prepared server (default: its read-only account)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+
+
+@_register(
+    "fidelity",
+    "LogicCat gold on SQLite vs on the MySQL server (and a reference run), item by item",
+)(_fidelity_args)
+def _fidelity(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.logiccat.cross_engine import fidelity_command
+
+    comparison = fidelity_command(
+        url=args.url,
+        reference=args.reference,
+        cache_dir=args.cache_dir,
+        source=args.source,
+        workers=args.workers,
+        output=args.output,
+    )
+    print(comparison.summary())
+    if args.output:
+        print(f"item-by-item listing written to {args.output}")
     return 0
 
 

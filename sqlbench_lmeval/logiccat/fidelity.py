@@ -156,6 +156,7 @@ class Fidelity:
     comparable: int
     agree: int
     disagreements: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    compared: frozenset[int] = frozenset()  # the comparable items' ids
 
     @property
     def rate(self) -> float:
@@ -248,7 +249,9 @@ def measure(
             agree += 1
             continue
         reasons[classify(by_id[item_id], ok, rows, theirs)].append(item_id)
-    return Fidelity(len(ids), agree, {name: tuple(ids) for name, ids in reasons.items()})
+    return Fidelity(
+        len(ids), agree, {name: tuple(ids) for name, ids in reasons.items()}, frozenset(ids)
+    )
 
 
 def run_gold(

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import time
+import urllib.parse
 from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
@@ -35,6 +36,7 @@ from sqlbench_lmeval.logiccat import mysqldump
 from sqlbench_lmeval.logiccat import source as source_module
 
 MANIFEST_NAME = "mysql-server.json"
+READER_OPTION_FILE = "mysql-reader.cnf"  # the read-only account's password, owner-only
 URL_ENV = "SQLBENCH_LMEVAL_MYSQL_URL"
 MYSQL8_COLLATION = "utf8mb4_0900_ai_ci"
 COLLATION_FALLBACKS = ("utf8mb4_uca1400_ai_ci", "utf8mb4_general_ci")
@@ -168,10 +170,10 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
     gold_start = time.monotonic()
     golds = [(r["idx"], r["db_id"], r["query"]) for r in source_module.load_records(source)]
     outcomes = run_gold_on_server(golds, reader_url)
-    # Twice, in fresh worker processes (so on other connections): the order of rows tied under
-    # ORDER BY, and which tied rows a LIMIT keeps, can change from one connection to the next
-    # on MariaDB 10.11 (measured: ~135 of 4,036 gold queries). Such items get the flag the
-    # SQLite build gives tie-dependent gold.
+    # Twice, in fresh worker processes (so on other connections), as a check: the engine keeps
+    # tie order reproducible (execution/mysql.py; before, ~135 of 4,036 gold queries changed
+    # their tied rows between runs), so only RAND() gold should differ. Whatever does differ
+    # gets the flag the SQLite build gives tie-dependent gold.
     again = run_gold_on_server(golds, reader_url)
     unstable = sorted(
         item_id
@@ -193,12 +195,35 @@ def prepare_server(admin_url: str, source, manifest_dir: Path | None = None) -> 
         "unstable_order": unstable,
     }
     if manifest_dir is not None:
+        manifest["reader_url"] = write_reader_option_file(reader_url, Path(manifest_dir))
         write_manifest(manifest, Path(manifest_dir))
     return manifest
 
 
+def write_reader_option_file(url: str, folder: Path) -> str:
+    """The reader's password into a MySQL option file (owner-only) in ``folder``; returns
+    ``url`` without the password, pointing at that file. That URL is what items carry into
+    lm-eval documents (``db_path``) and so into ``--log_samples`` output: no secret in them."""
+    from sqlbench_lmeval.execution.mysql import parse_url
+    from sqlbench_lmeval.execution.mysql_admin import with_account
+
+    address = parse_url(url)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / READER_OPTION_FILE
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(f"[client]\npassword = {address.password}\n")
+    public = urllib.parse.urlsplit(with_account(url, address.user, ""))
+    # with_account leaves "user:@host": drop the empty password's colon.
+    netloc = public.netloc.replace(":@", "@", 1)
+    options = [*urllib.parse.parse_qsl(public.query), ("read_default_file", str(path.resolve()))]
+    query = urllib.parse.urlencode(options)
+    return urllib.parse.urlunsplit(public._replace(netloc=netloc, query=query))
+
+
 def write_manifest(manifest: dict, folder: Path) -> Path:
-    """The manifest as JSON, readable by its owner only (it holds the reader's password)."""
+    """The manifest as JSON, readable by its owner only (it describes the server's accounts;
+    the reader's password itself is in the option file beside it)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / MANIFEST_NAME
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

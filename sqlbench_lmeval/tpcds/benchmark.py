@@ -29,6 +29,21 @@ from sqlbench_lmeval.structure import SIMILARITY_METRICS, Structure, similarity,
 DEFAULT_SCALE_FACTOR = 1.0
 
 DIALECT = "duckdb"
+ENGINE = "duckdb"  # the only engine TPC-DS runs on
+
+
+def check_engine(engine: str | None) -> str:
+    """``engine`` when it is DuckDB (or not given), else a UserError: an ``--engine mysql`` or
+    ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
+    from sqlbench_lmeval.errors import UserError
+
+    name = (engine or ENGINE).strip().lower()
+    if name != ENGINE:
+        raise UserError(
+            f"TPC-DS runs on {ENGINE} only, not on engine {engine!r} (the sqlite and mysql "
+            "engines are LogicCat's): leave --engine / the engine option out"
+        )
+    return name
 
 
 def load_items(
@@ -36,6 +51,7 @@ def load_items(
     scale_factor: float = DEFAULT_SCALE_FACTOR,
     questions_file=None,
     dialect: str | None = None,
+    engine: str | None = None,
     **_options,
 ) -> list[Item]:
     """The 99 TPC-DS items, building the database at ``scale_factor`` on first use.
@@ -46,10 +62,11 @@ def load_items(
     from sqlbench_lmeval.tpcds.data import ensure_database, gold_queries
     from sqlbench_lmeval.tpcds.questions import load_questions
 
+    check_engine(engine)
     prompted = check_dialect(dialect, DIALECT)
     questions = load_questions(questions_file)
     manifest = ensure_database(cache_dir, scale_factor)
-    database = Database(engine="duckdb", path=manifest["database"])
+    database = Database(engine=ENGINE, path=manifest["database"])
     rows = manifest["gold_row_counts"]
     return [
         Item(
@@ -76,11 +93,13 @@ def dataset_version(
     cache_dir=None,
     scale_factor: float = DEFAULT_SCALE_FACTOR,
     questions_file=None,
+    engine: str | None = None,
     **_options,
 ) -> str:
     """Names the data scored: scale factor, DuckDB (and extension) version, builder, questions."""
     import duckdb
 
+    check_engine(engine)
     from sqlbench_lmeval.tpcds.data import BUILDER_VERSION, check_scale_factor, scale_factor_label
     from sqlbench_lmeval.tpcds.questions import questions_fingerprint
 

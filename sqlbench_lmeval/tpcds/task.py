@@ -27,6 +27,7 @@ def load_dataset(
     cache_dir=None,
     questions_file=None,
     dialect: str | None = None,
+    engine: str | None = None,
     **_metadata,
 ):
     """``custom_dataset`` hook: the 99 TPC-DS documents as ``{"test": Dataset}``.
@@ -34,7 +35,8 @@ def load_dataset(
     lm-eval passes the task metadata and ``--metadata`` here: ``scale_factor`` (database size,
     default 1), ``questions_file`` (a JSONL file of your own questions, ``query_nr`` and
     ``question`` per line), ``dialect`` (the sqlglot dialect the answer is asked in, e.g.
-    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured, anything else is ignored.
+    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured; ``engine`` other than
+    ``duckdb`` is an error (LogicCat's engines do not apply); anything else is ignored.
     A document's ``id`` is the TPC-DS query number.
     """
     import datasets
@@ -47,7 +49,7 @@ def load_dataset(
         "scale_factor": scale_factor,
         "questions_file": questions_file,
     }
-    items = load_items(**options, dialect=dialect)
+    items = load_items(**options, dialect=dialect, engine=engine)
     version = dataset_version(**options)
     schema = schema_ddl()
     docs = [

@@ -28,6 +28,13 @@ pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 # over ``ORDER BY month`` with many rows per month): SQL leaves it open, the health judge does
 # not flag window ties, and MariaDB picked other tie orders than in the reference run.
 WINDOW_TIE_ITEMS = {1370, 1436}
+# Below 99.5% on purpose: measured 3319/3364 = 98.66% on MariaDB 10.11.19 with the engine's
+# reproducible ties (execution/mysql.py). Every one of the 45 disagreements is a choice among
+# tied rows (43 flagged nondeterministic_order, the two window items above); the reference's
+# own choices came from in-memory temporary tables, where they change from run to run (the same
+# server in that configuration matched the reference on 0-7 of 8 runs per item), so no
+# deterministic run can reproduce them all. The issue's 99.5% holds on determinate items (below).
+CLOCK_RANDOM_FREE_AGREEMENT = 0.98
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +57,8 @@ def prepared(mysql_admin_url, tmp_path_factory):
     )
     assert code == 0
     path = server.manifest_dir(cache) / server.MANIFEST_NAME
-    return {"path": path, "manifest": json.loads(path.read_text("utf-8")), "source": source}
+    manifest = json.loads(path.read_text("utf-8"))
+    return {"path": path, "manifest": manifest, "source": source, "cache": cache}
 
 
 def test_every_database_loaded_with_the_dump_row_counts(prepared):
@@ -133,5 +141,54 @@ def test_gold_on_the_server_matches_the_mariadb_reference(prepared, logiccat_cac
     # window ties (their tie order may or may not match the reference's on a given run).
     assert disagree & determinate <= WINDOW_TIE_ITEMS
     assert len(determinate - disagree) / len(determinate) >= 0.995
+    # Clock- and RAND()-free items: every disagreement is a tie choice (flagged or a window tie).
+    clock_random = {r.id for r in records if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM}}
+    free = ids - clock_random
+    tie_dependent = {r.id for r in records if gold.NONDETERMINISTIC_ORDER in r.flags}
+    assert disagree & free <= tie_dependent | WINDOW_TIE_ITEMS
+    assert len(free - disagree) / len(free) >= CLOCK_RANDOM_FREE_AGREEMENT
     # No gold fails on the server where it ran on the reference's MariaDB.
     assert not measured.disagreements.get("our_error")
+
+
+def test_gold_runs_on_the_server_are_reproducible(prepared):
+    """Two full gold runs (fresh worker processes, so other connections) give the same status
+    and the same rows in the same order for every item but those that call RAND(). Before the
+    engine kept temporary tables on disk, 111-174 of 4,036 items differed (tie order)."""
+    records = source_module.load_records(source_module.locate(prepared["source"]))
+    golds = [(r["idx"], r["db_id"], r["query"]) for r in records]
+    url = prepared["manifest"]["reader_url"]
+    first = server.run_gold_on_server(golds, url)
+    second = server.run_gold_on_server(golds, url)
+    differ = {
+        i for i in first if (first[i].status, first[i].rows) != (second[i].status, second[i].rows)
+    }
+    # RAND() spelled anywhere in the gold (case-insensitive): the only license to differ.
+    calls_rand = {r["idx"] for r in records if re.search(r"\bRAND\s*\(", r["query"], re.I)}
+    assert differ <= calls_rand
+    # prepare ran gold twice too: what it found unstable is RAND() gold only.
+    assert set(prepared["manifest"]["unstable_order"]) <= calls_rand
+
+
+def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(
+    prepared, logiccat_cache
+):
+    """The server counterpart of test_oracle: gold as every prediction, same engine path for
+    both; every item whose server gold is ok and repeatable (no RAND()) scores EX = 1."""
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+    from sqlbench_lmeval.logiccat.server import server_items
+    from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, score_items
+
+    items = server_items(load_bundle(logiccat_cache), "mysql", None, prepared["cache"])
+    assert len(items) == 4036
+    scores = score_items(items, [item.gold_sql for item in items], progress=False)
+    healthy = [
+        s for s in scores if s["gold_status"] == "ok" and not UNREPEATABLE_FLAGS & set(s["flags"])
+    ]
+    assert len(healthy) > 3000  # 3,056 ok on MariaDB 10.11.19, 2 of them RAND()
+    failed = [
+        (s["id"], s["reason"])
+        for s in healthy
+        if (s["ex"], s["ex_strict"], s["ex_set"]) != (1, 1, 1)
+    ]
+    assert failed == []

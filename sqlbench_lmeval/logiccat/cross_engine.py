@@ -1,0 +1,167 @@
+"""LogicCat gold on two engines, item by item: the SQLite build against the MySQL server.
+
+``sqlbench-lmeval fidelity logiccat`` (:func:`compare_engines`) runs every gold query on the
+SQLite bundle (the transpiled gold, with the MySQL function shims) and verbatim on the server
+``prepare logiccat --engine mysql`` loaded, then compares the results with the rules and the
+disagreement classes of :mod:`~sqlbench_lmeval.logiccat.fidelity` (one comparison for every
+pair): rows as multisets, numbers at relative tolerance 1e-4, first matching class in
+``fidelity.CLASSES``. Pairs:
+
+- ``sqlite_vs_server``: the server's result stands where the reference would; comparable are
+  the items whose gold ran ``ok`` on the server, outside the six Spider-derived databases;
+- with a MariaDB reference run (``--reference`` / ``$SQLBENCH_LMEVAL_MARIADB_REFERENCE``) also
+  ``server_vs_reference`` and ``sqlite_vs_reference`` (comparable: ``ok`` in the reference).
+
+The clock: the benchmark's frozen instant on both engines; with a reference, the reference's
+instant on both (its clock-dependent gold can only agree when run at that instant).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sqlbench_lmeval.logiccat import fidelity
+
+SQLITE_VS_SERVER = "sqlite_vs_server"
+SERVER_VS_REFERENCE = "server_vs_reference"
+SQLITE_VS_REFERENCE = "sqlite_vs_reference"
+AGREE = "agree"
+
+
+@dataclass(frozen=True)
+class EngineComparison:
+    """Per pair of result sets, its :class:`fidelity.Fidelity`; and each engine's outcomes."""
+
+    pairs: Mapping[str, fidelity.Fidelity]
+    sqlite: Mapping[int, tuple[bool, tuple]]
+    server: Mapping[int, tuple[bool, tuple]]
+
+    def verdict(self, pair: str, item_id: int) -> str | None:
+        """``agree``, the disagreement class, or None when the item is not comparable."""
+        measured = self.pairs[pair]
+        for name, ids in measured.disagreements.items():
+            if item_id in ids:
+                return name
+        return AGREE if item_id in measured.compared else None
+
+    def listing(self, records: Sequence) -> list[dict]:
+        """One row per item: ids, whether each engine ran the gold, each pair's verdict."""
+        return [
+            {
+                "id": record.id,
+                "db_id": record.db_id,
+                "sqlite_ok": self.sqlite.get(record.id, (False,))[0],
+                "server_ok": self.server.get(record.id, (False,))[0],
+                **{pair: self.verdict(pair, record.id) for pair in self.pairs},
+            }
+            for record in records
+        ]
+
+    def summary(self) -> str:
+        return "\n".join(f"{pair}: {measured.summary()}" for pair, measured in self.pairs.items())
+
+
+def reference_form(value: object) -> object:
+    """A server value as the reference file writes it: DECIMAL as ``{"decimal": text}`` (its
+    scale tells :func:`fidelity.classify` how MySQL rounded), temporal values as
+    ``{"temporal": text}``, bytes as ``{"bytes_hex": hex}``; the rest as is."""
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, (dt.date, dt.time, dt.timedelta)):  # datetime is a date
+        return {"temporal": str(value)}
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes_hex": bytes(value).hex()}
+    return value
+
+
+def as_reference(results: Mapping[int, tuple[bool, Sequence]]) -> dict[int, dict]:
+    """Engine results in the reference's shape, so one engine can stand where it stands."""
+    return {
+        item_id: {
+            "status": "ok" if ok else "error",
+            "rows": [[reference_form(value) for value in row] for row in rows],
+        }
+        for item_id, (ok, rows) in results.items()
+    }
+
+
+def compare_engines(
+    bundle, server_url: str, reference: Mapping[int, dict] | None = None, workers=None
+) -> EngineComparison:
+    """Gold of every item on SQLite and on the server, compared (and each with ``reference``)."""
+    from sqlbench_lmeval.logiccat import benchmark, server
+
+    sqlite_setup = benchmark.CONNECTION_SETUP
+    server_setup = server.FROZEN_CLOCK_SETUP
+    if reference is not None:
+        sqlite_setup, server_setup = fidelity.REFERENCE_CLOCK_SETUP, server.REFERENCE_CLOCK_SETUP
+    records = bundle.records
+    sqlite = fidelity.run_gold(bundle, [r.id for r in records], setup=sqlite_setup, workers=workers)
+    outcomes = server.run_gold_on_server(
+        [(r.id, r.db_id, r.gold_sql_mysql) for r in records],
+        server_url,
+        setup=server_setup,
+        workers=workers,
+    )
+    on_server = {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
+    pairs = {SQLITE_VS_SERVER: fidelity.measure(records, sqlite, as_reference(on_server))}
+    if reference is not None:
+        pairs[SERVER_VS_REFERENCE] = fidelity.measure(records, on_server, reference)
+        pairs[SQLITE_VS_REFERENCE] = fidelity.measure(records, sqlite, reference)
+    return EngineComparison(pairs=pairs, sqlite=sqlite, server=on_server)
+
+
+def fidelity_command(
+    url: str | None = None,
+    reference: str | None = None,
+    cache_dir=None,
+    source=None,
+    workers=None,
+    output=None,
+) -> EngineComparison:
+    """``sqlbench-lmeval fidelity logiccat``: the bundle of this cache against its prepared
+    server (``url`` or its read-only account), with ``reference`` (default
+    ``$SQLBENCH_LMEVAL_MARIADB_REFERENCE``) when given; ``output`` gets the item-by-item
+    listing as JSONL."""
+    import json
+    import os
+
+    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+    from sqlbench_lmeval.logiccat.server import read_manifest, require_driver, run_url
+
+    require_driver()
+    bundle = ensure_bundle(source=source, cache_dir=cache_dir, progress=False)
+    server_url = run_url(url, read_manifest(cache_dir))
+    reference = reference or os.environ.get(fidelity.REFERENCE_ENV)
+    loaded = fidelity.load_reference(reference) if reference else None
+    comparison = compare_engines(bundle, server_url, loaded, workers=workers)
+    if output:
+        lines = comparison.listing(bundle.records)
+        with open(output, "w", encoding="utf-8") as out:
+            if str(output).endswith(".md"):
+                out.write(markdown_listing(lines))
+            else:
+                for line in lines:
+                    out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return comparison
+
+
+def markdown_listing(lines: Sequence[Mapping]) -> str:
+    """The listing as a markdown table of the items some pair disagrees on (agreeing and
+    not comparable items are left out: they are the JSONL listing's)."""
+    pairs = [key for key in lines[0] if key not in ("id", "db_id", "sqlite_ok", "server_ok")]
+    header = ["id", "db_id", "sqlite_ok", "server_ok", *pairs]
+    rows = [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for line in lines:
+        if all(line[pair] in (AGREE, None) for pair in pairs):
+            continue
+        cells = [str(line["id"]), line["db_id"], str(line["sqlite_ok"]), str(line["server_ok"])]
+        cells += [line[pair] or "-" for pair in pairs]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,125 @@
+"""``sqlbench-lmeval fidelity logiccat`` on a private MariaDB, through the real CLI.
+
+Expected numbers come from the inputs, not from the command: which items are comparable is
+read off the reference file, the prepare manifest and the upstream records with their own
+parsing here; the verdict rules follow from fidelity.py's definitions (not ok -> our_error,
+Spider-derived databases never compared).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from conftest import logiccat_source
+
+pytest.importorskip("pymysql")
+
+from sqlbench_lmeval.cli import main  # noqa: E402
+from sqlbench_lmeval.logiccat import cross_engine, fidelity, server  # noqa: E402
+
+pytestmark = [pytest.mark.mysql, pytest.mark.slow]
+
+SPIDER_DERIVED = {"Population", "concert", "contract", "exerciseclub", "hospital", "school"}
+# Gold that ran on the server: gold_health of an ok outcome (non-empty, empty, all NULL).
+SERVER_RAN = {"ok", "empty", "all_null"}
+
+
+@pytest.fixture(scope="module")
+def listing(mysql_admin_url, logiccat_cache, tmp_path_factory):
+    reference = logiccat_source() / "reference" / "mariadb-10.11-gold-results.json"
+    if not reference.is_file():
+        pytest.skip(f"no MariaDB reference at {reference}")
+    cache = ["--cache-dir", str(logiccat_cache)]
+    assert main(["prepare", "logiccat", "--engine", "mysql", "--url", mysql_admin_url, *cache]) == 0
+    output = tmp_path_factory.mktemp("fidelity") / "fidelity.jsonl"
+    code = main(["fidelity", "logiccat", "--reference", str(reference), "-o", str(output), *cache])
+    assert code == 0
+    lines = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
+    records = json.loads((logiccat_source() / "records-4036.json").read_text("utf-8"))
+    return {
+        "lines": {line["id"]: line for line in lines},
+        "records": {r["idx"]: r for r in records},
+        "reference": json.loads(reference.read_text("utf-8"))["results"],
+        "manifest": server.read_manifest(logiccat_cache),
+    }
+
+
+def test_one_line_per_item_and_spider_derived_items_are_never_compared(listing):
+    lines, records = listing["lines"], listing["records"]
+    assert sorted(lines) == sorted(records)
+    pairs = (
+        cross_engine.SQLITE_VS_SERVER,
+        cross_engine.SERVER_VS_REFERENCE,
+        cross_engine.SQLITE_VS_REFERENCE,
+    )
+    for item_id, line in lines.items():
+        assert line["db_id"] == records[item_id]["db_id"]
+        if line["db_id"] in SPIDER_DERIVED:
+            assert all(line[pair] is None for pair in pairs), item_id
+
+
+def test_comparable_items_are_those_the_other_side_ran(listing, capsys):
+    lines, records = listing["lines"], listing["records"]
+    # Against the reference: its status "ok", outside the Spider-derived six (3,531 items).
+    ran_on_reference = {
+        item["idx"]
+        for item in listing["reference"]
+        if item["status"] == "ok" and records[item["idx"]]["db_id"] not in SPIDER_DERIVED
+    }
+    for pair in (cross_engine.SERVER_VS_REFERENCE, cross_engine.SQLITE_VS_REFERENCE):
+        assert {i for i, line in lines.items() if line[pair] is not None} == ran_on_reference
+    # SQLite against the server: the server ran the gold (as prepare judged it), outside the
+    # six. A RAND() item may be slow enough to time out in one run and not the other.
+    statuses = listing["manifest"]["gold_status"]
+    ran_on_server = {
+        i
+        for i, r in records.items()
+        if statuses[str(i)] in SERVER_RAN and r["db_id"] not in SPIDER_DERIVED
+    }
+    compared = {i for i, line in lines.items() if line[cross_engine.SQLITE_VS_SERVER] is not None}
+    calls_rand = {i for i, r in records.items() if "RAND(" in r["query"].upper()}
+    assert compared ^ ran_on_server <= calls_rand
+
+
+def test_verdicts_follow_the_definitions(listing):
+    for item_id, line in listing["lines"].items():
+        verdict = line[cross_engine.SQLITE_VS_SERVER]
+        if verdict is None:
+            continue
+        assert verdict in (cross_engine.AGREE, *fidelity.CLASSES)
+        # Gold that fails on SQLite but ran on the server is our error, by definition.
+        assert (verdict == "our_error") == (not line["sqlite_ok"]), item_id
+        assert line["server_ok"], item_id
+    # The server against the reference: same engine family, so every gold that ran there runs
+    # here (no our_error), and most items agree.
+    verdicts = Counter(line[cross_engine.SERVER_VS_REFERENCE] for line in listing["lines"].values())
+    assert verdicts["our_error"] <= 1  # at most a RAND() item that timed out (see above)
+    assert verdicts[cross_engine.AGREE] / (sum(verdicts.values()) - verdicts[None]) >= 0.98
+
+
+def test_markdown_listing_shows_the_items_some_pair_disagrees_on():
+    lines = [
+        {"id": 1, "db_id": "a", "sqlite_ok": True, "server_ok": True, "sqlite_vs_server": "agree"},
+        {
+            "id": 2,
+            "db_id": "b",
+            "sqlite_ok": False,
+            "server_ok": True,
+            "sqlite_vs_server": "our_error",
+        },
+        {
+            "id": 3,
+            "db_id": "school",
+            "sqlite_ok": True,
+            "server_ok": False,
+            "sqlite_vs_server": None,
+        },
+    ]
+    # Header, separator, and item 2 only: 1 agrees, 3 is not comparable.
+    assert cross_engine.markdown_listing(lines).splitlines() == [
+        "| id | db_id | sqlite_ok | server_ok | sqlite_vs_server |",
+        "|---|---|---|---|---|",
+        "| 2 | b | False | True | our_error |",
+    ]

@@ -1,0 +1,45 @@
+"""TPC-DS runs on DuckDB only: an engine meant for LogicCat is an error, never ignored."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.tpcds import benchmark, task
+
+
+@pytest.mark.parametrize("command", ["prepare", "score", "gold"])
+@pytest.mark.parametrize("engine", ["mysql", "sqlite"])
+def test_engine_other_than_duckdb_on_tpcds_commands_is_a_user_error(
+    command, engine, tmp_path, capsys
+):
+    arguments = {
+        "prepare": ["prepare", "tpcds"],
+        "score": [
+            "score",
+            "tpcds",
+            str(tmp_path / "predictions.jsonl"),
+            "-o",
+            str(tmp_path / "s.json"),
+        ],
+        "gold": ["gold", "tpcds", "--output", str(tmp_path / "gold.jsonl")],
+    }[command]
+    (tmp_path / "predictions.jsonl").write_text(json.dumps({"id": 1, "prediction": "x"}) + "\n")
+    code = main([*arguments, "--engine", engine, "--cache-dir", str(tmp_path / "cache")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "TPC-DS runs on duckdb only" in err and repr(engine) in err
+    # Refused before anything was built.
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.duckdb"))
+
+
+def test_engine_metadata_on_the_tpcds_task_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="TPC-DS runs on duckdb only"):
+        task.load_dataset(cache_dir=tmp_path, engine="mysql")
+
+
+def test_duckdb_or_no_engine_is_accepted():
+    assert benchmark.check_engine(None) == benchmark.check_engine(" DuckDB ") == "duckdb"
