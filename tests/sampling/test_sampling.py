@@ -119,7 +119,13 @@ def test_a_wrong_sample_is_never_put_in_the_gold_group():
         ("SELECT 'a  b' FROM t", "SELECT 'a  b' FROM t"),  # literal kept
         ('SELECT "my  col"  FROM t', 'SELECT "my  col" FROM t'),
         ("SELECT 'it''s  x'   ,  1", "SELECT 'it''s  x' , 1"),
+        # The newline ending a line comment is part of the query: without it FROM is comment.
+        ("SELECT a -- note\n  FROM t", "SELECT a -- note\n FROM t"),
     ],
 )
 def test_normalized_sql_collapses_whitespace_outside_quotes_only(sql, want):
     assert normalized_sql(sql) == want
+
+
+def test_a_line_comment_swallowing_the_rest_is_another_query():
+    assert normalized_sql("SELECT a -- note\nFROM t") != normalized_sql("SELECT a -- note FROM t")
