@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 __all__ = ["UserError", "build_parser", "main"]
 
@@ -98,8 +99,9 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--url",
         help="logiccat --engine mysql: mysql://user:pass@host:port (default: "
-        "$SQLBENCH_LMEVAL_MYSQL_URL); prepare needs an admin account, score/gold then run "
-        "under the read-only account prepare created",
+        "$SQLBENCH_LMEVAL_MYSQL_URL); prepare needs an admin account; score/gold need a "
+        "read-only one (the reader prepare creates; on the machine that ran prepare it is the "
+        "default) and refuse any account with more than SELECT",
     )
 
 
@@ -194,15 +196,27 @@ def _prepare_logiccat(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.logiccat import bundle as logiccat
 
     if args.engine == "mysql":
+        from sqlbench_lmeval.execution.mysql import public_url
         from sqlbench_lmeval.logiccat.server import prepare_command
 
-        manifest = prepare_command(args.url, args.source, args.cache_dir)
+        manifest = prepare_command(
+            args.url,
+            args.source,
+            args.cache_dir,
+            reload=args.reload,
+            rotate_reader=args.rotate_reader,
+        )
+        print(f"logiccat: {manifest['server_version']} at {manifest['server']}:")
+        for action in manifest["actions"]:
+            print(f"  - {action}")
         print(
-            f"logiccat: {len(manifest['databases'])} databases loaded into "
-            f"{manifest['server_version']} at {manifest['server']} in {manifest['load_s']:.1f} s, "
-            "row counts equal to the dumps; read-only account created"
+            f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
+            f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
+            "option file, see README 'One server for many machines')"
         )
         return 0
+    if args.reload or args.rotate_reader:
+        raise UserError("--reload and --rotate-reader are for --engine mysql")
     try:
         if args.force:
             raise logiccat.BundleMissing("rebuild requested")
@@ -228,6 +242,18 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="logiccat --engine mysql: load the dumps again although the server already holds "
+        "this dataset version (default: verify it and load nothing)",
+    )
+    parser.add_argument(
+        "--rotate-reader",
+        action="store_true",
+        help="logiccat --engine mysql: give the read-only account a new password (default: "
+        "keep it; every evaluating machine then needs the new option file)",
+    )
     parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
 
 
@@ -430,3 +456,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as error:
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except EvaluationUnavailable as error:
+        print(f"sqlbench-lmeval {args.command}: cannot evaluate: {error}", file=sys.stderr)
+        return 3

@@ -151,7 +151,7 @@ def score_predictions(
             "raw_output": predictions.get(score["id"]),
             "question": item.question,
             "gold_sql": item.gold_sql,
-            "db_path": item.database.path,
+            "db_path": item.database.public_path,
         }
         for item, score in zip(items, scores, strict=True)
     ]
@@ -240,7 +240,7 @@ def gold_result_lines(
         lines.append(
             {
                 "id": item.id,
-                "db_id": Path(item.database.path).stem,
+                "db_id": item.database.name,
                 "gold_sql": item.gold_sql,
                 "gold_status": item.gold_status if item.gold_status != GOLD_HEALTHY else health,
                 "flags": list(item.flags),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -34,10 +35,94 @@ def logiccat_cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def mysql_admin_url():
-    """Admin URL of a MySQL-protocol server (see tests/support/mysql_server.py), or a skip."""
+    """Admin URL of a MySQL-protocol server (see tests/support/mysql_server.py), or a skip.
+
+    ``$SQLBENCH_LMEVAL_MYSQL_URL`` (the URL evaluations run under) is kept out of the session:
+    the tests name their servers and accounts themselves."""
     from support.mysql_server import admin_url_or_skip
 
+    from sqlbench_lmeval.logiccat.server import URL_ENV
+
+    outside = os.environ.pop(URL_ENV, None)
     url, private = admin_url_or_skip()
     yield url
     if private is not None:
         private.stop()
+    if outside is not None:
+        os.environ[URL_ENV] = outside
+
+
+@pytest.fixture(scope="session")
+def mysql_server(mysql_admin_url):
+    """That server as it reports itself: port, unix socket, bind address, secure_file_priv."""
+    from support.mysql_server import describe
+
+    return describe(mysql_admin_url)
+
+
+@pytest.fixture(scope="session")
+def mysql_defaults_admin_url():
+    """Admin URL of a server made by ``mariadb-install-db`` with its defaults, or a skip."""
+    from support.mysql_server import admin_url_or_skip
+
+    url, private = admin_url_or_skip(defaults=True)
+    yield url
+    if private is not None:
+        private.stop()
+
+
+@dataclass(frozen=True)
+class PreparedServer:
+    """The session's server after one real ``prepare logiccat --engine mysql`` (the CLI) into
+    the session's ``logiccat_cache``: machine A of the many-machines tests, and the server of
+    every test that needs LogicCat on MySQL (prepare is idempotent: a test that runs it again
+    verifies and reloads nothing)."""
+
+    admin_url: str
+    cache: Path
+    manifest: dict  # this cache's record (mysql-server.json)
+    document: dict  # what prepare stored on the server (gold health, databases, ...)
+    option_file: Path  # the reader's user and password, owner-only
+    reader_password: str
+    prepare_output: str
+
+    @property
+    def reader_url(self) -> str:
+        """The reader's URL as this cache holds it (the password in the option file)."""
+        return self.manifest["reader_url"]
+
+    def reader_url_with_password(self, host: str | None = None) -> str:
+        """The reader's URL with its password in it, as an operator hands it to a machine."""
+        from sqlbench_lmeval.execution.mysql import parse_url
+
+        address = parse_url(self.admin_url)
+        return (
+            f"mysql://logiccat_reader:{self.reader_password}@{host or address.host}:{address.port}"
+        )
+
+
+@pytest.fixture(scope="session")
+def mysql_prepared(mysql_admin_url, logiccat_cache) -> PreparedServer:
+    import contextlib
+    import io
+
+    from sqlbench_lmeval.cli import main
+    from sqlbench_lmeval.logiccat import server
+
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        code = main(
+            ["prepare", "logiccat", "--engine", "mysql", "--url", mysql_admin_url]
+            + ["--source", str(logiccat_source()), "--cache-dir", str(logiccat_cache)]
+        )
+    assert code == 0, output.getvalue()
+    option_file = server.manifest_dir(logiccat_cache) / server.READER_OPTION_FILE
+    return PreparedServer(
+        admin_url=mysql_admin_url,
+        cache=logiccat_cache,
+        manifest=server.read_manifest(logiccat_cache),
+        document=server.server_run(cache_dir=logiccat_cache).document,
+        option_file=option_file,
+        reader_password=server.read_option_password(option_file),
+        prepare_output=output.getvalue(),
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Literal
 
 
@@ -22,6 +23,24 @@ class Database:
     engine: Literal["sqlite", "duckdb", "mysql"]
     path: str
     setup: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The database's own name: the file's stem, or the database a server URL names."""
+        if self.engine == "mysql":
+            from sqlbench_lmeval.execution.mysql import database_name
+
+            return database_name(self.path)
+        return PurePath(self.path).stem
+
+    @property
+    def public_path(self) -> str:
+        """``path`` as outputs show it: a server URL without password or option file."""
+        if self.engine == "mysql":
+            from sqlbench_lmeval.execution.mysql import public_url
+
+            return public_url(self.path)
+        return self.path
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,18 @@
 (``?unix_socket=/path`` connects through a socket instead of the port). A URL without password
 may name a MySQL option file instead, ``?read_default_file=/path/reader.cnf``, whose
 ``[client]`` section holds it: the URL can then be written into documents and logs without the
-secret (the file stays readable by its owner only). The account in the URL
-should be the read-only one that ``prepare --engine mysql`` creates (SELECT on the benchmark
-databases only): the server's privilege system is the first and strongest wall.
+secret (the file stays readable by its owner only). Outputs show :func:`public_url` (no
+password, no option file).
+
+The account must be a reader: the server's privilege system is the first and strongest wall, so
+it is checked, not assumed. Every new connection first runs :func:`check_read_only`, which
+reads the account's own privileges (``SHOW GRANTS``, ``SHOW DATABASES``) and raises
+:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` for any account that holds
+more than SELECT on the databases ``prepare`` registered on that server (see
+:mod:`~sqlbench_lmeval.execution.mysql_admin`, the metadata database ``sqlbench_lmeval_meta``):
+any global privilege (FILE, SUPER, SELECT ON *.*, ...), any write or DDL privilege, a grant
+option, a role, a proxy grant, privileges through ``PUBLIC``, access to any other database, or
+the anonymous account. No URL, spelling or flag gets past it.
 
 Driver: PyMySQL - pure Python, no C compiler or client library (libmariadb/libmysqlclient) to
 install, one wheel for every platform and Python, maintained in the PyMySQL organisation and
@@ -56,6 +65,7 @@ from sqlbench_lmeval.execution.deadline import Deadline
 from sqlbench_lmeval.execution.fetch import fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 VERSION = pymysql.VERSION_STRING
 CONNECT_TIMEOUT_S = 10
@@ -118,8 +128,14 @@ def parse_url(url: str) -> ServerAddress:
         password=urllib.parse.unquote(parts.password or ""),
         unix_socket=query.get("unix_socket", [None])[0],
         database=database,
-        option_file=query.get("read_default_file", [None])[0],
+        option_file=_expand(query.get("read_default_file", [None])[0]),
     )
+
+
+def _expand(path: str | None) -> str | None:
+    import os
+
+    return os.path.expanduser(path) if path else path
 
 
 def database_url(server_url: str, database: str) -> str:
@@ -130,12 +146,39 @@ def database_url(server_url: str, database: str) -> str:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for messages and manifests."""
+    """``url`` with ``***`` for its password, for messages and manifests."""
     parts = urllib.parse.urlsplit(url)
     if parts.password is None:
         return url
-    netloc = parts.netloc.replace(":" + parts.password + "@", ":***@", 1)
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    user = parts.username or ""
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{_host_port(parts)}"))
+
+
+def public_url(url: str) -> str:
+    """``url`` as outputs show it: no password and no option file (a path of one machine that
+    holds a secret), so every machine that evaluates on the same server writes the same text."""
+    parts = urllib.parse.urlsplit(url)
+    user = f"{parts.username}@" if parts.username else ""
+    query = [
+        (key, value)
+        for key, value in urllib.parse.parse_qsl(parts.query)
+        if key != "read_default_file"
+    ]
+    return urllib.parse.urlunsplit(
+        parts._replace(netloc=user + _host_port(parts), query=urllib.parse.urlencode(query))
+    )
+
+
+def _host_port(parts: urllib.parse.SplitResult) -> str:
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return host + (f":{parts.port}" if parts.port else "")
+
+
+def database_name(url: str) -> str:
+    """The database a URL names (its path), '' when it names none."""
+    return urllib.parse.unquote(urllib.parse.urlsplit(url).path.lstrip("/"))
 
 
 def open_connection(
@@ -194,6 +237,170 @@ def checksum_tables(cursor, database: str) -> dict[str, int | None]:
     return checksums
 
 
+# ---------------------------------------------------------------------------------------------
+# The account's rights: read from the server, never inferred from the URL
+# ---------------------------------------------------------------------------------------------
+
+#: The database ``prepare`` keeps on the server: its identity, the databases it loaded (the only
+#: ones a reader may see) and what every evaluating machine needs about them. Readers may SELECT
+#: it; it is one of the benchmark's databases for the rights check.
+META_DATABASE = "sqlbench_lmeval_meta"
+META_DATABASES_TABLE = "benchmark_databases"
+META_SERVER_TABLE = "server"
+# Visible to every account on MySQL 8 (performance_schema) and everywhere (information_schema);
+# privileges on them still count through SHOW GRANTS.
+SYSTEM_SCHEMAS = frozenset({"information_schema", "performance_schema"})
+READER_ADVICE = (
+    "Model-written SQL runs only under a read-only account: use the reader that `sqlbench-lmeval "
+    "prepare` creates (SELECT on the benchmark's databases only; its URL is printed by prepare "
+    "and kept, with the password in an option file, in that machine's cache)."
+)
+
+_GRANT = re.compile(
+    r"^GRANT (?P<privileges>.+?) ON (?:(?:FUNCTION|PROCEDURE|PACKAGE BODY|PACKAGE|TABLE) )?"
+    r"(?P<target>(?:\*|`(?:[^`]|``)*`)(?:\.(?:\*|`(?:[^`]|``)*`))?) TO (?P<tail>.+)$",
+    re.DOTALL,
+)
+_ROLE_GRANT = re.compile(r"^GRANT (?P<roles>`.+?) TO ", re.DOTALL)
+
+
+def _split_privileges(text: str) -> list[str]:
+    """``SELECT (a, b), INSERT`` -> ``["SELECT", "INSERT"]`` (column lists dropped)."""
+    names, depth, current = [], 0, ""
+    for char in text:
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            names.append(current)
+            current = ""
+        elif depth == 0 and char != ")":
+            current += char
+    names.append(current)
+    return [" ".join(name.split()).upper() for name in names if name.strip()]
+
+
+_TARGET_PART = re.compile(r"\*|`((?:[^`]|``)*)`")
+
+
+def target_database(target: str) -> str:
+    r"""The database of a grant's target: ```db`.`t``` -> ``db``, ``*.*`` -> ``*``; the escapes
+    GRANT writes for its wildcards (``\_``, ``\%``) undone."""
+    quoted = _TARGET_PART.match(target).group(1)
+    if quoted is None:
+        return "*"
+    return quoted.replace("``", "`").replace("\\_", "_").replace("\\%", "%")
+
+
+def extra_privileges(grants: list[str], allowed_databases: set[str] | None) -> list[str]:
+    """What ``SHOW GRANTS`` lines give beyond SELECT on ``allowed_databases`` (lower-case names;
+    None: not known yet, only the kinds of privilege are judged). Fails closed: a line it does
+    not recognise counts as extra. Never returns a line's text (it may hold a password hash)."""
+    extra: list[str] = []
+    for line in grants:
+        if line.startswith(("SET DEFAULT ROLE", "REVOKE")):
+            # A default role needs a role grant, a partial revoke a global grant: both reported.
+            continue
+        if line.startswith("GRANT PROXY ON "):
+            extra.append("PROXY")
+            continue
+        match = _GRANT.match(line)
+        if match is None:
+            role = _ROLE_GRANT.match(line)
+            extra.append(f"role {role.group('roles')}" if role else "an unrecognised grant")
+            continue
+        privileges = _split_privileges(match.group("privileges"))
+        database = target_database(match.group("target"))
+        tail = match.group("tail")
+        through = " (through PUBLIC)" if tail.startswith("PUBLIC") else ""
+        global_level = database == "*"
+        for privilege in privileges:
+            if privilege == "USAGE":
+                continue
+            if privilege == "SELECT" and not global_level:
+                name = database.lower()
+                if allowed_databases is None or name in allowed_databases:
+                    continue
+                extra.append(
+                    f"SELECT on {match.group('target')}{through} (not a benchmark database)"
+                )
+                continue
+            extra.append(f"{privilege} on {match.group('target')}{through}")
+        if "WITH GRANT OPTION" in tail.upper():
+            extra.append(f"GRANT OPTION on {match.group('target')}{through}")
+    return extra
+
+
+def check_read_only(conn: pymysql.Connection) -> None:
+    """Raise :class:`EvaluationUnavailable` unless the connection's account holds SELECT on the
+    benchmark databases registered on this server and nothing else (see the module docstring).
+    Read from the server (``CURRENT_USER()``, ``SHOW GRANTS``, ``SHOW DATABASES``), so the
+    account decides, whatever the URL says."""
+    with conn.cursor() as cursor:
+        cursor.execute("SELECT CURRENT_USER()")
+        account = cursor.fetchone()[0] or ""
+        user, _, host = account.rpartition("@")
+        if not user:
+            raise EvaluationUnavailable(
+                f"logged in as the anonymous account ''@'{host}', not as the account the URL "
+                f"names: the server has an anonymous account for this client's host, which "
+                f"matches before a 'user'@'%' account. {READER_ADVICE} `prepare` creates the "
+                "reader for the hosts of anonymous accounts too; or drop them (DROP USER "
+                f"''@'{host}', as mariadb-secure-installation does)."
+            )
+        cursor.execute("SHOW GRANTS")
+        grants = [row[0] for row in cursor.fetchall()]
+        extra = extra_privileges(grants, None)
+        if not extra:
+            registered = _registered_databases(cursor, account)
+            extra = extra_privileges(grants, registered)
+            cursor.execute("SHOW DATABASES")
+            visible = {row[0].lower() for row in cursor.fetchall()}
+            extra += [
+                f"access to database `{name}` (not a benchmark database)"
+                for name in sorted(visible - registered - SYSTEM_SCHEMAS)
+            ]
+    if extra:
+        raise EvaluationUnavailable(
+            f"the account {_account_text(account)} holds more than SELECT on the benchmark's "
+            f"databases: {'; '.join(dict.fromkeys(extra))}. {READER_ADVICE}"
+        )
+
+
+def _account_text(account: str) -> str:
+    user, _, host = account.rpartition("@")
+    return f"'{user}'@'{host}'"
+
+
+def _registered_databases(cursor, account: str) -> set[str]:
+    """The databases ``prepare`` registered on this server (lower-case), with the metadata one."""
+    try:
+        cursor.execute(
+            f"SELECT database_name FROM {META_DATABASE}.{META_DATABASES_TABLE}"  # noqa: S608
+        )
+    except pymysql.err.Error as error:
+        raise EvaluationUnavailable(
+            f"the server holds no benchmark prepared by `sqlbench-lmeval prepare` that the "
+            f"account {_account_text(account)} may read ({_message(error)}): run `sqlbench-lmeval "
+            "prepare <benchmark> --engine mysql --url <admin URL>` once for this server, then "
+            "evaluate with the reader it creates"
+        ) from None
+    return {row[0].lower() for row in cursor.fetchall()} | {META_DATABASE}
+
+
+def server_identity(cursor) -> str | None:
+    """The identity ``prepare`` recorded on the server itself (a random UUID in
+    ``sqlbench_lmeval_meta.server``), None when the server holds none. Not ``@@hostname`` and
+    port (one server answers under many names and ports, containers share host names),
+    ``@@server_id`` (1 on every default install) or ``@@server_uuid`` (MySQL only): a row that
+    lives in the server's own data names it under every spelling of its URL."""
+    try:
+        cursor.execute(f"SELECT server_id FROM {META_DATABASE}.{META_SERVER_TABLE}")  # noqa: S608
+    except pymysql.err.Error:
+        return None
+    row = cursor.fetchone()
+    return row[0] if row else None
+
+
 _fingerprints: dict[str, str] = {}
 
 
@@ -214,11 +421,12 @@ def database_fingerprint(url: str) -> str:
                     "WHERE table_schema = DATABASE() ORDER BY table_name"
                 )
                 created = [list(row) for row in cursor.fetchall()]
+                # The server by its recorded identity, so every spelling of its URL (and
+                # every machine) keys the same gold; host and port where it has none.
+                server = server_identity(cursor) or [address.host, address.port]
             # The session settings too: they decide the order of tied rows.
             settings = MARIADB_REPRODUCIBLE_TIES
-            text = json.dumps(
-                [address.host, address.port, address.database, checksums, created, settings]
-            )
+            text = json.dumps([server, address.database, checksums, created, settings])
             digest = hashlib.sha256(text.encode()).hexdigest()
             _fingerprints[url] = f"{server_version(conn)} {digest}"
         finally:
@@ -243,6 +451,11 @@ class _Session:
         if self.conn is None or not self.conn.open:
             self.close()
             self.conn = open_connection(self.address, database)
+            try:
+                check_read_only(self.conn)
+            except EvaluationUnavailable:
+                self.close()
+                raise
             self.database = database
             self.applied = None
             self.version = server_version(self.conn)

@@ -1,55 +1,221 @@
 """Administration of a MySQL-protocol server for the ``mysql`` engine (trusted code, admin URL).
 
-The read-only account predictions run under, and table checksums that show a run changed
-nothing. Benchmark-agnostic: callers name the databases.
+Benchmark-agnostic: callers name the benchmark and its databases.
+
+- The metadata database ``sqlbench_lmeval_meta`` (:data:`~sqlbench_lmeval.execution.mysql.
+  META_DATABASE`): the server's identity (a random UUID written once), the databases each
+  benchmark loaded (the only ones a reader may see; the engine's rights check reads them) and one
+  JSON document per prepared benchmark (what an evaluating machine needs: dataset version, gold
+  health, ...). Readers may SELECT it, so any machine evaluates with the reader alone.
+- Read-only accounts: SELECT on the benchmark's databases and the metadata database, nothing
+  else, created for ``'%'`` and for the host of every anonymous account (an anonymous
+  ``''@'localhost'`` matches a client from localhost before ``'reader'@'%'``: the server sorts
+  accounts by how specific their host is, then their user; ``'reader'@'localhost'`` sorts first).
+- Table checksums that show a run changed nothing.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 import urllib.parse
 
+import pymysql
+
 from sqlbench_lmeval.execution.mysql import (
+    META_DATABASE,
+    META_DATABASES_TABLE,
+    META_SERVER_TABLE,
     checksum_tables,
     open_connection,
     parse_url,
     quote_identifier,
+    server_identity,
+    target_database,
 )
 
 READ_ONLY_USER = "sqlbench_reader"
+META_PREPARED_TABLE = "prepared"
+_META = quote_identifier(META_DATABASE)
+
+
+def ensure_metadata(cursor) -> str:
+    """Create the metadata database and its tables if missing; the server's identity (written
+    once, on the first prepare, and never changed)."""
+    cursor.execute(f"CREATE DATABASE IF NOT EXISTS {_META} CHARACTER SET utf8mb4")
+    cursor.execute(
+        f"CREATE TABLE IF NOT EXISTS {_META}.{META_SERVER_TABLE} "
+        "(server_id CHAR(36) NOT NULL PRIMARY KEY, created_at DATETIME NOT NULL)"
+    )
+    cursor.execute(
+        f"CREATE TABLE IF NOT EXISTS {_META}.{META_DATABASES_TABLE} "
+        "(database_name VARCHAR(64) NOT NULL PRIMARY KEY, benchmark VARCHAR(64) NOT NULL)"
+    )
+    cursor.execute(
+        f"CREATE TABLE IF NOT EXISTS {_META}.{META_PREPARED_TABLE} (benchmark VARCHAR(64) NOT "
+        "NULL PRIMARY KEY, document LONGTEXT NOT NULL, prepared_at DATETIME NOT NULL)"
+    )
+    if server_identity(cursor) is None:
+        cursor.execute(
+            f"INSERT INTO {_META}.{META_SERVER_TABLE} SELECT UUID(), UTC_TIMESTAMP() FROM DUAL "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {_META}.{META_SERVER_TABLE})"
+        )
+    return server_identity(cursor)
+
+
+def register_databases(cursor, benchmark: str, databases: list[str]) -> None:
+    """Record ``databases`` as ``benchmark``'s (replacing its earlier list)."""
+    cursor.execute(f"DELETE FROM {_META}.{META_DATABASES_TABLE} WHERE benchmark = %s", (benchmark,))
+    cursor.executemany(
+        f"REPLACE INTO {_META}.{META_DATABASES_TABLE} (database_name, benchmark) VALUES (%s, %s)",
+        [(name.lower(), benchmark) for name in databases],
+    )
+
+
+def read_document(cursor, benchmark: str) -> dict | None:
+    """The document ``prepare`` stored for ``benchmark``, None when there is none (or no
+    metadata database); any account that may read the metadata database may call this."""
+    try:
+        cursor.execute(
+            f"SELECT document FROM {_META}.{META_PREPARED_TABLE} WHERE benchmark = %s",
+            (benchmark,),
+        )
+    except pymysql.err.ProgrammingError:  # no metadata database or table
+        return None
+    row = cursor.fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def store_document(cursor, benchmark: str, document: dict) -> None:
+    """Mark ``benchmark`` prepared: the last step of a successful prepare."""
+    cursor.execute(
+        f"REPLACE INTO {_META}.{META_PREPARED_TABLE} (benchmark, document, prepared_at) "
+        "VALUES (%s, %s, UTC_TIMESTAMP())",
+        (benchmark, json.dumps(document, ensure_ascii=False)),
+    )
+
+
+def forget_document(cursor, benchmark: str) -> None:
+    """``benchmark`` is no longer prepared (a reload is under way; it may stop half-way)."""
+    cursor.execute(f"DELETE FROM {_META}.{META_PREPARED_TABLE} WHERE benchmark = %s", (benchmark,))
+
+
+# -- accounts ----------------------------------------------------------------------------------
+
+
+def anonymous_hosts(cursor) -> list[str]:
+    """Hosts of the server's anonymous accounts (``''@'localhost'``, ... as
+    ``mariadb-install-db`` creates them without ``--skip-test-db`` cleanup)."""
+    cursor.execute("SELECT host FROM mysql.user WHERE user = '' ORDER BY host")
+    return [row[0] for row in cursor.fetchall()]
+
+
+def account_hosts(cursor, user: str) -> list[str]:
+    """Hosts for which an account named ``user`` exists."""
+    cursor.execute("SELECT host FROM mysql.user WHERE user = %s ORDER BY host", (user,))
+    return [row[0] for row in cursor.fetchall()]
+
+
+def public_grants(cursor) -> list[str]:
+    """What MariaDB 10.11+ grants to ``PUBLIC`` (every account); empty on servers without it."""
+    try:
+        cursor.execute("SHOW GRANTS FOR PUBLIC")
+    except pymysql.err.Error:
+        return []
+    return [row[0] for row in cursor.fetchall() if " ON " in row[0]]
+
+
+def reader_hosts(cursor) -> list[str]:
+    """Where the reader must exist: ``'%'`` and the host of every anonymous account (see the
+    module docstring)."""
+    return sorted({"%", *anonymous_hosts(cursor)})
+
+
+def new_password() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def create_account(cursor, user: str, host: str, password: str) -> None:
+    cursor.execute("CREATE USER %s@%s IDENTIFIED BY %s", (user, host, password))
+
+
+def set_password(cursor, user: str, host: str, password: str) -> None:
+    cursor.execute("ALTER USER %s@%s IDENTIFIED BY %s", (user, host, password))
+
+
+def copy_account(cursor, user: str, model_host: str, host: str) -> None:
+    """Create ``user``@``host`` with the credentials ``user``@``model_host`` has (its stored
+    hash, from ``SHOW CREATE USER``), so adding a host never changes the password."""
+    cursor.execute("SHOW CREATE USER %s@%s", (user, model_host))
+    statement = cursor.fetchone()[0]
+    account = re.match(r"CREATE USER (`(?:[^`]|``)*`@`(?:[^`]|``)*`)", statement)
+    if account is None:
+        raise RuntimeError(f"cannot read the definition of {user!r}@{model_host!r}")
+    target = f"{quote_identifier(user)}@{quote_identifier(host)}"
+    cursor.execute(statement.replace(account.group(1), target, 1))
+
+
+def grant_name(database: str) -> str:
+    """``database`` quoted for GRANT, its wildcards ``_`` and ``%`` escaped: a grant on
+    ``a_b`` must not also cover ``aXb``."""
+    return quote_identifier(database.replace("_", "\\_").replace("%", "\\%"))
+
+
+def grant_select(cursor, user: str, host: str, databases: list[str]) -> list[str]:
+    """SELECT on each of ``databases`` and the metadata database that ``user``@``host`` lacks
+    (nothing is written when it holds them all); the databases granted now."""
+    cursor.execute("SHOW GRANTS FOR %s@%s", (user, host))
+    held = set()
+    for (line,) in cursor.fetchall():
+        match = re.match(r"GRANT SELECT ON (\S+)\.\* TO ", line)
+        if match:
+            held.add(target_database(match.group(1)).lower())
+    granted = []
+    for database in [*databases, META_DATABASE]:
+        if database.lower() not in held:
+            cursor.execute(f"GRANT SELECT ON {grant_name(database)}.* TO %s@%s", (user, host))
+            granted.append(database)
+    return granted
 
 
 def create_read_only_account(
-    admin_url: str, databases: list[str], user: str = READ_ONLY_USER, host: str = "%"
+    admin_url: str,
+    databases: list[str],
+    user: str = READ_ONLY_USER,
+    host: str = "%",
+    benchmark: str | None = None,
 ) -> str:
-    """(Re)create ``user``@``host`` with SELECT on ``databases`` only; returns its URL.
+    """(Re)create ``user``@``host`` with SELECT on ``databases`` (registered as ``benchmark``'s,
+    default ``user``) and the metadata database only; returns its URL.
 
     The password is new each time (random, URL-safe); the returned URL is the admin URL with
     this account in place of the admin's.
     """
-    password = secrets.token_urlsafe(18)
+    password = new_password()
     conn = open_connection(parse_url(admin_url))
     try:
         with conn.cursor() as cursor:
+            ensure_metadata(cursor)
+            register_databases(cursor, benchmark or user, databases)
             cursor.execute("DROP USER IF EXISTS %s@%s", (user, host))
-            cursor.execute("CREATE USER %s@%s IDENTIFIED BY %s", (user, host, password))
-            for database in databases:
-                cursor.execute(
-                    f"GRANT SELECT ON {quote_identifier(database)}.* TO %s@%s", (user, host)
-                )
+            create_account(cursor, user, host, password)
+            grant_select(cursor, user, host, databases)
     finally:
         conn.close()
     return with_account(admin_url, user, password)
 
 
 def with_account(url: str, user: str, password: str) -> str:
-    """``url`` with another user and password."""
+    """``url`` with another user and password (no password: ``user@host``)."""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
     port = f":{parts.port}" if parts.port else ""
-    credentials = f"{urllib.parse.quote(user, safe='')}:{urllib.parse.quote(password, safe='')}"
+    credentials = urllib.parse.quote(user, safe="")
+    if password:
+        credentials += ":" + urllib.parse.quote(password, safe="")
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{credentials}@{host}{port}"))
 
 

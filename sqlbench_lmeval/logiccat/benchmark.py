@@ -37,9 +37,9 @@ def load_items(
     """All 4,036 LogicCat items, building the bundle first if it is not in the cache.
 
     ``dialect`` is the sqlglot dialect answers are asked in (default: the engine's).
-    ``engine`` ``mysql`` runs them on the server ``prepare logiccat --engine mysql`` loaded
-    (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else its read-only account; see
-    ``logiccat.server``); default ``sqlite``.
+    ``engine`` ``mysql`` runs them on a server ``prepare logiccat --engine mysql`` loaded,
+    under a read-only account (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else the reader
+    of the server this cache prepared; see ``logiccat.server``); default ``sqlite``.
     """
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
@@ -113,13 +113,15 @@ def check_engine(engine: str | None) -> str:
     return name
 
 
-def dataset_version(cache_dir=None, source=None, engine: str | None = None, **_options) -> str:
+def dataset_version(
+    cache_dir=None, source=None, engine: str | None = None, url: str | None = None, **_options
+) -> str:
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import read_manifest
+        from sqlbench_lmeval.logiccat.server import server_run
 
-        return read_manifest(cache_dir)["dataset_version"]
+        return server_run(url, cache_dir).document["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
 

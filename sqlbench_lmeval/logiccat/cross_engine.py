@@ -123,18 +123,18 @@ def fidelity_command(
     output=None,
 ) -> EngineComparison:
     """``sqlbench-lmeval fidelity logiccat``: the bundle of this cache against its prepared
-    server (``url`` or its read-only account), with ``reference`` (default
+    server (a read-only account: ``url``, else this cache's reader), with ``reference`` (default
     ``$SQLBENCH_LMEVAL_MARIADB_REFERENCE``) when given; ``output`` gets the item-by-item
     listing as JSONL."""
     import json
     import os
 
     from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-    from sqlbench_lmeval.logiccat.server import read_manifest, require_driver, run_url
+    from sqlbench_lmeval.logiccat.server import require_driver, server_run
 
     require_driver()
     bundle = ensure_bundle(source=source, cache_dir=cache_dir, progress=False)
-    server_url = run_url(url, read_manifest(cache_dir))
+    server_url = server_run(url, cache_dir).url
     reference = reference or os.environ.get(fidelity.REFERENCE_ENV)
     loaded = fidelity.load_reference(reference) if reference else None
     comparison = compare_engines(bundle, server_url, loaded, workers=workers)

@@ -48,9 +48,11 @@ def load_dataset(
     passes the task metadata and ``--metadata`` here too: ``cache_dir`` and ``source`` are
     honoured (see ``logiccat.bundle.ensure_bundle``), and ``dialect``, the sqlglot dialect the
     answer is asked in (default: the engine's; e.g. ``mysql``), ``engine`` (``sqlite``, default,
-    or ``mysql``: the server ``prepare logiccat --engine mysql`` loaded, at ``url`` or
-    ``$SQLBENCH_LMEVAL_MYSQL_URL``; its prompts show the upstream MySQL DDL); anything else is
-    ignored.
+    or ``mysql``: a server ``prepare logiccat --engine mysql`` loaded, under the read-only
+    account ``url`` or ``$SQLBENCH_LMEVAL_MYSQL_URL`` names, else this cache's reader; its
+    prompts show the upstream MySQL DDL); anything else is ignored. An account with more than
+    SELECT, a server that cannot be reached or holds no prepared LogicCat raise
+    ``EvaluationUnavailable`` here, before any document exists.
     """
     import datasets
 
@@ -69,11 +71,12 @@ def load_dataset(
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import read_manifest
+        from sqlbench_lmeval.logiccat.server import server_run
 
-        manifest = read_manifest(cache_dir)
-        version = manifest["dataset_version"]
-        schemas = {db_id: data["schema"] for db_id, data in manifest["databases"].items()}
+        # What prepare stored on the server (any machine reads it with the reader alone).
+        document = server_run(url, cache_dir).document
+        version = document["dataset_version"]
+        schemas = {db_id: data["schema"] for db_id, data in document["databases"].items()}
     docs = []
     for item in items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir):
         if subset == "mini" and item.id not in MINI_SET_IDS:

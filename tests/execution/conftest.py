@@ -3,7 +3,8 @@
 ``tiny_sqlite``/``tiny_duckdb``: table ``t(a INTEGER, b TEXT, c REAL)`` with 100 rows, built
 once per session. ``mysql_attack_server``: the same table in a database of the MySQL-protocol
 server of ``mysql_admin_url`` (tests/conftest.py), a secret database beside it and a read-only
-account that may SELECT from the first only; skipped, with the reason, when there is no server.
+account that may SELECT from the first only (and the metadata database, where the first is
+registered as a benchmark database: the engine refuses any other account); skipped, with the reason, when there is no server.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
 clock) placed on sys.path, so the worker processes can import it.
 """
@@ -162,4 +163,7 @@ def mysql_attack_server(mysql_admin_url):
         for name in (attacked, secret):
             cursor.execute(f"DROP DATABASE IF EXISTS {quote_identifier(name)}")
         cursor.execute("DROP USER IF EXISTS %s@'%%'", (reader,))
+        cursor.execute(
+            "DELETE FROM sqlbench_lmeval_meta.benchmark_databases WHERE benchmark = %s", (reader,)
+        )
     conn.close()

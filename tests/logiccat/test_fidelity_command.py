@@ -17,7 +17,7 @@ from conftest import logiccat_source
 pytest.importorskip("pymysql")
 
 from sqlbench_lmeval.cli import main  # noqa: E402
-from sqlbench_lmeval.logiccat import cross_engine, fidelity, server  # noqa: E402
+from sqlbench_lmeval.logiccat import cross_engine, fidelity  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 
@@ -27,12 +27,11 @@ SERVER_RAN = {"ok", "empty", "all_null"}
 
 
 @pytest.fixture(scope="module")
-def listing(mysql_admin_url, logiccat_cache, tmp_path_factory):
+def listing(mysql_prepared, logiccat_cache, tmp_path_factory):
     reference = logiccat_source() / "reference" / "mariadb-10.11-gold-results.json"
     if not reference.is_file():
         pytest.skip(f"no MariaDB reference at {reference}")
     cache = ["--cache-dir", str(logiccat_cache)]
-    assert main(["prepare", "logiccat", "--engine", "mysql", "--url", mysql_admin_url, *cache]) == 0
     output = tmp_path_factory.mktemp("fidelity") / "fidelity.jsonl"
     code = main(["fidelity", "logiccat", "--reference", str(reference), "-o", str(output), *cache])
     assert code == 0
@@ -42,7 +41,7 @@ def listing(mysql_admin_url, logiccat_cache, tmp_path_factory):
         "lines": {line["id"]: line for line in lines},
         "records": {r["idx"]: r for r in records},
         "reference": json.loads(reference.read_text("utf-8"))["results"],
-        "manifest": server.read_manifest(logiccat_cache),
+        "manifest": mysql_prepared.document,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import stat
 
@@ -16,7 +17,6 @@ from conftest import logiccat_source
 
 pytest.importorskip("pymysql")
 
-from sqlbench_lmeval.cli import main  # noqa: E402
 from sqlbench_lmeval.execution import Job, Limits, Status, execute  # noqa: E402
 from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
 from sqlbench_lmeval.logiccat import fidelity, gold, server  # noqa: E402
@@ -38,31 +38,19 @@ CLOCK_RANDOM_FREE_AGREEMENT = 0.98
 
 
 @pytest.fixture(scope="module")
-def prepared(mysql_admin_url, tmp_path_factory):
-    cache = tmp_path_factory.mktemp("mysql-cache")
-    source = logiccat_source()
-    code = main(
-        [
-            "prepare",
-            "logiccat",
-            "--engine",
-            "mysql",
-            "--url",
-            mysql_admin_url,
-            "--source",
-            str(source),
-            "--cache-dir",
-            str(cache),
-        ]
-    )
-    assert code == 0
-    path = server.manifest_dir(cache) / server.MANIFEST_NAME
-    manifest = json.loads(path.read_text("utf-8"))
-    return {"path": path, "manifest": manifest, "source": source, "cache": cache}
+def prepared(mysql_prepared):
+    """The session's prepared server (tests/conftest.py: one real prepare per session)."""
+    return {
+        "path": server.manifest_dir(mysql_prepared.cache) / server.MANIFEST_NAME,
+        "manifest": mysql_prepared.manifest,
+        "document": mysql_prepared.document,
+        "source": logiccat_source(),
+        "cache": mysql_prepared.cache,
+    }
 
 
 def test_every_database_loaded_with_the_dump_row_counts(prepared):
-    manifest, root = prepared["manifest"], prepared["source"]
+    manifest, root = prepared["document"], prepared["source"]
     source = source_module.locate(root)
     records = json.loads((root / "records-4036.json").read_text("utf-8"))
     assert sorted(manifest["databases"]) == sorted({r["db_id"] for r in records})
@@ -78,12 +66,16 @@ def test_every_database_loaded_with_the_dump_row_counts(prepared):
 
 
 def test_manifest_names_the_server_and_hides_passwords(prepared, mysql_admin_url):
-    manifest = prepared["manifest"]
-    assert re.fullmatch(r"(MariaDB|MySQL) \d+\.\d+\.\d+", manifest["server_version"])
-    assert manifest["engine"] == "mysql"
-    assert "mysql" in manifest["dataset_version"]
-    assert parse_url(mysql_admin_url).password not in manifest["server"]
-    assert stat.S_IMODE(prepared["path"].stat().st_mode) == 0o600  # holds the reader's password
+    manifest, document = prepared["manifest"], prepared["document"]
+    for record in (manifest, document):
+        assert re.fullmatch(r"(MariaDB|MySQL) \d+\.\d+\.\d+", record["server_version"])
+        assert record["engine"] == "mysql"
+        assert "mysql" in record["dataset_version"]
+    assert parse_url(mysql_admin_url).password not in json.dumps(manifest)
+    assert parse_url(mysql_admin_url).password not in json.dumps(document)
+    assert stat.S_IMODE(prepared["path"].stat().st_mode) == 0o600
+    option_file = parse_url(manifest["reader_url"]).option_file
+    assert stat.S_IMODE(os.stat(option_file).st_mode) == 0o600  # the reader's password
 
 
 def test_reader_account_has_select_on_the_logiccat_databases_only(prepared):
@@ -95,11 +87,13 @@ def test_reader_account_has_select_on_the_logiccat_databases_only(prepared):
             grants = [row[0] for row in cursor.fetchall()]
     finally:
         conn.close()
-    # One USAGE line (login only) plus one SELECT line per database, nothing else.
+    # One USAGE line (login only) plus one SELECT line per database and one for the metadata
+    # database, nothing else.
     assert sum("GRANT USAGE ON *.*" in g for g in grants) == 1
     table_grants = [g for g in grants if "GRANT USAGE" not in g]
-    assert len(table_grants) == 44
+    assert len(table_grants) == 44 + 1
     assert all(g.startswith("GRANT SELECT ON `") for g in table_grants)
+    assert sum("`sqlbench\\_lmeval\\_meta`.*" in g for g in table_grants) == 1
 
 
 def test_frozen_clock_is_sqlite_frozen_instant(prepared):
@@ -167,7 +161,7 @@ def test_gold_runs_on_the_server_are_reproducible(prepared):
     calls_rand = {r["idx"] for r in records if re.search(r"\bRAND\s*\(", r["query"], re.I)}
     assert differ <= calls_rand
     # prepare ran gold twice too: what it found unstable is RAND() gold only.
-    assert set(prepared["manifest"]["unstable_order"]) <= calls_rand
+    assert set(prepared["document"]["unstable_order"]) <= calls_rand
 
 
 def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(

@@ -40,21 +40,3 @@ def test_unknown_engine_lists_the_choices():
     assert check_engine(" MySQL ") == "mysql"
     with pytest.raises(UserError, match="sqlite, mysql"):
         check_engine("oracle")
-
-
-@pytest.mark.parametrize(
-    ("given", "expected"),
-    [
-        # None: the prepared server's read-only account.
-        (None, "mysql://logiccat_reader:pw@127.0.0.1:3306"),
-        # The same server under another account (e.g. the admin one): still the reader.
-        ("mysql://root:secret@127.0.0.1:3306", "mysql://logiccat_reader:pw@127.0.0.1:3306"),
-        # Another server: as given.
-        ("mysql://u:p@db.example:3307", "mysql://u:p@db.example:3307"),
-    ],
-)
-def test_run_url(monkeypatch, given, expected):
-    pytest.importorskip("pymysql")
-    monkeypatch.delenv(server.URL_ENV, raising=False)
-    manifest = {"reader_url": "mysql://logiccat_reader:pw@127.0.0.1:3306"}
-    assert server.run_url(given, manifest) == expected

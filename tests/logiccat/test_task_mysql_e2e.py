@@ -14,13 +14,10 @@ import dataclasses
 import json
 
 import pytest
-from conftest import logiccat_source
 from support import logiccat_answers as answers
 
 pytest.importorskip("pymysql")
 
-from sqlbench_lmeval.cli import main  # noqa: E402
-from sqlbench_lmeval.logiccat import server  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import load_bundle  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
@@ -30,14 +27,9 @@ ON_THE_SERVER = ("--metadata", json.dumps({"engine": "mysql"}))
 
 
 @pytest.fixture(scope="module")
-def server_records(mysql_admin_url, logiccat_cache):
+def server_records(mysql_prepared, logiccat_cache):
     """The bundle's records with the gold health judged on the server (prepared in this cache)."""
-    code = main(
-        ["prepare", "logiccat", "--engine", "mysql", "--url", mysql_admin_url]
-        + ["--source", str(logiccat_source()), "--cache-dir", str(logiccat_cache)]
-    )
-    assert code == 0
-    statuses = server.read_manifest(logiccat_cache)["gold_status"]
+    statuses = mysql_prepared.document["gold_status"]
     return [
         dataclasses.replace(record, gold_status=statuses[str(record.id)])
         for record in load_bundle(logiccat_cache).records

@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import logiccat_source
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report import read_runs, write_report
@@ -108,32 +107,13 @@ ANSWERS = {
 @pytest.mark.mysql
 @pytest.mark.slow
 def test_sqlite_and_mariadb_runs_list_the_items_whose_verdict_differs(
-    mysql_admin_url, logiccat_cache, tmp_path
+    mysql_prepared, logiccat_cache, tmp_path
 ):
     pytest.importorskip("pymysql")
-    from sqlbench_lmeval.cli import main
-    from sqlbench_lmeval.logiccat import server
     from sqlbench_lmeval.logiccat.bundle import load_bundle
 
-    assert (
-        main(
-            [
-                "prepare",
-                "logiccat",
-                "--engine",
-                "mysql",
-                "--url",
-                mysql_admin_url,
-                "--source",
-                str(logiccat_source()),
-                "--cache-dir",
-                str(logiccat_cache),
-            ]
-        )
-        == 0
-    )
+    server_gold = mysql_prepared.document["gold_status"]
     records = {r.id: r for r in load_bundle(logiccat_cache).records}
-    server_gold = server.read_manifest(logiccat_cache)["gold_status"]
     for item_id in ANSWERS:  # preconditions of the reasoning above
         assert records[item_id].gold_status == "ok" == server_gold[str(item_id)], item_id
         assert not records[item_id].flags, item_id
