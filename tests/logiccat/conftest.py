@@ -43,6 +43,13 @@ def fixture_source() -> source.Source:
 
 
 @pytest.fixture(scope="session")
+def source_from():
+    """:func:`source_of`: a LogicCat-shaped folder (e.g. an edited copy of the fixture) as a
+    verified :class:`Source` with its own checksum table."""
+    return source_of
+
+
+@pytest.fixture(scope="session")
 def fixture_bundle(fixture_source, tmp_path_factory) -> bundle.Bundle:
     cache = tmp_path_factory.mktemp("logiccat-fixture-cache")
     return bundle.build_bundle(fixture_source, cache, progress=False, workers=0)
