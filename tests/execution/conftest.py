@@ -4,7 +4,8 @@
 once per session. ``mysql_attack_server``: the same table in a database of the MySQL-protocol
 server of ``mysql_admin_url`` (tests/conftest.py), a secret database beside it and a read-only
 account that may SELECT from the first only (and the metadata database, where the first is
-registered as a benchmark database: the engine refuses any other account); skipped, with the reason, when there is no server.
+registered as a benchmark database: the engine refuses any other account); skipped, with the
+reason, when there is no server.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
 clock) placed on sys.path, so the worker processes can import it.
 """

@@ -145,8 +145,10 @@ def run_lm_eval(
     workdir: str | os.PathLike | None = None,
     env: Mapping[str, str] | None = None,
     lm_eval: Sequence[str] | None = None,
+    console: list[str] | None = None,
 ) -> tuple[dict, dict[str, list[dict]]]:
-    """Run ``lm_eval`` on ``tasks`` against a scripted model; see the module docstring."""
+    """Run ``lm_eval`` on ``tasks`` against a scripted model; see the module docstring.
+    ``console``, when given, receives the run's stdout and stderr."""
     workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="lm_eval_"))
     output_dir = workdir / "lm_eval_output"
     task_arg = tasks if isinstance(tasks, str) else ",".join(tasks)
@@ -166,6 +168,8 @@ def run_lm_eval(
         ]
         done = run_offline(command, workdir, env)
         errors = list(server.errors)
+    if console is not None:
+        console += [done.stdout, done.stderr]
     if done.returncode != 0 or errors:
         output = (done.stdout + done.stderr)[-_TAIL_CHARS:]
         raise AssertionError(
