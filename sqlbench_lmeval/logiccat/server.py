@@ -520,6 +520,8 @@ def write_option_file(url: str, path: Path) -> str:
     from sqlbench_lmeval.execution.mysql_admin import with_account
 
     address = parse_url(url)
+    if any(char in value for value in (address.user, address.password) for char in "\r\n"):
+        raise UserError("a MySQL user name or password must not contain a line break")
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
@@ -535,18 +537,18 @@ def write_option_file(url: str, path: Path) -> str:
 
 
 def read_option_password(path: Path) -> str | None:
-    """The password a MySQL option file's ``[client]`` section holds (None if none)."""
+    """The password a MySQL option file's ``[client]`` section holds (None if none), read by
+    the parser PyMySQL itself reads it with."""
     import configparser
 
-    parser = configparser.RawConfigParser(strict=False, allow_no_value=True)
+    from pymysql.optionfile import Parser
+
+    parser = Parser()
     try:
         parser.read(path, encoding="utf-8")
-        value = parser.get("client", "password")
+        return parser.get("client", "password")
     except (configparser.Error, OSError):
         return None
-    if value and len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-        value = value[1:-1]
-    return value
 
 
 def _cached_reader_password(folder: Path, admin_url: str) -> str | None:
@@ -612,13 +614,23 @@ def prepare_command(
     if not url:
         raise UserError(f"--engine mysql needs --url mysql://admin:pass@host:port or ${URL_ENV}")
     resolved = source_module.resolve_source(source, cache_root(cache_dir))
-    return prepare_server(
-        url,
-        resolved,
-        manifest_dir=manifest_dir(cache_dir),
-        reload=reload,
-        rotate_reader=rotate_reader,
-    )
+    import pymysql
+
+    from sqlbench_lmeval.execution.mysql import redact
+
+    try:
+        return prepare_server(
+            url,
+            resolved,
+            manifest_dir=manifest_dir(cache_dir),
+            reload=reload,
+            rotate_reader=rotate_reader,
+        )
+    except pymysql.err.Error as error:
+        raise UserError(
+            f"prepare on {redact(url)} failed: {error}. prepare needs a reachable server and an "
+            "admin account (CREATE/DROP DATABASE, CREATE USER, GRANT OPTION, SELECT on mysql.*)"
+        ) from None
 
 
 def manifest_dir(cache_dir=None) -> Path:
