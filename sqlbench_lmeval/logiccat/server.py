@@ -693,7 +693,7 @@ def _connect_run(url: str, cache_dir, local: dict | None) -> ServerRun:
     shown = public_url(url)
     try:
         conn = open_connection(address)
-    except pymysql.err.OperationalError as error:
+    except pymysql.err.Error as error:
         code = error.args[0] if error.args else None
         if code == 1045:
             raise EvaluationUnavailable(
