@@ -8,6 +8,11 @@ the execution status and error, and the gold status next to the metrics.
 
 Documents carry the fields of :meth:`scoring.Item.to_doc`, so the filter scores exactly the
 items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
+
+A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
+cannot be reached, a database is missing, ...) is raised out of the filter: lm-eval 0.4.13 does
+not catch it, so the run ends with that message and writes no results file, instead of scoring
+every document 0.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.retry_envelope import score_with_retries
@@ -60,8 +66,9 @@ class ExecuteAndScore(Filter):
         self.module = benchmark_module(benchmark)
 
     def apply(self, resps, docs):
-        """One score dict per document, in order; never raises (a run of hours must end in
-        scores): a document or batch that cannot be scored is scored 0 with the reason."""
+        """One score dict per document, in order. A document or batch that cannot be scored is
+        scored 0 with the reason (a run of hours must end in scores); only a failure of the
+        evaluation itself raises (:class:`EvaluationUnavailable`), as no score may hide it."""
         docs, resps = list(docs), list(resps)
         items: list[Item | None] = []
         scores: list[dict | None] = []
@@ -78,6 +85,8 @@ class ExecuteAndScore(Filter):
                 [items[i] for i in scorable],
                 [resps[i] if i < len(resps) else None for i in scorable],
             )
+        except EvaluationUnavailable:
+            raise
         except Exception as error:
             failure = Failure.at("score", error)
             scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]
