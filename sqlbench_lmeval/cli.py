@@ -458,8 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(
             f"sqlbench-lmeval {args.command}: the evaluation cannot run: {error}\n"
-            "Stopped: nothing was scored and no output file was written. This is a failure of "
-            "the evaluation's set-up, not of the model; fix it and run the command again.",
+            "Stopped; no output file was written. This is a failure of the evaluation's set-up, "
+            "not of the model: fix it and run the command again.",
             file=sys.stderr,
         )
         return EXIT_UNAVAILABLE

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import sqlite3
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -253,6 +254,13 @@ def execute(
                 gone_since = None  # it was there a moment ago: the window starts now
             if gone_since is None:
                 gone_since = now
+                # An event worth a line: the run goes on, but an operator should know.
+                print(
+                    f"sqlbench-lmeval: {lost}; waiting up to {RECONNECT_WINDOW_S:g} s for the "
+                    "server, then the query runs again",
+                    file=sys.stderr,
+                    flush=True,
+                )
             elif now - gone_since >= RECONNECT_WINDOW_S:
                 raise EvaluationUnavailable(
                     f"{lost}; the server did not come back within {RECONNECT_WINDOW_S:g} s"
