@@ -67,11 +67,29 @@ def test_workers_that_cannot_start_stop_score_and_gold(tpcds_cache, tmp_path, ca
     assert_commands_stop(tpcds_cache, tmp_path, capsys, "SQL worker processes fail to start")
 
 
-def test_the_filter_raises_instead_of_scoring(damaged_cache, monkeypatch):
+def test_the_filter_raises_and_keeps_the_answers_for_later(
+    damaged_cache, tpcds_cache, tmp_path, monkeypatch
+):
     monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(damaged_cache))
     docs = [item.to_doc() for item in load_items(cache_dir=damaged_cache, scale_factor=SF)[:3]]
-    with pytest.raises(EvaluationUnavailable, match="cannot open the duckdb database"):
-        ExecuteAndScore("tpcds").apply([[ANSWER]] * len(docs), docs)
+    answers = [[f"```sql\nSELECT {n}\n```"] for n in range(len(docs))]
+    with pytest.raises(EvaluationUnavailable, match="cannot open the duckdb database") as raised:
+        ExecuteAndScore("tpcds").apply(answers, docs)
+    (saved,) = (damaged_cache / "unscored").glob("tpcds-*.jsonl")
+    assert f"saved in {saved}" in str(raised.value)
+    lines = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert lines == [
+        {"id": d["id"], "prediction": a[0]} for d, a in zip(docs, answers, strict=True)
+    ]
+    # The cause fixed (the database file back), the saved answers score as usual.
+    shutil.copyfile(database_dir(tpcds_cache, SF) / "tpcds.duckdb", docs[0]["db_path"])
+    output = tmp_path / "later.json"
+    later = ["score", "tpcds", str(saved), "--cache-dir", str(damaged_cache), "--no-progress"]
+    assert main([*later, "--scale-factor", str(SF), "--output", str(output)]) == 0
+    scored = json.loads(output.read_text())
+    assert [i["status"] for i in scored["items"] if i["id"] in {d["id"] for d in docs}] == [
+        "ok"
+    ] * len(docs)
 
 
 @pytest.mark.slow  # lm_eval indexes its ~15k task configs at start-up
