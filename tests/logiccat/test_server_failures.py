@@ -22,14 +22,15 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import logiccat_source
-from support.lm_eval_run import lm_eval_command, model_args, run_offline
+from support.lm_eval_run import run_lm_eval_failing
 from support.logiccat_answers import WRONG_SQL, write_jsonl
-from support.openai_server import ScriptedOpenAIServer
 from support.restartable_server import restartable_or_skip
 
 pytest.importorskip("pymysql")
@@ -45,7 +46,7 @@ from sqlbench_lmeval.logiccat import source as source_module  # noqa: E402
 from sqlbench_lmeval.logiccat.benchmark import load_items  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import bundle_dir  # noqa: E402
 from sqlbench_lmeval.paths import gold_cache_dir  # noqa: E402
-from sqlbench_lmeval.scoring import score_answers, score_items  # noqa: E402
+from sqlbench_lmeval.scoring import score_items  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 
@@ -53,7 +54,8 @@ pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 # (item 1440) takes 5-16 s on MariaDB 10.11; every other one under 1 s.
 LIMITS = Limits(timeout_s=60)
 SLOW_GOLD = {1440}
-RESTART_AT = 2000  # the server is killed when the run asks for this answer
+RESTART_AT = 2000  # the server is killed while the answer of this item runs
+RESTART_MARKER = "SELECT SLEEP(2) AS restart_here"
 UNAVAILABLE = 3  # exit code of a command stopped because the evaluation cannot run
 DROPPED = "AirCraft"
 
@@ -102,31 +104,53 @@ def scoring_options(cache: Path) -> dict:
     }
 
 
+def restart_when_running(server, marker: str, done: threading.Event, errors: list) -> None:
+    """Kill the server (SIGKILL) the moment a query ``marker`` runs on it, start it again on
+    the same datadir and port, and set ``done``."""
+    try:
+        conn = admin(server)
+        with conn.cursor() as cursor:
+            while True:
+                cursor.execute(
+                    "SELECT COUNT(*) FROM information_schema.processlist WHERE info = %s", (marker,)
+                )
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.02)
+        conn.close()
+        server.kill()
+        server.start()
+    except Exception as error:  # reported by the test
+        errors.append(error)
+    finally:
+        done.set()
+
+
 def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, items, capfd):
     assert len(items) == 4036
+    # The answer to the item in the middle of the run is the signal to kill the server: that
+    # query is then certainly running (and with it the queries of the other worker).
     outputs = [prediction(item) for item in items]
+    outputs[RESTART_AT] = f"```sql\n{RESTART_MARKER}\n```"
     undisturbed = score_items(items, outputs, **scoring_options(cache))
     first_pid = server.pid()
 
-    def answers_killing_the_server():
-        # Answers are made lazily, while the SQL of earlier ones runs: by the time this one is
-        # asked for, ~1,700 or more have been answered and the workers hold queries in flight.
-        for index, output in enumerate(outputs):
-            if index == RESTART_AT:
-                server.kill()
-                server.start()
-            yield index, output, None
-
+    done, errors = threading.Event(), []
+    restarter = threading.Thread(
+        target=restart_when_running, args=(server, RESTART_MARKER, done, errors), daemon=True
+    )
     capfd.readouterr()
-    disturbed = score_answers(
-        items, answers_killing_the_server(), expected=len(items), **scoring_options(cache)
-    ).scores
+    restarter.start()
+    disturbed = score_items(items, outputs, **scoring_options(cache))
+    restarter.join(timeout=120)
+    assert done.is_set() and errors == []
     assert server.pid() != first_pid
     # The workers saw the server go and waited for it (the run did not just miss it).
     assert "lost the connection to the MySQL server" in capfd.readouterr().err
     assert len(disturbed) == len(undisturbed)
     for before, after in zip(undisturbed, disturbed, strict=True):
         assert after == before, after["id"]
+    assert disturbed[RESTART_AT]["status"] == "ok"  # the killed query ran again, to its end
     statuses = Counter(score["status"] for score in disturbed)
     assert statuses["ok"] > 3500 and statuses["crashed"] == 0, statuses
 
@@ -176,23 +200,14 @@ def assert_filter_raises(cache: Path, items, cause: str, monkeypatch) -> None:
 def assert_lm_eval_fails(cache: Path, workdir: Path, cause: str) -> None:
     """``lm_eval --tasks logiccat_mysql`` on the server stops with ``cause`` and writes no
     results file (a results file would hold the zeros the filter refused to make)."""
-    output = workdir / "lm_eval_output"
-    metadata = {"engine": "mysql", "cache_dir": str(cache)}
-    with ScriptedOpenAIServer(f"```sql\n{WRONG_SQL}\n```") as model:
-        done = run_offline(
-            [
-                *lm_eval_command(),
-                *model_args(model, chat=False),
-                "--tasks", "logiccat_mysql", "--limit", "4", "--batch_size", "1",
-                "--metadata", json.dumps(metadata), "--output_path", str(output), "--log_samples",
-            ],
-            workdir,
-            {"SQLBENCH_LMEVAL_CACHE": str(cache)},
-        )  # fmt: skip
-    text = done.stdout + done.stderr
-    assert done.returncode != 0, text[-3000:]
-    assert "EvaluationUnavailable" in text and cause in text, text[-3000:]
-    assert list(output.rglob("results_*.json")) == []
+    output = run_lm_eval_failing(
+        "logiccat_mysql",
+        answer=f"```sql\n{WRONG_SQL}\n```",
+        workdir=workdir,
+        extra_args=["--limit", "4", "--metadata", json.dumps({"engine": "mysql"})],
+        env={"SQLBENCH_LMEVAL_CACHE": str(cache)},
+    )
+    assert "EvaluationUnavailable" in output and cause in output, output[-3000:]
 
 
 def admin(server):

@@ -9,8 +9,7 @@ import json
 import shutil
 
 import pytest
-from support.lm_eval_run import lm_eval_command, model_args, run_offline
-from support.openai_server import ScriptedOpenAIServer
+from support.lm_eval_run import run_lm_eval_failing
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -94,21 +93,14 @@ def test_the_filter_raises_and_keeps_the_answers_for_later(
 
 @pytest.mark.slow  # lm_eval indexes its ~15k task configs at start-up
 def test_lm_eval_fails_with_the_cause_and_writes_no_results(damaged_cache, tmp_path):
-    output = tmp_path / "lm_eval_output"
     metadata = {"scale_factor": SF, "cache_dir": str(damaged_cache)}
-    with ScriptedOpenAIServer(ANSWER) as model:
-        done = run_offline(
-            [
-                *lm_eval_command(),
-                *model_args(model, chat=False),
-                "--tasks", "tpcds", "--include_path", str(tasks_dir()), "--limit", "3",
-                "--batch_size", "1", "--metadata", json.dumps(metadata),
-                "--output_path", str(output), "--log_samples",
-            ],
-            tmp_path,
-            {"SQLBENCH_LMEVAL_CACHE": str(damaged_cache)},
-        )  # fmt: skip
-    text = done.stdout + done.stderr
-    assert done.returncode != 0, text[-3000:]
-    assert "EvaluationUnavailable: cannot open the duckdb database" in text, text[-3000:]
-    assert list(output.rglob("results_*.json")) == []
+    output = run_lm_eval_failing(
+        "tpcds",
+        answer=ANSWER,
+        include_path=tasks_dir(),
+        workdir=tmp_path,
+        extra_args=["--limit", "3", "--metadata", json.dumps(metadata)],
+        env={"SQLBENCH_LMEVAL_CACHE": str(damaged_cache)},
+    )
+    assert "EvaluationUnavailable: cannot open the duckdb database" in output, output[-3000:]
+    assert "answers are not scored; they are saved in" in output
