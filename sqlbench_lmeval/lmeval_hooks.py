@@ -93,9 +93,11 @@ class ExecuteAndScore(Filter):
         try:
             scored = self.score([items[i] for i in scorable], answers)
         except EvaluationUnavailable as error:
+            # One traceback in lm-eval's output, ending in the cause (the pool's internals
+            # would say nothing more to the user).
             raise EvaluationUnavailable(
                 f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
-            ) from error
+            ) from None
         except Exception as error:
             failure = Failure.at("score", error)
             scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]

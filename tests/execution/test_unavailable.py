@@ -88,6 +88,26 @@ def test_a_file_that_is_not_a_duckdb_database_stops_the_batch(tmp_path, tiny_duc
     assert str(damaged) in str(raised.value) and "prepare" in str(raised.value)
 
 
+def test_a_damaged_duckdb_block_stops_the_batch_at_the_query_that_reads_it(tmp_path):
+    """The file opens (its headers are intact); a block of the table fails its checksum, which
+    only the query that reads it finds."""
+    import duckdb
+
+    path = tmp_path / "blocks.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE TABLE big AS SELECT i AS a, repeat('x', 200) AS b FROM range(200000) t(i)")
+    conn.execute("CHECKPOINT")
+    conn.close()
+    with open(path, "r+b") as handle:
+        handle.seek(81920)  # a data block of ``big`` (the metadata blocks come later)
+        handle.write(b"\xff" * 100)
+    database = Database("duckdb", str(path))
+    assert execute(Job(database, "SELECT 1")).rows == ((1,),)
+    jobs = [Job(database, "SELECT count(*), sum(length(b)), sum(a) FROM big")]
+    with pytest.raises(EvaluationUnavailable, match=f"{path} is damaged: IO Error: Corrupt"):
+        execute_many(jobs, workers=1)
+
+
 def test_workers_that_cannot_start_stop_the_batch(tiny_sqlite, monkeypatch):
     # A Python home that does not exist: a fresh interpreter dies before running any code;
     # this process, already running, does not care.
