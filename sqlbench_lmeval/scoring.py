@@ -406,7 +406,7 @@ def recheck_gold(
         raise EvaluationUnavailable(
             f"gold that ran when the benchmark's data was prepared fails now ({shown}{more}): "
             "the database is not the one the benchmark was built on (a table or database "
-            "dropped or changed?); prepare the data again"
+            "dropped or changed, another engine version?); prepare the data again"
         )
     rechecked = list(gold)
     for index, outcome in zip(suspects, again, strict=True):
