@@ -3,18 +3,27 @@
 Each subcommand is a thin shell over a library function of the same name, so everything the
 CLI does can be done from Python too. Imports of heavy modules happen inside the handlers:
 ``sqlbench-lmeval --help`` must stay instant and never construct lm-eval's TaskManager.
+
+Exit codes: 0 done; 2 a usage or input error (``UserError``); 3 the evaluation itself cannot
+run (``EvaluationUnavailable``: server unreachable, login refused, a database missing or
+damaged, ...), in which case nothing is scored and no output file is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+
+#: Exit code of a command stopped because the evaluation itself cannot run.
+EXIT_UNAVAILABLE = 3
 
 __all__ = ["UserError", "build_parser", "main"]
 
@@ -105,14 +114,25 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _json_output(path: str):
-    """``path`` opened for JSON written with ``ensure_ascii=False``.
+@contextlib.contextmanager
+def _json_output(path: str) -> Iterator:
+    """``path`` opened for JSON written with ``ensure_ascii=False``, all or nothing: the text
+    goes to a temporary file beside it, renamed to ``path`` only when the block ends without an
+    error, so an interrupted command never leaves a half-written file.
 
     A lone surrogate (a raw model output may hold one) cannot be UTF-8: ``backslashreplace``
     writes it as the escape \\udXXX, which only occurs inside a JSON string, where it is the
     JSON escape of that very character, so the file reads back to the same text.
     """
-    return open(path, "w", encoding="utf-8", errors="backslashreplace")
+    folder, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            yield handle
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(temporary)
 
 
 def _data_kwargs(args: argparse.Namespace) -> dict:
@@ -457,5 +477,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
         return 2
     except EvaluationUnavailable as error:
-        print(f"sqlbench-lmeval {args.command}: cannot evaluate: {error}", file=sys.stderr)
-        return 3
+        print(
+            f"sqlbench-lmeval {args.command}: the evaluation cannot run: {error}\n"
+            "Stopped; no output file was written. This is a failure of the evaluation's set-up, "
+            "not of the model: fix it and run the command again.",
+            file=sys.stderr,
+        )
+        return EXIT_UNAVAILABLE

@@ -8,17 +8,28 @@ the execution status and error, and the gold status next to the metrics.
 
 Documents carry the fields of :meth:`scoring.Item.to_doc`, so the filter scores exactly the
 items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
+
+A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
+cannot be reached, a database is missing, ...) is raised out of the filter: lm-eval 0.4.13 does
+not catch it, so the run ends with that message and writes no results file, instead of scoring
+every document 0. The model's answers are not lost: the filter first writes them as a
+predictions file (``<cache>/unscored/``) that ``sqlbench-lmeval score`` reads once the cause is
+fixed, and the message says where.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import time
+from pathlib import Path
 
 from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
-from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.retry_envelope import score_with_retries
 from sqlbench_lmeval.scoring import EXECUTION_METRICS, Failure, Item, failed_score, score_items
@@ -55,13 +66,18 @@ class ExecuteAndScore(Filter):
     another dialect (``transpile_prediction``): see ``benchmarks.scoring_hooks``.
     """
 
+    #: ``score`` option for the predictions file the answers are saved to (sampled: --samples).
+    SCORE_OPTION = ""
+
     def __init__(self, benchmark: str, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.benchmark = benchmark
         self.module = benchmark_module(benchmark)
 
     def apply(self, resps, docs):
-        """One score dict per document, in order; never raises (a run of hours must end in
-        scores): a document or batch that cannot be scored is scored 0 with the reason."""
+        """One score dict per document, in order. A document or batch that cannot be scored is
+        scored 0 with the reason (a run of hours must end in scores); only a failure of the
+        evaluation itself raises (:class:`EvaluationUnavailable`), as no score may hide it."""
         docs, resps = list(docs), list(resps)
         items: list[Item | None] = []
         scores: list[dict | None] = []
@@ -73,17 +89,43 @@ class ExecuteAndScore(Filter):
                 items.append(None)
                 scores.append(failed_score(_doc_id(doc), Failure.at("document", error)))
         scorable = [i for i, item in enumerate(items) if item is not None]
+        answers = [resps[i] if i < len(resps) else None for i in scorable]
         try:
-            scored = self.score(
-                [items[i] for i in scorable],
-                [resps[i] if i < len(resps) else None for i in scorable],
-            )
+            scored = self.score([items[i] for i in scorable], answers)
+        except EvaluationUnavailable as error:
+            # One traceback in lm-eval's output, ending in the cause (the pool's internals
+            # would say nothing more to the user).
+            raise EvaluationUnavailable(
+                f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
+            ) from None
         except Exception as error:
             failure = Failure.at("score", error)
             scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
         return scores
+
+    def _save_unscored(self, items: list[Item], resps: list) -> str:
+        """Write the answers as a predictions file; what to tell the user about it."""
+        folder = cache_dir() / UNSCORED_DIR
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        path = folder / f"{self.benchmark}-{stamp}-{os.getpid()}.jsonl"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_predictions(path, items, [self.prediction(r) for r in resps])
+        except OSError as error:
+            return f"The model's answers could not be saved ({error}); they are not scored."
+        option = f" {self.SCORE_OPTION}" if self.SCORE_OPTION else ""
+        return (
+            f"The model's {len(items)} answers are not scored; they are saved in {path}. Once "
+            f"the cause is fixed, score them with `sqlbench-lmeval score {self.benchmark} "
+            f"{path}{option} --output scores.json` and the task's options (--engine, "
+            "--dialect, ...)."
+        )
+
+    def prediction(self, responses):
+        """A document's responses as the ``prediction`` of a predictions file."""
+        return _first_response(responses)
 
     def score(self, items: list[Item], resps: list) -> list[dict]:
         """The score dicts of ``items`` given each one's responses (``resps[i]``)."""
@@ -102,6 +144,18 @@ class ExecuteAndScore(Filter):
                 **scoring_hooks(self.module),
             ),
         )
+
+
+#: Folder under the cache root where answers the evaluation could not score are kept.
+UNSCORED_DIR = "unscored"
+
+
+def write_predictions(path: Path, items: list[Item], predictions: list) -> None:
+    """A predictions file as ``sqlbench-lmeval score`` reads it: ``{"id", "prediction"}`` per
+    line (ASCII JSON: a lone surrogate in an output survives as its escape)."""
+    with open(path, "w", encoding="ascii") as handle:
+        for item, prediction in zip(items, predictions, strict=True):
+            handle.write(json.dumps({"id": item.id, "prediction": prediction}) + "\n")
 
 
 def _first_response(responses) -> str:

@@ -23,6 +23,11 @@ from sqlbench_lmeval.scoring import Item
 class ExecuteAndScoreSamples(ExecuteAndScore):
     """:class:`lmeval_hooks.ExecuteAndScore` for documents with several responses each."""
 
+    SCORE_OPTION = "--samples"
+
+    def prediction(self, responses):
+        return _responses(responses)
+
     def score(self, items: list[Item], resps: list) -> list[dict]:
         return score_samples(
             items,

@@ -30,7 +30,13 @@ from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS
 from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
-from sqlbench_lmeval.scoring import GOLD_HEALTHY, aggregate, gold_health, score_items
+from sqlbench_lmeval.scoring import (
+    GOLD_HEALTHY,
+    aggregate,
+    gold_health,
+    recheck_gold,
+    score_items,
+)
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
@@ -225,12 +231,15 @@ def gold_result_lines(
     the engine's lossless JSON form (plain JSON values; tagged objects for values JSON cannot
     hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
     ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
+    Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
+    recorded as running at build time that errors now: ``scoring.recheck_gold``).
     """
     runnable = [item for item in items if item.gold_status != "non_select"]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]
     description = "gold SQL" if progress else None
     run = gold_cache.run if gold_cache is not None else execute_many
     ran = run(jobs, limits, workers=workers, progress=description)
+    ran = recheck_gold(runnable, ran, limits, workers)
     outcomes = dict(zip((item.id for item in runnable), ran, strict=True))
     lines = []
     for item in items:

@@ -20,6 +20,11 @@ on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``,
 ``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
 off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
 ``truncated``, and gets reason ``truncated`` unless it matched gold.
+
+What stops a run is a failure of the evaluation itself, never an output:
+``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
+that stays gone, gold recorded as running at build time that errors now, see
+:func:`recheck_gold`) propagates to the caller, and nothing is scored.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from sqlbench_lmeval.execution import (
     Status,
     execute_many,
 )
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.extract import MULTIPLE_STATEMENTS, NOT_READ_ONLY, Extraction, extract_sql
 from sqlbench_lmeval.preview import PREVIEW_ROWS, result_preview
 
@@ -229,6 +235,9 @@ def score_answers(
     translation is status ``error`` with reason ``transpile_error``, not executed. Each score
     keeps the first ``preview_rows`` rows of gold's and the prediction's result
     (``gold_preview``, ``prediction_preview``; see ``preview``).
+
+    Raises :class:`EvaluationUnavailable` when the evaluation itself cannot run (see the module
+    docstring); nothing is scored then.
     """
     # Per answer, filled while ``answers`` is consumed (by the worker pool, below).
     indices: list[int] = []
@@ -261,7 +270,10 @@ def score_answers(
         gold, predicted, ordered = _execute(
             items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected
         )
-    except Exception as error:  # e.g. no worker could start: every item says why
+        gold = recheck_gold(items, gold, limits, workers)
+    except EvaluationUnavailable:
+        raise
+    except Exception as error:  # a fault of ours while executing: every item says why
         deque(pred_jobs, maxlen=0)  # extract the answers not reached
         failed = Failure.at("execute", error)
         gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
@@ -360,6 +372,46 @@ def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
         return gold, predicted, orders[0].result()
+
+
+def recheck_gold(
+    items: Sequence[Item],
+    gold: Sequence[Outcome],
+    limits: Limits = Limits(),
+    workers: int | None = None,
+) -> list[Outcome]:
+    """``gold`` (outcomes of the items' gold, in item order), checked against what the build
+    recorded: gold whose build-time health is ``ok`` ran then, so if it errors now the database
+    is not the one the benchmark was built on (a table or database dropped, a file replaced, a
+    server reloaded with other data). Such gold runs once more in fresh worker processes,
+    outside the gold cache; what still errors raises :class:`EvaluationUnavailable` naming the
+    items, and what runs now replaces the failed outcome."""
+    suspects = [
+        index
+        for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
+        if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
+    ]
+    if not suspects:
+        return list(gold)
+    jobs = [Job(items[index].database, items[index].gold_sql) for index in suspects]
+    again = execute_many(jobs, limits, workers=workers)
+    failing = [
+        (items[index], outcome)
+        for index, outcome in zip(suspects, again, strict=True)
+        if outcome.status is Status.ERROR
+    ]
+    if failing:
+        shown = "; ".join(f"item {item.id}: {outcome.error}" for item, outcome in failing[:3])
+        more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+        raise EvaluationUnavailable(
+            f"gold that ran when the benchmark's data was prepared fails now ({shown}{more}): "
+            "the database is not the one the benchmark was built on (a table or database "
+            "dropped or changed, another engine version?); prepare the data again"
+        )
+    rechecked = list(gold)
+    for index, outcome in zip(suspects, again, strict=True):
+        rechecked[index] = outcome
+    return rechecked
 
 
 def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
@@ -519,4 +571,5 @@ __all__ = [
     "score_answers",
     "score_items",
     "score_items_with_outcomes",
+    "recheck_gold",
 ]

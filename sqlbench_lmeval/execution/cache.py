@@ -18,8 +18,10 @@ over everything that can change a gold result:
 Each entry stores a checksum of its key and payload; an entry that fails the checksum or does
 not decode (a partial write, bit rot, a manual edit) is treated as missing and recomputed; a
 cache file that is not a database at all is moved aside. Only deterministic outcomes are stored
-(ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend on the machine, and
-never a failure to import the setup hook.
+(ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend on the machine. A
+failure of the evaluation itself (a database that cannot be opened, a failing setup hook, a
+server gone: ``EvaluationUnavailable``) is no outcome at all: it ends the batch and nothing of
+that batch is stored.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from pathlib import Path
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
 from sqlbench_lmeval.execution.pool import execute_many
-from sqlbench_lmeval.execution.runner import SETUP_FAILED
 
 CACHE_FORMAT = "1"
 CACHE_FILE = "gold-cache.sqlite"
@@ -90,7 +91,7 @@ class GoldCache:
         with self._open() as db:
             found = self._load(db, {k for k in keys if k is not None})
         # Run each missing key once (duplicate gold queries are common); unkeyable jobs (e.g. a
-        # missing database file) always run, and their outcome is not stored.
+        # server whose fingerprint cannot be read) always run, and their outcome is not stored.
         to_run: list[Job] = []
         slot_of_key: dict[str, int] = {}
         slot_of_job: list[int | None] = []
@@ -115,10 +116,7 @@ class GoldCache:
         )
         fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
         storable = {
-            key: fresh[slot]
-            for key, slot in slot_of_key.items()
-            if fresh[slot].status in CACHEABLE
-            and not (fresh[slot].error or "").startswith(SETUP_FAILED)
+            key: fresh[slot] for key, slot in slot_of_key.items() if fresh[slot].status in CACHEABLE
         }
         if storable:
             with self._open() as db:

@@ -7,6 +7,12 @@ so no query can change any of this. DuckDB calls these settings hardening, not a
 queries still run in killable worker processes. :func:`run` accepts exactly one SELECT statement
 (DuckDB's own parser splits and types it) and stops it with ``interrupt()`` from a timer thread
 at the deadline.
+
+A damaged file is the evaluation's failure, not a query's: :func:`connect` fails on a file
+DuckDB cannot open, and :func:`run` raises
+:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` when a query reads a block
+whose checksum fails ("Corrupt database file"; nothing a query can cause: files and the network
+are off).
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from sqlbench_lmeval.execution.deadline import Deadline
 from sqlbench_lmeval.execution.fetch import fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 VERSION = duckdb.__version__
+_DAMAGED_FILE = "Corrupt database file"
 
 
 def connect(
@@ -94,6 +102,11 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     except Exception as error:
+        if isinstance(error, duckdb.IOException) and _DAMAGED_FILE in str(error):
+            raise EvaluationUnavailable(
+                f"the DuckDB database file {_path(conn)} is damaged: {error} (rebuild the "
+                "benchmark's data: `sqlbench-lmeval prepare`)"
+            ) from error
         outcome = _error(error, start)
     finally:
         deadline.stop()
@@ -105,6 +118,14 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     return outcome
+
+
+def _path(conn: duckdb.DuckDBPyConnection) -> str:
+    try:
+        query = "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        return str(conn.execute(query).fetchone()[0])
+    except Exception:
+        return "(path unknown)"
 
 
 def _error(error: BaseException, start: float) -> Outcome:

@@ -41,8 +41,14 @@ process, shared by all its databases through ``COM_INIT_DB``):
    ``CALL``, ``LOAD DATA``, ... never reach the server; an executable comment ``/*! ... */`` in
    front counts as a statement of unknown kind and is refused too).
 
-A server that drops the connection (restart, ``KILL CONNECTION``, network) makes that item
-``crashed``; the session reconnects (and re-runs the setup hook) for the next one. A query that
+Failures of the evaluation itself are never an item's outcome: a server that cannot be reached,
+a login the server refuses, a benchmark database that is missing or that the account may not
+open raise :class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` (the runner
+retries once on a fresh connection, then the run stops). A server that was answering and drops
+the connection (restart, ``KILL CONNECTION``, network), or a query interrupted by anyone but our
+own deadline (a shutdown, an operator's ``KILL QUERY``), raises
+:class:`~sqlbench_lmeval.execution.unavailable.ConnectionLost`: the runner waits for the server
+and runs the query again, and the session reconnects (and re-runs the setup hook). A query that
 may leave user variables or named locks behind is followed by a reconnect too, so no query sees
 another's session state.
 """
@@ -65,7 +71,7 @@ from sqlbench_lmeval.execution.deadline import Deadline
 from sqlbench_lmeval.execution.fetch import fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
-from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
 VERSION = pymysql.VERSION_STRING
 CONNECT_TIMEOUT_S = 10
@@ -94,7 +100,28 @@ CR_SERVER_GONE = 2006
 CR_SERVER_LOST = 2013
 CR_CONNECTION_ERROR = 2002
 CR_CONN_HOST_ERROR = 2003
-_LOST_ERRORS = frozenset({CR_SERVER_GONE, CR_SERVER_LOST, CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR})
+ER_CON_COUNT_ERROR = 1040  # too many connections
+ER_SERVER_SHUTDOWN = 1053
+ER_TOO_MANY_USER_CONNECTIONS = 1203
+ER_CONNECTION_KILLED = 1927  # MariaDB: KILL CONNECTION, or the server shutting down
+ER_CLIENT_INTERACTION_TIMEOUT = 4031  # MySQL 8: disconnected after wait_timeout
+# The server is not there (any more), or turns connections away for now: wait for it.
+_GONE_ERRORS = frozenset(
+    {
+        CR_SERVER_GONE,
+        CR_SERVER_LOST,
+        CR_CONNECTION_ERROR,
+        CR_CONN_HOST_ERROR,
+        ER_CON_COUNT_ERROR,
+        ER_SERVER_SHUTDOWN,
+        ER_TOO_MANY_USER_CONNECTIONS,
+        ER_CONNECTION_KILLED,
+        ER_CLIENT_INTERACTION_TIMEOUT,
+    }
+)
+ER_DBACCESS_DENIED_ERROR = 1044
+ER_ACCESS_DENIED_ERROR = 1045
+ER_BAD_DB_ERROR = 1049
 
 
 @dataclass(frozen=True)
@@ -445,6 +472,7 @@ class _Session:
         self.database: str | None = None
         self.applied: float | None = None  # the timeout_s the session variables hold
         self.version = ""
+        self.was_connected = False  # a connection opened once: a refusal now means it went away
 
     def ready(self, database: str | None, limits: Limits) -> pymysql.Connection:
         """The live connection, reconnected if the server dropped it, on ``database``."""
@@ -456,6 +484,7 @@ class _Session:
             except EvaluationUnavailable:
                 self.close()
                 raise
+            self.was_connected = True
             self.database = database
             self.applied = None
             self.version = server_version(self.conn)
@@ -503,6 +532,42 @@ class _Session:
         _close(self.conn)
         self.conn = None
 
+    def where(self) -> str:
+        """The server, for messages (never the password)."""
+        address = self.address
+        place = address.unix_socket or f"{address.host}:{address.port}"
+        return f"the MySQL server at {place}"
+
+    def unavailable(self, error: BaseException, database: str | None) -> EvaluationUnavailable:
+        """What a failure to open a session on ``database`` means for the evaluation."""
+        if isinstance(error, EvaluationUnavailable):
+            return error
+        # A failing setup hook arrives wrapped (runner's "setup hook failed: ..."); what made
+        # it fail decides.
+        cause = error if isinstance(error, pymysql.err.Error) else error.__cause__
+        code = _error_code(cause)
+        text = _message(error)
+        if code in _GONE_ERRORS or isinstance(cause, pymysql.err.InterfaceError):
+            if self.was_connected:
+                return ConnectionLost(f"lost the connection to {self.where()}: {text}")
+            return EvaluationUnavailable(
+                f"cannot reach {self.where()}: {text}; is the server running, and do the URL's "
+                "host and port (or socket) point at it?"
+            )
+        if code == ER_ACCESS_DENIED_ERROR:
+            return EvaluationUnavailable(
+                f"cannot log in to {self.where()} as {self.address.user!r}: {text}; the password "
+                "in the URL or its option file is wrong, or the account was changed or dropped "
+                "(prepare creates the read-only account; use the URL it gives)"
+            )
+        if code in (ER_BAD_DB_ERROR, ER_DBACCESS_DENIED_ERROR):
+            return EvaluationUnavailable(
+                f"cannot open the database {database!r} on {self.where()}: {text}; the "
+                "benchmark's databases are missing there or this account may not read them: "
+                "prepare the server again"
+            )
+        return EvaluationUnavailable(f"cannot open a session on {self.where()}: {text}")
+
 
 class DatabaseHandle:
     """What :func:`connect` returns: one database on a shared :class:`_Session`."""
@@ -520,8 +585,8 @@ _sessions: dict[tuple, _Session] = {}
 
 
 def connect(url: str, limits: Limits, setup: Callable | None = None) -> DatabaseHandle:
-    """A handle on the database ``url`` names. Connecting waits for :func:`run`, so a server that
-    cannot be reached makes that item ``crashed`` (never a cacheable error); a malformed URL
+    """A handle on the database ``url`` names. Connecting waits for :func:`run`, which raises
+    :class:`EvaluationUnavailable` when it cannot (never an item's outcome); a malformed URL
     raises ValueError here."""
     address = parse_url(url)
     key = (address.server, setup)
@@ -567,7 +632,9 @@ def first_keyword(sql: str) -> str:
 
 
 def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
-    """Run one SELECT on the handle's database; never raises for bad SQL or a lost server."""
+    """Run one SELECT on the handle's database; never raises for bad SQL. Raises
+    :class:`EvaluationUnavailable` when no session can be opened, :class:`ConnectionLost` when
+    the server dropped the connection or interrupted the query (see the module docstring)."""
     start = time.monotonic()
     if _code_start(sql) >= len(sql):
         return Outcome(Status.NO_SQL, error="no statement to run")
@@ -581,9 +648,9 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     session = handle.session
     try:
         conn = session.ready(handle.database, limits)
-    except pymysql.err.Error as error:
+    except Exception as error:
         session.close()
-        return _crashed(error, start)
+        raise session.unavailable(error, handle.database) from error
     deadline = Deadline(limits.timeout_s, partial(session.kill_query, conn.thread_id()))
     cursor = pymysql.cursors.SSCursor(conn)
     abandoned = False
@@ -594,6 +661,13 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
         # Stopped early by the cap: the rest of the stream is not worth draining.
         abandoned = outcome.status is Status.TOO_MANY_ROWS
     except pymysql.err.Error as error:
+        deadline.stop()
+        if _connection_lost(error, deadline.fired):
+            session.close()
+            raise ConnectionLost(
+                f"lost the connection to {session.where()} during a query: {_message(error)}",
+                during_query=True,
+            ) from error
         outcome = _classify(error, start, limits)
     except MemoryError:
         abandoned = True
@@ -604,7 +678,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
         )
     finally:
         deadline.stop()
-    if outcome.status is Status.CRASHED or abandoned or _leaves_session_state(sql):
+    if abandoned or _leaves_session_state(sql):
         session.close()
     else:
         try:
@@ -632,25 +706,29 @@ def _leaves_session_state(sql: str) -> bool:
     return "@" in sql or "get_lock" in sql.lower()
 
 
+def _error_code(error: BaseException | None) -> int | None:
+    if isinstance(error, pymysql.err.Error) and error.args and isinstance(error.args[0], int):
+        return error.args[0]
+    return None
+
+
+def _connection_lost(error: pymysql.err.Error, deadline_fired: bool) -> bool:
+    """Whether ``error`` says the connection is gone, or the query was interrupted by someone
+    other than our deadline (a server shutting down, an operator): not the query's outcome."""
+    code = _error_code(error)
+    if code in _GONE_ERRORS or isinstance(error, pymysql.err.InterfaceError):
+        return True
+    return code == ER_QUERY_INTERRUPTED and not deadline_fired
+
+
 def _classify(error: pymysql.err.Error, start: float, limits: Limits) -> Outcome:
-    code = error.args[0] if error.args and isinstance(error.args[0], int) else None
-    if code in _TIMEOUT_ERRORS:
+    if _error_code(error) in _TIMEOUT_ERRORS:
         return Outcome(
             Status.TIMEOUT,
             error=f"stopped after {limits.timeout_s:g} s",
             elapsed_s=time.monotonic() - start,
         )
-    if code in _LOST_ERRORS or isinstance(error, pymysql.err.InterfaceError):
-        return _crashed(error, start)
     return Outcome(Status.ERROR, error=_message(error), elapsed_s=time.monotonic() - start)
-
-
-def _crashed(error: BaseException, start: float) -> Outcome:
-    return Outcome(
-        Status.CRASHED,
-        error=f"server connection lost: {_message(error)}",
-        elapsed_s=time.monotonic() - start,
-    )
 
 
 def _message(error: BaseException) -> str:

@@ -31,7 +31,9 @@ class Status(str, enum.Enum):
     TIMEOUT = "timeout"  # stopped at Limits.timeout_s (by the engine, or the worker was killed)
     TOO_MANY_ROWS = "too_many_rows"  # more than Limits.max_rows rows, or a result too large
     NO_SQL = "no_sql"  # nothing to run: None, blank or comment-only
-    CRASHED = "crashed"  # the worker process died while running it
+    # The worker process died while running it (a segfault, the OOM killer), or the server
+    # dropped the connection each time it ran (runner.LOSSES_ALLOWED) while coming back.
+    CRASHED = "crashed"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,12 @@ Design (why it looks like this):
   failed, e.g. a Python function looping inside a setup-registered SQL function) gets its worker
   killed; the job becomes TIMEOUT, the rest of that worker's chunk is re-queued, a new worker
   starts. A worker that dies (segfault, OOM kill) marks its current job CRASHED the same way.
+- Failures of the evaluation itself end the batch with ``EvaluationUnavailable`` (never an
+  outcome): a worker reports one its runner could not get past (database cannot be opened,
+  server gone, ...); workers that fail to start ``STARTUP_FAILURES_ALLOWED`` times in a row; a
+  worker that dies while opening a database (between its ``opening`` and ``alive`` messages:
+  the database or its setup hook killed it, not a query) a second time. The first such death
+  re-queues the job on a fresh worker.
 - Once the queue is empty, an idle worker takes over (duplicates) the back half of the jobs
   waiting behind another worker's long query, so one slow query does not delay a whole chunk.
 - Results come back in input order; a tqdm bar shows progress when ``progress`` is given.
@@ -41,12 +47,14 @@ from pathlib import Path
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.protocol import HEADER, encode_frame
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 KILL_GRACE_S = 2.0  # extra time before the watchdog kills a worker whose engine did not stop
 MAX_CHUNK = 32  # jobs per message to a worker
 READ_SIZE = 1 << 20
 BATCH_WAIT_S = 0.005
 STARTUP_FAILURES_ALLOWED = 3
+OPENING_DEATHS_ALLOWED = 2  # workers that die opening a database before the batch stops
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -72,7 +80,9 @@ def execute_many(
     isolation: for debugging only). ``progress`` is a tqdm description, or None for no bar.
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
     about how many it yields (chunk size and the bar's first total; any count is handled).
-    Bad SQL never raises; only a failure to start any worker at all raises RuntimeError.
+    Bad SQL never raises; a failure of the evaluation itself (no worker starts, a database
+    cannot be opened, a server stays gone: see ``execution.unavailable``) raises
+    :class:`EvaluationUnavailable` and ends the batch.
     """
     if isinstance(jobs, Sequence):
         jobs, expected = iter(jobs), len(jobs)
@@ -140,6 +150,7 @@ class _Worker:
         self.outbuf = bytearray()
         self.pending: deque[int] = deque()
         self.ready = False
+        self.opening = False  # between its "opening" and "alive" messages
         self.busy_since = 0.0
         self.send(("init", list(sys.path)))
 
@@ -213,6 +224,7 @@ class _Batch:
         self.selector = selectors.DefaultSelector()
         self.workers: list[_Worker] = []
         self.startup_failures = 0
+        self.opening_deaths = 0
         self.stolen: set[int] = set()
 
     def run(self) -> list[Outcome]:
@@ -279,9 +291,21 @@ class _Batch:
         if not worker.ready:
             self.startup_failures += 1
             if self.startup_failures >= STARTUP_FAILURES_ALLOWED:
-                raise RuntimeError(
-                    "SQL worker processes fail to start (see their error output above); "
-                    f"command: {sys.executable} -m sqlbench_lmeval.execution.worker"
+                raise EvaluationUnavailable(
+                    f"SQL worker processes fail to start ({message}, {self.startup_failures} "
+                    f"times; their error output is above); command: {sys.executable} -m "
+                    "sqlbench_lmeval.execution.worker"
+                )
+        elif worker.opening and worker.pending:
+            # Not the query's fault: the database or its setup hook took the worker down.
+            self.opening_deaths += 1
+            if self.opening_deaths >= OPENING_DEATHS_ALLOWED:
+                from sqlbench_lmeval.execution.runner import describe
+
+                database = describe(self.jobs[worker.pending[0]].database)
+                raise EvaluationUnavailable(
+                    f"SQL worker processes die while opening the {database} ({message}, "
+                    f"{self.opening_deaths} times)"
                 )
         elif worker.pending and status is not None:
             culprit = worker.pending.popleft()
@@ -378,8 +402,12 @@ class _Batch:
             if message[0] == "ready":
                 worker.ready = True
                 self.startup_failures = 0
+            elif message[0] == "opening":
+                worker.opening = True
             elif message[0] == "alive":
-                pass
+                worker.opening = False
+            elif message[0] == "unavailable":
+                raise EvaluationUnavailable(message[2])
             else:
                 index, outcome = message
                 if worker.pending and worker.pending[0] == index:

@@ -2,6 +2,16 @@
 
 Connections are cached per database file (and re-opened when the file changes on disk), so a
 worker opens each of LogicCat's 44 files once rather than once per query.
+
+A query that fails is its job's :class:`Outcome`. A failure of the evaluation itself - the
+database cannot be opened (file missing or unreadable, server unreachable, login refused,
+database gone), a setup hook fails, an engine reports a broken database - raises
+:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` instead, after one retry
+on a fresh connection. A server that was answering and went away
+(:class:`~sqlbench_lmeval.execution.unavailable.ConnectionLost`) is waited for, up to
+``RECONNECT_WINDOW_S``, and the job runs again; only a server that stays gone ends the run. A
+query that loses its connection ``LOSSES_ALLOWED`` times while the server comes back each time
+is taken to bring the server down itself: that job is ``crashed``.
 """
 
 from __future__ import annotations
@@ -9,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import sqlite3
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -16,9 +27,14 @@ from functools import cache
 
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
 MAX_OPEN_CONNECTIONS = 64
-SETUP_FAILED = "setup hook failed"  # message prefix; such errors are not cached as gold
+SETUP_FAILED = "setup hook failed"  # message prefix of a failed setup hook
+RETRY_PAUSE_S = 1.0  # before the one retry of a failure of the evaluation itself
+RECONNECT_WINDOW_S = 60.0  # how long a server that went away may take to come back
+RECONNECT_STEP_S = 0.5  # between two attempts to reach it (a heartbeat each time)
+LOSSES_ALLOWED = 3  # runs of one query that lost the connection before it counts as crashed
 
 # key (engine, path, setup, memory_mb) -> (file signature, connection)
 _connections: OrderedDict[tuple, tuple[tuple, object]] = OrderedDict()
@@ -57,20 +73,46 @@ def _signature(path: str) -> tuple:
     return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
 
 
+def _key(database: Database, limits: Limits) -> tuple:
+    return (database.engine, database.path, database.setup, int(limits.memory_mb))
+
+
+def _file_signature(database: Database) -> tuple:
+    # A server, not a file: the engine module reconnects by itself when the server drops it.
+    return ("server",) if database.engine == "mysql" else _signature(database.path)
+
+
+def is_open(database: Database, limits: Limits) -> bool:
+    """Whether :func:`connection` would return a cached connection without opening one."""
+    cached = _connections.get(_key(database, limits))
+    if cached is None:
+        return False
+    try:
+        return cached[0] == _file_signature(database)
+    except OSError:
+        return False
+
+
 def connection(database: Database, limits: Limits) -> tuple[object, bool]:
     """The cached sandboxed connection for ``database`` and whether it was opened just now.
 
-    Raises FileNotFoundError, ValueError (unknown engine) or whatever opening/setup raised.
+    Raises :class:`EvaluationUnavailable` when the database cannot be opened (file missing or
+    unreadable, unknown engine, failed setup hook, ...): never a query's fault.
     """
+    try:
+        return _connection(database, limits)
+    except EvaluationUnavailable:
+        raise
+    except Exception as error:
+        raise EvaluationUnavailable(_open_failure(database, error)) from error
+
+
+def _connection(database: Database, limits: Limits) -> tuple[object, bool]:
     engine = _engine(database.engine)
-    key = (database.engine, database.path, database.setup, int(limits.memory_mb))
-    if database.engine == "mysql":
-        # A server, not a file: the engine module reconnects by itself when the server drops it.
-        signature = ("server",)
-    elif not os.path.isfile(database.path):
-        raise FileNotFoundError(f"database file not found: {database.path}")
-    else:
-        signature = _signature(database.path)
+    key = _key(database, limits)
+    if database.engine != "mysql" and not os.path.isfile(database.path):
+        raise FileNotFoundError("no such file")
+    signature = _file_signature(database)
     if database.engine == "sqlite":
         # hard_heap_limit is process-wide: assert it here, where limits may have changed.
         _set_heap_limit(limits)
@@ -89,6 +131,38 @@ def connection(database: Database, limits: Limits) -> tuple[object, bool]:
     while len(_connections) > MAX_OPEN_CONNECTIONS:
         _close(_connections.popitem(last=False)[1][1])
     return conn, True
+
+
+def describe(database: Database) -> str:
+    """``database`` for a message: the engine and the file, or the server URL without password."""
+    if database.engine == "mysql":
+        from sqlbench_lmeval.execution.mysql import redact
+
+        return f"mysql database {redact(database.path)}"
+    return f"{database.engine} database {database.path}"
+
+
+def _open_failure(database: Database, error: BaseException) -> str:
+    if isinstance(error, (_SetupError, FileNotFoundError, ValueError)):
+        text = str(error)
+    else:
+        text = f"{type(error).__name__}: {error}"
+    message = f"cannot open the {describe(database)}: {text}"
+    if isinstance(error, FileNotFoundError) or _is_engine_error(error):
+        message += " (rebuild the benchmark's data: `sqlbench-lmeval prepare`)"
+    return message
+
+
+def _is_engine_error(error: BaseException) -> bool:
+    """Whether ``error`` comes from the engine itself (sqlite3, duckdb), e.g. a damaged file."""
+    return (type(error).__module__ or "").startswith(("sqlite3", "_duckdb", "duckdb"))
+
+
+def _forget(database: Database, limits: Limits) -> None:
+    """Close and drop the cached connection of ``database``: the next job opens a fresh one."""
+    cached = _connections.pop(_key(database, limits), None)
+    if cached is not None:
+        _close(cached[1])
 
 
 _heap_limit = [0]
@@ -146,15 +220,75 @@ def close_all() -> None:
         _close(_connections.popitem()[1][1])
 
 
-def execute(job: Job, limits: Limits = DEFAULT_LIMITS) -> Outcome:
-    """Run ``job`` in this process; every failure becomes an Outcome, nothing raises."""
-    start = time.monotonic()
+def execute(
+    job: Job, limits: Limits = DEFAULT_LIMITS, *, heartbeat: Callable[[], object] | None = None
+) -> Outcome:
+    """Run ``job`` in this process; a query that fails becomes its Outcome.
+
+    Raises :class:`EvaluationUnavailable` when the evaluation itself cannot run (see the module
+    docstring), after one retry on a fresh connection, or after waiting ``RECONNECT_WINDOW_S``
+    for a server that went away. ``heartbeat`` is called while waiting (the worker tells the
+    pool's watchdog that it is not stuck in a query).
+    """
     sql = strip_sql(job.sql)
     if sql is None:
         return Outcome(Status.NO_SQL, error="no SQL")
+    start = time.monotonic()
+    retried = False
+    losses = 0
+    gone_since: float | None = None
+    while True:
+        try:
+            return _execute_once(job, sql, limits)
+        except ConnectionLost as lost:
+            now = time.monotonic()
+            if lost.during_query:
+                losses += 1
+                if losses >= LOSSES_ALLOWED:
+                    return Outcome(
+                        Status.CRASHED,
+                        error=f"the server connection was lost each of the {losses} times "
+                        f"this query ran (the server came back each time): {lost}",
+                        elapsed_s=now - start,
+                    )
+                gone_since = None  # it was there a moment ago: the window starts now
+            if gone_since is None:
+                gone_since = now
+                # An event worth a line: the run goes on, but an operator should know.
+                print(
+                    f"sqlbench-lmeval: {lost}; waiting up to {RECONNECT_WINDOW_S:g} s for the "
+                    "server, then the query runs again",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            elif now - gone_since >= RECONNECT_WINDOW_S:
+                raise EvaluationUnavailable(
+                    f"{lost}; the server did not come back within {RECONNECT_WINDOW_S:g} s"
+                ) from lost
+            _pause(RECONNECT_STEP_S, heartbeat)
+        except EvaluationUnavailable:
+            _forget(job.database, limits)
+            if retried:
+                raise
+            retried = True
+            _pause(RETRY_PAUSE_S, heartbeat)
+
+
+def _pause(seconds: float, heartbeat: Callable[[], object] | None) -> None:
+    if heartbeat is not None:
+        heartbeat()
+    time.sleep(seconds)
+    if heartbeat is not None:
+        heartbeat()
+
+
+def _execute_once(job: Job, sql: str, limits: Limits) -> Outcome:
+    conn, _ = connection(job.database, limits)
+    start = time.monotonic()
     try:
-        conn, _ = connection(job.database, limits)
         return _engine(job.database.engine).run(conn, sql, limits)
+    except EvaluationUnavailable:
+        raise
     except MemoryError:
         return Outcome(
             Status.ERROR,
@@ -162,7 +296,5 @@ def execute(job: Job, limits: Limits = DEFAULT_LIMITS) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     except Exception as error:
-        message = str(error) or type(error).__name__
-        if not isinstance(error, (_SetupError, FileNotFoundError, ValueError)):
-            message = f"{type(error).__name__}: {message}"
+        message = f"{type(error).__name__}: {str(error) or type(error).__name__}"
         return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)

@@ -14,6 +14,12 @@ Defences, in the order a connection is built (:func:`connect`):
 6. a progress handler that aborts the statement once the per-query deadline has passed.
 
 :func:`run` then executes exactly one statement and fetches at most ``max_rows + 1`` rows.
+
+A file that is not a database, or is damaged, is the evaluation's failure, not a query's:
+:func:`connect` reads the schema once (so a file that is not a database fails there), and
+:func:`run` raises :class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` for the
+errors only a damaged or vanished file gives (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``,
+``SQLITE_CANTOPEN``, ``SQLITE_IOERR``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 VALUE_MAX_BYTES = 16 * MIB  # longest string/blob a query may build (zeroblob(1e9) fails fast)
 SQL_MAX_BYTES = 1_000_000  # longest statement text accepted
@@ -37,6 +44,16 @@ _ALLOWED_ACTIONS = frozenset(
 )
 _DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer"})
 _SEVERAL_STATEMENTS = "You can only execute one statement at a time."
+# Primary result codes of a file that is damaged or went away (a read-only query on a sound
+# file cannot cause them); IOERR_NOMEM is memory, which a query can exhaust.
+_BROKEN_FILE_CODES = frozenset({10, 11, 14, 26})  # IOERR, CORRUPT, CANTOPEN, NOTADB
+_SQLITE_IOERR_NOMEM = 3082
+_BROKEN_FILE_MESSAGES = (
+    "database disk image is malformed",
+    "file is not a database",
+    "unable to open database file",
+    "disk I/O error",
+)
 
 
 class _Deadline:
@@ -53,9 +70,10 @@ class _Deadline:
 
 
 class SandboxConnection(sqlite3.Connection):
-    """A sqlite3 connection that carries its progress-handler deadline."""
+    """A sqlite3 connection that carries its progress-handler deadline and its file's path."""
 
     deadline: _Deadline
+    path: str
 
 
 def _authorize(action: int, arg1, arg2, db_name, source) -> int:
@@ -87,6 +105,8 @@ def connect(
     try:
         conn.execute(f"PRAGMA hard_heap_limit = {int(limits.memory_mb) * MIB}")
         conn.execute("PRAGMA temp_store = MEMORY")  # sorts spill into the bounded heap, not /tmp
+        # Read the schema now: a file that is not a database fails here, not in a query.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         if setup is not None:
             setup(conn)
         _limit(conn, "SQLITE_LIMIT_ATTACHED", 0)
@@ -95,6 +115,7 @@ def connect(
         _limit(conn, "SQLITE_LIMIT_WORKER_THREADS", 0)
         conn.set_authorizer(_authorize)
         conn.deadline = _Deadline()
+        conn.path = str(resolved)
         conn.set_progress_handler(conn.deadline, PROGRESS_EVERY_OPS)
     except BaseException:
         conn.close()
@@ -117,6 +138,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     except sqlite3.OperationalError as error:
         if str(error) == "interrupted" and time.monotonic() >= deadline.at:
             return _timeout(limits, start)
+        _raise_if_broken_file(error, conn)
         return _error(error, start)
     except sqlite3.ProgrammingError as error:
         if str(error) == _SEVERAL_STATEMENTS:
@@ -134,6 +156,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     except Exception as error:  # sqlite3.Error, UnicodeEncodeError of lone surrogates, ...
+        _raise_if_broken_file(error, conn)
         return _error(error, start)
     finally:
         deadline.at = float("inf")
@@ -142,6 +165,22 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
                 cursor.close()
             except Exception:
                 pass
+
+
+def _raise_if_broken_file(error: BaseException, conn: SandboxConnection) -> None:
+    """EvaluationUnavailable when ``error`` says the database file is damaged or gone."""
+    if not isinstance(error, sqlite3.DatabaseError):
+        return
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        broken = code & 0xFF in _BROKEN_FILE_CODES and code != _SQLITE_IOERR_NOMEM
+    else:
+        broken = str(error) in _BROKEN_FILE_MESSAGES
+    if broken:
+        raise EvaluationUnavailable(
+            f"the SQLite database file {conn.path} is damaged or gone: {error} (rebuild the "
+            "benchmark's data: `sqlbench-lmeval prepare`)"
+        )
 
 
 def _timeout(limits: Limits, start: float) -> Outcome:

@@ -2,10 +2,16 @@
 
 A model's query that fails is that item's status (``error``, ``timeout``, ...). When the
 evaluation cannot evaluate at all - it cannot log in, the server cannot be reached, a database
-or table of the benchmark is missing, gold that ran at ``prepare`` no longer runs, or an account
-holds more than SELECT - scoring the item 0 would record the harness's failure as the model's.
-Code that detects such a failure raises :class:`EvaluationUnavailable`; scoring lets it stop the
-run with a message that names the cause.
+or table of the benchmark is missing, gold that ran at ``prepare`` no longer runs, a database
+file is missing or unreadable, no worker process starts, a setup hook fails, or an account holds
+more than SELECT - scoring the item 0 would record the harness's failure as the model's.
+Code that detects such a failure raises :class:`EvaluationUnavailable`; every layer lets it
+through (runner -> worker -> pool -> scoring -> the ``score``/``gold`` commands and the lm-eval
+filter), which stop the run with a message that names the cause.
+
+The runner (``execution.runner``) retries such a failure once on a fresh connection before it
+gives up; :class:`ConnectionLost` marks the one kind it waits out instead: a server that was
+answering and went away (a restart), after which the item runs again.
 """
 
 from __future__ import annotations
@@ -13,3 +19,17 @@ from __future__ import annotations
 
 class EvaluationUnavailable(RuntimeError):
     """The evaluation cannot run queries at all; the message names the cause and the fix."""
+
+
+class ConnectionLost(EvaluationUnavailable):
+    """A server this process was talking to dropped the connection or refuses new ones.
+
+    ``during_query`` says the connection died while a query ran (the query may be the cause:
+    the runner re-runs it a few times only); otherwise the server could not be reached. The
+    runner waits for the server to come back and runs the item again; only a server that stays
+    gone ends the run.
+    """
+
+    def __init__(self, message: str, *, during_query: bool = False) -> None:
+        super().__init__(message)
+        self.during_query = during_query

@@ -4,9 +4,13 @@ Started by :mod:`sqlbench_lmeval.execution.pool` as ``python -m
 sqlbench_lmeval.execution.worker``; frames as in :mod:`sqlbench_lmeval.execution.protocol`.
 
 Parent -> worker: ``("init", sys_path)`` once, then ``("run", limits, [(index, job), ...])``.
-Worker -> parent: ``("ready",)`` after init; ``("alive",)`` after opening a new connection (so
-the parent's watchdog does not count a slow setup hook as query time); ``(index, outcome)`` as
-soon as each job ends, so the parent always knows which job is running.
+Worker -> parent: ``("ready",)`` after init; ``("opening",)`` before and ``("alive",)`` after
+opening a new connection (a worker that dies in between died of the database or its setup hook,
+not of a query; and the parent's watchdog does not count a slow setup hook as query time);
+``("alive",)`` too while the runner waits for a server that went away; ``(index, outcome)`` as
+soon as each job ends, so the parent always knows which job is running; ``("unavailable",
+index, message)`` when the evaluation itself cannot run (``EvaluationUnavailable``): the parent
+stops the batch, and this worker stops.
 """
 
 from __future__ import annotations
@@ -66,6 +70,10 @@ def _serve() -> int:
     os.dup2(2, 1)
     from sqlbench_lmeval.execution import runner
     from sqlbench_lmeval.execution.outcome import Outcome, Status
+    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+
+    def heartbeat() -> None:
+        write_frame(out, ("alive",))
 
     capped_mb = None
     while True:
@@ -85,16 +93,19 @@ def _serve() -> int:
             cap_address_space(limits.memory_mb)
             capped_mb = limits.memory_mb
         for index, job in items:
+            if runner.strip_sql(job.sql) is not None and not runner.is_open(job.database, limits):
+                write_frame(out, ("opening",))
+                try:
+                    runner.connection(job.database, limits)
+                except Exception:
+                    pass  # execute() below retries it and reports what stays broken
+                write_frame(out, ("alive",))
             try:
-                if runner.strip_sql(job.sql) is not None:
-                    _, opened = runner.connection(job.database, limits)
-                    if opened:
-                        write_frame(out, ("alive",))
-            except Exception:
-                pass  # execute() below reports the same failure as an Outcome
-            try:
-                outcome = runner.execute(job, limits)
+                outcome = runner.execute(job, limits, heartbeat=heartbeat)
                 write_frame(out, (index, outcome))
+            except EvaluationUnavailable as error:
+                write_frame(out, ("unavailable", index, str(error)))
+                return 0
             except Exception as error:  # e.g. a result value that cannot be pickled
                 message_text = f"{type(error).__name__}: {error}"
                 write_frame(out, (index, Outcome(Status.ERROR, error=message_text)))

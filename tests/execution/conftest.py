@@ -7,7 +7,8 @@ account that may SELECT from the first only (and the metadata database, where th
 registered as a benchmark database: the engine refuses any other account); skipped, with the
 reason, when there is no server.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
-clock) placed on sys.path, so the worker processes can import it.
+clock; hooks that fail, kill their process, or fail on the first open only) placed on sys.path,
+so the worker processes can import it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,19 @@ HOOKS = textwrap.dedent(
 
     def broken(conn):
         raise RuntimeError("hook exploded")
+
+
+    def die_on_open(conn):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+    _opened = []
+
+
+    def fails_once(conn):
+        _opened.append(1)
+        if len(_opened) == 1:
+            raise RuntimeError("the first open fails")
     '''
 )
 

@@ -8,6 +8,7 @@ import pytest
 
 from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Outcome, Status
 from sqlbench_lmeval.execution import cache as cache_module
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 
 @pytest.fixture
@@ -141,16 +142,23 @@ def test_cache_file_that_is_not_a_database_is_replaced(tmp_path, db):
     assert list(cache.path.parent.glob("*.corrupt-*"))
 
 
-def test_timeouts_and_missing_files_are_not_cached(tmp_path, db, spy):
+def test_timeouts_are_not_cached(tmp_path, db, spy):
     slow = Job(
         db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
     )
-    missing = Job(Database("sqlite", str(tmp_path / "nope.sqlite")), "SELECT 1")
     limits = Limits(timeout_s=0.2)
     for _ in range(2):
-        outcomes = GoldCache(tmp_path / "cache").run([slow, missing], limits, workers=1)
-        assert [o.status for o in outcomes] == [Status.TIMEOUT, Status.ERROR]
-    assert [len(c) for c in spy] == [2, 2]
+        outcomes = GoldCache(tmp_path / "cache").run([slow, Job(db, "SELECT 1")], limits, workers=1)
+        assert [o.status for o in outcomes] == [Status.TIMEOUT, Status.OK]
+    assert [len(c) for c in spy] == [2, 1]
+
+
+def test_a_missing_file_stops_the_batch_and_nothing_of_it_is_cached(tmp_path, db, spy):
+    missing = Job(Database("sqlite", str(tmp_path / "nope.sqlite")), "SELECT 1")
+    for _ in range(2):
+        with pytest.raises(EvaluationUnavailable, match="nope.sqlite: no such file"):
+            GoldCache(tmp_path / "cache").run([Job(db, "SELECT 1"), missing], workers=1)
+    assert [len(c) for c in spy] == [2, 2]  # the good job was not stored either
 
 
 def test_run_together_runs_other_jobs_in_the_same_batch_uncached(tmp_path, db, spy):

@@ -1,11 +1,13 @@
-"""execute_many: input order, killed and replaced workers, setup hooks, progress, in-process."""
+"""execute_many: input order, killed and replaced workers, setup hooks, progress, in-process,
+and failures of the evaluation itself (they raise EvaluationUnavailable, never an outcome)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many, runner
 from sqlbench_lmeval.execution import pool as pool_module
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 HOOK = "sqlbench_test_hooks:register"
 
@@ -60,13 +62,18 @@ def test_setup_hook_functions_are_callable_under_the_authorizer(tiny_sqlite, hoo
     assert outcome.rows == (("2024-01-01 00:00:00",),)
 
 
-def test_setup_hook_runs_for_duckdb(tiny_duckdb, hooks_dir):
-    # DuckDB's create_function needs types it can infer from annotations; a hook that fails
-    # reports an error instead of crashing anything.
+@pytest.fixture
+def no_retry_pause(monkeypatch):
+    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
+    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
+
+
+def test_failing_setup_hook_stops_the_batch_on_duckdb(tiny_duckdb, hooks_dir):
+    # A hook is the evaluation's own code: when it fails, no query can be judged fairly.
     database = Database("duckdb", str(tiny_duckdb), setup="sqlbench_test_hooks:broken")
-    (outcome,) = execute_many([Job(database, "SELECT 1")], workers=1)
-    assert outcome.status is Status.ERROR
-    assert "setup hook failed" in outcome.error and "hook exploded" in outcome.error
+    jobs = [Job(database, "SELECT 1"), Job(database, "SELECT 2")]
+    with pytest.raises(EvaluationUnavailable, match="setup hook failed.*hook exploded"):
+        execute_many(jobs, workers=1)
 
 
 @pytest.mark.parametrize(
@@ -78,27 +85,27 @@ def test_setup_hook_runs_for_duckdb(tiny_duckdb, hooks_dir):
         ("not a spec", "pkg.module:function"),
     ],
 )
-def test_bad_setup_hooks_are_errors(tiny_sqlite, hooks_dir, setup, fragment):
-    outcome = execute(Job(Database("sqlite", str(tiny_sqlite), setup=setup), "SELECT 1"))
-    assert outcome.status is Status.ERROR
-    assert outcome.error.startswith("setup hook failed") and fragment in outcome.error
+def test_bad_setup_hooks_stop_the_evaluation(
+    tiny_sqlite, hooks_dir, no_retry_pause, setup, fragment
+):
+    with pytest.raises(EvaluationUnavailable) as raised:
+        execute(Job(Database("sqlite", str(tiny_sqlite), setup=setup), "SELECT 1"))
+    assert "setup hook failed" in str(raised.value) and fragment in str(raised.value)
 
 
 @pytest.mark.parametrize(
-    ("database", "fragment"),
-    [
-        (Database("sqlite", "/nonexistent/x.sqlite"), "not found"),
-        (Database("duckdb", "/nonexistent/x.duckdb"), "not found"),
-    ],
+    "database",
+    [Database("sqlite", "/nonexistent/x.sqlite"), Database("duckdb", "/nonexistent/x.duckdb")],
 )
-def test_missing_database_is_an_error(database, fragment):
-    outcome = execute(Job(database, "SELECT 1"))
-    assert outcome.status is Status.ERROR and fragment in outcome.error
+def test_missing_database_file_stops_the_evaluation(database, no_retry_pause):
+    with pytest.raises(EvaluationUnavailable, match="no such file") as raised:
+        execute(Job(database, "SELECT 1"))
+    assert database.path in str(raised.value) and "prepare" in str(raised.value)
 
 
-def test_unknown_engine_is_an_error(tiny_sqlite):
-    outcome = execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
-    assert outcome.status is Status.ERROR and "unknown engine" in outcome.error
+def test_unknown_engine_stops_the_evaluation(tiny_sqlite, no_retry_pause):
+    with pytest.raises(EvaluationUnavailable, match="unknown engine"):
+        execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
 
 
 def test_rebuilt_database_file_is_reopened(tmp_path):

@@ -32,41 +32,61 @@ def test_client_never_asks_for_multi_statements_or_local_files(mysql_attack_serv
         conn.close()
 
 
-@pytest.mark.mysql
-def test_dropped_connection_is_crashed_then_a_fresh_connection(mysql_attack_server):
-    """KILL CONNECTION from the admin while the first item sleeps: that item is ``crashed``,
-    the next one (same worker, same database) runs on a new connection."""
-    database = mysql_attack_server.database()
-    marker = "SELECT SLEEP(5) AS dropped_here"
-    stop = threading.Event()
-
-    def kill_when_seen() -> None:
-        conn = mysql_attack_server.admin()
-        try:
-            while not stop.is_set():
-                with conn.cursor() as cursor:
-                    cursor.execute(
-                        "SELECT id FROM information_schema.processlist WHERE info = %s", (marker,)
-                    )
-                    ids = [row[0] for row in cursor.fetchall()]
-                    for thread_id in ids:
-                        cursor.execute(f"KILL CONNECTION {int(thread_id)}")
-                if ids:
-                    return
-                time.sleep(0.05)
-        finally:
-            conn.close()
-
-    killer = threading.Thread(target=kill_when_seen, daemon=True)
-    killer.start()
-    jobs = [Job(database, marker), Job(database, "SELECT count(*) FROM t")]
+def _kill_connections_running(server, marker: str, times: int, stop: threading.Event) -> None:
+    """KILL CONNECTION, as the admin, of the session running ``marker``, ``times`` times."""
+    conn = server.admin()
+    killed: set[int] = set()
     try:
-        dropped, after = execute_many(jobs, Limits(timeout_s=20), workers=1)
+        while not stop.is_set() and len(killed) < times:
+            with conn.cursor() as cursor:
+                cursor.execute(
+                    "SELECT id FROM information_schema.processlist WHERE info = %s", (marker,)
+                )
+                for (thread_id,) in cursor.fetchall():
+                    if thread_id not in killed:
+                        cursor.execute(f"KILL CONNECTION {int(thread_id)}")
+                        killed.add(thread_id)
+            time.sleep(0.05)
+    finally:
+        conn.close()
+
+
+def _run_while_killing(server, marker: str, times: int):
+    stop = threading.Event()
+    killer = threading.Thread(
+        target=_kill_connections_running, args=(server, marker, times, stop), daemon=True
+    )
+    killer.start()
+    jobs = [Job(server.database(), marker), Job(server.database(), "SELECT count(*) FROM t")]
+    try:
+        return execute_many(jobs, Limits(timeout_s=20), workers=1)
     finally:
         stop.set()
         killer.join()
+
+
+@pytest.mark.mysql
+def test_dropped_connection_runs_the_query_again_on_a_fresh_connection(mysql_attack_server):
+    """KILL CONNECTION from the admin while the first item sleeps: the evaluation lost its
+    connection, not the model its answer, so the item runs again on a new connection; the
+    next one (same worker, same database) runs as usual."""
+    marker = "SELECT SLEEP(1) AS dropped_once"
+    dropped, after = _run_while_killing(mysql_attack_server, marker, times=1)
+    assert dropped.status is Status.OK and dropped.rows == ((0,),), dropped
+    assert after.status is Status.OK and after.rows == ((100,),)
+
+
+@pytest.mark.mysql
+def test_a_query_whose_connection_drops_every_time_is_crashed(mysql_attack_server):
+    """The connection dies each of the LOSSES_ALLOWED times the query runs while the server
+    stays up: taken as the query's own doing (it brings its session down), the item is
+    ``crashed``, and the run goes on."""
+    from sqlbench_lmeval.execution.runner import LOSSES_ALLOWED
+
+    marker = "SELECT SLEEP(1) AS dropped_every_time"
+    dropped, after = _run_while_killing(mysql_attack_server, marker, times=LOSSES_ALLOWED)
     assert dropped.status is Status.CRASHED, dropped
-    assert "connection lost" in dropped.error
+    assert f"lost each of the {LOSSES_ALLOWED} times" in dropped.error
     assert after.status is Status.OK and after.rows == ((100,),)
 
 

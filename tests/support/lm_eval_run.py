@@ -30,6 +30,9 @@ Arguments:
 - ``lm_eval``: the command to run; by default the ``lm_eval`` script beside the current
   interpreter.
 
+``run_lm_eval_failing`` (same arguments) is for a run that must fail: it asserts the non-zero
+exit and that no results file was written, and returns the run's output.
+
 Returns ``(results, samples)``: ``results`` is the parsed ``results_*.json``; ``samples`` maps
 each task name to its list of ``--log_samples`` records (``doc``, ``target``, ``arguments``,
 ``resps``, ``filtered_resps`` and every metric at top level). lm-eval writes a missing metric
@@ -149,6 +152,43 @@ def run_lm_eval(
 ) -> tuple[dict, dict[str, list[dict]]]:
     """Run ``lm_eval`` on ``tasks`` against a scripted model; see the module docstring.
     ``console``, when given, receives the run's stdout and stderr."""
+    command, done, errors, output_dir = _run(
+        tasks, answer, include_path, chat, extra_args, workdir, env, lm_eval
+    )
+    if console is not None:
+        console += [done.stdout, done.stderr]
+    if done.returncode != 0 or errors:
+        output = (done.stdout + done.stderr)[-_TAIL_CHARS:]
+        raise AssertionError(
+            f"lm_eval failed (exit {done.returncode}): {' '.join(command)}\n"
+            f"answer() errors: {errors}\n--- output tail ---\n{output}"
+        )
+    return read_outputs(output_dir)
+
+
+def run_lm_eval_failing(
+    tasks: str | Sequence[str],
+    *,
+    answer: Callable[[str], str] | str,
+    include_path: str | os.PathLike | None = None,
+    extra_args: Sequence[str] = (),
+    workdir: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Run ``lm_eval`` as :func:`run_lm_eval` does, for a run that must fail: asserts a non-zero
+    exit and that no ``results_*.json`` was written; returns the run's output (stdout, stderr)."""
+    _, done, errors, output_dir = _run(
+        tasks, answer, include_path, False, extra_args, workdir, env, None
+    )
+    text = done.stdout + done.stderr
+    assert errors == [], errors
+    assert done.returncode != 0, text[-_TAIL_CHARS:]
+    assert list(output_dir.rglob("results_*.json")) == [], text[-_TAIL_CHARS:]
+    return text
+
+
+def _run(tasks, answer, include_path, chat, extra_args, workdir, env, lm_eval):
+    """(command, completed process, errors of ``answer``, output folder) of one lm_eval run."""
     workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="lm_eval_"))
     output_dir = workdir / "lm_eval_output"
     task_arg = tasks if isinstance(tasks, str) else ",".join(tasks)
@@ -168,15 +208,7 @@ def run_lm_eval(
         ]
         done = run_offline(command, workdir, env)
         errors = list(server.errors)
-    if console is not None:
-        console += [done.stdout, done.stderr]
-    if done.returncode != 0 or errors:
-        output = (done.stdout + done.stderr)[-_TAIL_CHARS:]
-        raise AssertionError(
-            f"lm_eval failed (exit {done.returncode}): {' '.join(command)}\n"
-            f"answer() errors: {errors}\n--- output tail ---\n{output}"
-        )
-    return read_outputs(output_dir)
+    return command, done, errors, output_dir
 
 
 def _constant(name: str) -> float:
