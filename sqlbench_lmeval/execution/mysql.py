@@ -461,6 +461,56 @@ def database_fingerprint(url: str) -> str:
     return _fingerprints[url]
 
 
+def server_place(address: ServerAddress) -> str:
+    """The server ``address`` names, for messages (never the password)."""
+    place = address.unix_socket or f"{address.host}:{address.port}"
+    return f"the MySQL server at {place}"
+
+
+def connection_failure(
+    error: BaseException,
+    address: ServerAddress,
+    database: str | None = None,
+    *,
+    was_connected: bool = False,
+) -> EvaluationUnavailable:
+    """What a failure to connect to ``address`` (on ``database``) means for the evaluation: the
+    one place that names the cause and the fix, for the engine and for the pre-flight checks.
+    ``was_connected``: this process had a session, so a refusal now means the server went away.
+    """
+    if isinstance(error, EvaluationUnavailable):
+        return error
+    # A failing setup hook arrives wrapped (runner's "setup hook failed: ..."); what made
+    # it fail decides.
+    cause = error if isinstance(error, pymysql.err.Error) else error.__cause__
+    code = _error_code(cause)
+    text = _message(error)
+    where = server_place(address)
+    if code in _GONE_ERRORS or isinstance(cause, pymysql.err.InterfaceError):
+        if was_connected:
+            return ConnectionLost(f"lost the connection to {where}: {text}")
+        return EvaluationUnavailable(
+            f"cannot reach {where}: {text}; is the server running, and do the URL's "
+            "host and port (or socket) point at it?"
+        )
+    if code == ER_ACCESS_DENIED_ERROR:
+        return EvaluationUnavailable(
+            f"cannot log in to {where} as {address.user!r}: {text}; the password in the URL or "
+            "its option file is wrong, or the account was changed or dropped (prepare creates "
+            "the read-only account; its password changes only with `prepare --rotate-reader`). "
+            f"On a server with anonymous accounts a client from their host matches ''@'host' "
+            f"before '{address.user}'@'%': re-running prepare (it keeps the password) creates "
+            "the reader for those hosts"
+        )
+    if code in (ER_BAD_DB_ERROR, ER_DBACCESS_DENIED_ERROR):
+        return EvaluationUnavailable(
+            f"cannot open the database {database!r} on {where}: {text}; the benchmark's "
+            "databases are missing there or this account may not read them: prepare the "
+            "server again"
+        )
+    return EvaluationUnavailable(f"cannot open a session on {where}: {text}")
+
+
 class _Session:
     """One sandboxed connection to a server plus the second connection that kills its queries."""
 
@@ -534,39 +584,11 @@ class _Session:
 
     def where(self) -> str:
         """The server, for messages (never the password)."""
-        address = self.address
-        place = address.unix_socket or f"{address.host}:{address.port}"
-        return f"the MySQL server at {place}"
+        return server_place(self.address)
 
     def unavailable(self, error: BaseException, database: str | None) -> EvaluationUnavailable:
         """What a failure to open a session on ``database`` means for the evaluation."""
-        if isinstance(error, EvaluationUnavailable):
-            return error
-        # A failing setup hook arrives wrapped (runner's "setup hook failed: ..."); what made
-        # it fail decides.
-        cause = error if isinstance(error, pymysql.err.Error) else error.__cause__
-        code = _error_code(cause)
-        text = _message(error)
-        if code in _GONE_ERRORS or isinstance(cause, pymysql.err.InterfaceError):
-            if self.was_connected:
-                return ConnectionLost(f"lost the connection to {self.where()}: {text}")
-            return EvaluationUnavailable(
-                f"cannot reach {self.where()}: {text}; is the server running, and do the URL's "
-                "host and port (or socket) point at it?"
-            )
-        if code == ER_ACCESS_DENIED_ERROR:
-            return EvaluationUnavailable(
-                f"cannot log in to {self.where()} as {self.address.user!r}: {text}; the password "
-                "in the URL or its option file is wrong, or the account was changed or dropped "
-                "(prepare creates the read-only account; use the URL it gives)"
-            )
-        if code in (ER_BAD_DB_ERROR, ER_DBACCESS_DENIED_ERROR):
-            return EvaluationUnavailable(
-                f"cannot open the database {database!r} on {self.where()}: {text}; the "
-                "benchmark's databases are missing there or this account may not read them: "
-                "prepare the server again"
-            )
-        return EvaluationUnavailable(f"cannot open a session on {self.where()}: {text}")
+        return connection_failure(error, self.address, database, was_connected=self.was_connected)
 
 
 class DatabaseHandle:

@@ -681,6 +681,7 @@ def _connect_run(url: str, cache_dir, local: dict | None) -> ServerRun:
 
     from sqlbench_lmeval.execution.mysql import (
         check_read_only,
+        connection_failure,
         open_connection,
         parse_url,
         public_url,
@@ -694,16 +695,7 @@ def _connect_run(url: str, cache_dir, local: dict | None) -> ServerRun:
     try:
         conn = open_connection(address)
     except pymysql.err.Error as error:
-        code = error.args[0] if error.args else None
-        if code == 1045:
-            raise EvaluationUnavailable(
-                f"cannot log in to {shown}: {error.args[-1]}. Check the password (or the option "
-                "file) the URL gives; the reader's password changes only with `prepare "
-                "--rotate-reader`. On a server with anonymous accounts a client from their host "
-                f"matches ''@'host' before '{address.user}'@'%': re-running prepare (it keeps the "
-                "password) creates the reader for those hosts"
-            ) from None
-        raise EvaluationUnavailable(f"cannot reach the MySQL server {shown}: {error}") from None
+        raise connection_failure(error, address) from None
     try:
         with conn.cursor() as cursor:
             identity = server_identity(cursor)
