@@ -88,7 +88,8 @@ def score_samples(
     slots: list[list[int]] = []
     firsts: list[list[int]] = []
     sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
-    answers = _distinct_answers(outputs, prompt_tail, slots, firsts, sqls)
+    dialects = [item.prompted_dialect for item in items]
+    answers = _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls)
     # About how many answers there will be (for the progress bar): distinct texts per item.
     expected = sum(len(set(samples)) for samples in outputs)
     scored = score_answers(items, answers, expected=expected, prompt_tail=prompt_tail, **options)
@@ -98,18 +99,18 @@ def score_samples(
     ]
 
 
-def _distinct_answers(outputs, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
+def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
     """The distinct predictions of every item, as ``score_answers`` takes them, extracted
     one item at a time as they are consumed; appends each item's ``slots``, ``firsts`` and
     ``sqls`` (see :func:`score_samples`)."""
     count = 0
-    for index, samples in enumerate(outputs):
+    for index, (samples, dialect) in enumerate(zip(outputs, dialects, strict=True)):
         seen: dict[tuple, tuple[int, int]] = {}
         by_text: dict[str | None, tuple] = {}  # identical outputs are extracted once
         item_slots, item_firsts, item_sql = [], [], []
         for sample, output in enumerate(samples):
             if output not in by_text:
-                by_text[output] = extract_answer(output, prompt_tail)
+                by_text[output] = extract_answer(output, prompt_tail, dialect)
             extraction, failure = by_text[output]
             item_sql.append(None if extraction is None else extraction.sql)
             key = dedup_key(output, extraction, failure)
