@@ -393,14 +393,27 @@ def _other_at(text: str, start: int, *, written_is_enough: bool) -> _Found | Non
     SQL rather than as a sentence (:func:`_written_as_statement`)."""
     candidate, terminated = _end_of_statement(text[start:])
     rest = text[start + len(candidate) :]
-    if not terminated and ("\n\n" in candidate or rest):
-        # Unterminated, it must be all the rest of the text: the cheap blank-line test drops
-        # most prose (a sentence starting "Update ..."), the tests below the rest of it.
-        return None
+    if not terminated:
+        if rest:
+            return None  # it runs on past MAX_STATEMENT_CHARS: no statement is that long
+        candidate = _without_trailing_prose(candidate)
     sql = _clean(candidate)
     if _kind(sql) == OTHER or (written_is_enough and _written_as_statement(sql)):
         return _Found(sql, OTHER, rest, start)
     return None
+
+
+def _without_trailing_prose(candidate: str) -> str:
+    """An unterminated statement up to the first blank line after which the text does not
+    continue SQL (``SHOW TABLES`` then a blank line and "This lists them."). Paragraphs that
+    continue it stay (``SET STATEMENT ... FOR``, a blank line, ``SELECT ...``)."""
+    first, *others = _BLANK_LINE.split(candidate)
+    kept = [first]
+    for paragraph in others:
+        if not _continues_sql(paragraph):
+            break
+        kept.append(paragraph)
+    return "\n\n".join(kept)
 
 
 def _written_as_statement(sql: str) -> bool:
