@@ -45,9 +45,7 @@ def cases(setting, logiccat_cache, records):
 
 
 @pytest.mark.parametrize("setting", list(SETTINGS))
-def test_the_lm_eval_filter_follows_the_table(
-    setting, logiccat_cache, records, monkeypatch, capfd
-):
+def test_the_lm_eval_filter_follows_the_table(setting, logiccat_cache, records, monkeypatch, capfd):
     monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(logiccat_cache))
     monkeypatch.setenv("SQLBENCH_LMEVAL_WORKERS", "2")
     table = cases(setting, logiccat_cache, records)
