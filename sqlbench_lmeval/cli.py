@@ -176,7 +176,7 @@ def _score(args: argparse.Namespace) -> int:
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
-    from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
+    from sqlbench_lmeval.tpcds.data import empty_gold_queries, empty_gold_summary, ensure_database
 
     check_engine(args.engine)
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
@@ -186,7 +186,7 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
         f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
         f"(built in {manifest['build_seconds']:.0f} s)"
     )
-    print(f"gold queries with no rows at this scale: {', '.join(map(str, empty)) or 'none'}")
+    print(empty_gold_summary(empty))
     return 0
 
 
