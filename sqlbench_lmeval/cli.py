@@ -167,10 +167,15 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
-    if metrics.get("n_truncated"):
+    loops = metrics.get("n_truncated_loops", 0)
+    if metrics.get("n_truncated", 0) > loops:
         from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
 
-        print(f"{metrics['n_truncated']} item(s) were truncated: {TRUNCATION_ADVICE}")
+        print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
+    if loops:
+        from sqlbench_lmeval.scoring import LOOP_ADVICE
+
+        print(f"{loops} truncated item(s) end in a repetition loop: {LOOP_ADVICE}")
     return 0
 
 

@@ -61,7 +61,9 @@ shape (fenced, bare, after prose) gets the same verdict:
   ``SET``, ``SHOW``, ``EXPLAIN``, ``SET STATEMENT ... FOR SELECT ...``, ...).
 
 ``truncated`` is True when the output looks cut off by the generation limit: an unclosed
-``<think>``, or a fenced block still open at the end of the output.
+``<think>``, or a fenced block still open at the end of the output. ``repetition_loop`` says
+whether such an output ends in one piece of text repeated over and over (:func:`ends_in_loop`):
+a larger budget would only have made the loop longer.
 
 Work is bounded, so no output (10 MB of text, thousands of fences, deep nesting) can stall
 scoring: statements are looked for within ``MAX_STATEMENT_CHARS`` of their start, the last
@@ -163,6 +165,7 @@ class Extraction:
     method: str
     problem: str | None = None  # EXECUTABLE_COMMENT, MULTIPLE_STATEMENTS, NOT_READ_ONLY or None
     truncated: bool = False
+    repetition_loop: bool = False  # truncated, and the output ends in a repetition loop
 
 
 @dataclass(frozen=True)
@@ -187,10 +190,35 @@ def extract_sql(output: str, *, prompt_tail: str = "", dialect: str | None = Non
     budget = _budget.set([PARSE_BUDGET_CHARS])
     rules = _lexis.set(lexis(dialect))
     try:
-        return _extract(output, prompt_tail)
+        extraction = _extract(output, prompt_tail)
     finally:
         _lexis.reset(rules)
         _budget.reset(budget)
+    if extraction.truncated and ends_in_loop(output):
+        return dataclasses.replace(extraction, repetition_loop=True)
+    return extraction
+
+
+#: An output ends in a repetition loop when its last characters - at least LOOP_MIN_CHARS,
+#: and at least three times the piece that repeats - are one piece of text over and over.
+LOOP_MIN_CHARS = 200
+_LOOP_WINDOW = 4_000  # characters of the output's end looked at (bounded work)
+
+
+def ends_in_loop(output: str) -> bool:
+    """Does ``output`` end in one piece of text repeated (a model stuck in a loop)? Any piece
+    of up to a third of the span: ``"Let me check again. "`` many times, a run of blank lines
+    or of ``0, ``. The cut may fall anywhere inside the last copy."""
+    tail = output[-_LOOP_WINDOW:]
+    for period in range(1, len(tail) // 3 + 1):
+        span = max(3 * period, LOOP_MIN_CHARS)
+        if span + period > len(tail):
+            return False
+        # The last ``span`` characters equal those ``period`` before them: the last
+        # ``span + period`` characters repeat with that period (four copies or more).
+        if tail[-span:] == tail[-span - period : -period]:
+            return True
+    return False
 
 
 def _extract(output: str, prompt_tail: str) -> Extraction:

@@ -52,6 +52,7 @@ _SAMPLE_FIELDS = (
     "error",
     *EXECUTION_METRICS,
     "truncated",
+    "repetition_loop",
     "extraction",
     "executed_sql",
     *VOTED_ITEM_METRICS,
@@ -64,8 +65,14 @@ def dedup_key(output: str | None, extraction: Extraction | None, failure: Failur
     if extraction is None or (failure is not None and extraction.sql is None):
         return ("raw", output)  # never submitted, or the extractor failed: its own prediction
     if extraction.sql is None:  # nothing to run: alike when found alike
-        return ("no_sql", extraction.method, extraction.truncated)
-    return ("sql", normalized_sql(extraction.sql), extraction.problem, extraction.truncated)
+        return ("no_sql", extraction.method, extraction.truncated, extraction.repetition_loop)
+    return (
+        "sql",
+        normalized_sql(extraction.sql),
+        extraction.problem,
+        extraction.truncated,
+        extraction.repetition_loop,
+    )
 
 
 def score_samples(
@@ -159,6 +166,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         status=first["status"],
         reason=first["reason"],
         truncated=first["truncated"],
+        repetition_loop=first["repetition_loop"],
         gold_status=first["gold_status"],
         gold_error=first["gold_error"],
         flags=first["flags"],

@@ -74,6 +74,12 @@ TRUNCATION_ADVICE = (
     "logiccat, 2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
 )
 
+#: What truncated outputs that end in a repetition loop mean (``Extraction.repetition_loop``).
+LOOP_ADVICE = (
+    "the output repeats the same text until the generation limit cuts it off; a larger "
+    "max_gen_toks would not end the loop, so these items failed on the model, not the budget"
+)
+
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
 _REFUSED = {
     EXECUTABLE_COMMENT: (
@@ -314,6 +320,7 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "extraction": "failed",
         "executed_sql": None,
         "truncated": False,
+        "repetition_loop": False,
         "error": failure.error,
         "reason": failure.reason,
         "gold_status": "unknown",
@@ -441,6 +448,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "prediction_dialect": item.prompted_dialect,
         "executed_sql": None if run is None or failure is not None else run.sql,
         "truncated": extraction is not None and extraction.truncated,
+        "repetition_loop": extraction is not None and extraction.repetition_loop,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -518,12 +526,14 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
+    metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
     return metrics
 
 
 __all__ = [
     "COMPARISON_VERSION",
     "EXECUTION_METRICS",
+    "LOOP_ADVICE",
     "TRUNCATED",
     "TRUNCATION_ADVICE",
     "Failure",
