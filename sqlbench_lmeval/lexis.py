@@ -76,7 +76,9 @@ def lexis(dialect: str | None = None) -> Lexis:
     quoted = [_quoted(start, end, backslash) for start, end in tokenizer._QUOTES.items()]
     quoted += [_quoted(start, end, False) for start, end in tokenizer._IDENTIFIERS.items()]
     if "$" in tokenizer.HEREDOC_STRINGS:
-        quoted.append(r"\$(?P<tag>[A-Za-z_]\w*|)\$.*?(?:\$(?P=tag)\$|\Z)")
+        # Not right after a name's character: ``a$$`` is a name ending in ``$``, not a string.
+        # (A number or a string glued to ``$$`` is read the same way; SQL never writes that.)
+        quoted.append(r"(?<![\w$])\$(?P<tag>[A-Za-z_]\w*|)\$.*?(?:\$(?P=tag)\$|\Z)")
     line_comments, block_comments = [], []
     for start, end in sorted(tokenizer._COMMENTS.items(), key=lambda kv: -len(kv[0])):
         if start == _TEMPLATE_COMMENT:
@@ -90,7 +92,8 @@ def lexis(dialect: str | None = None) -> Lexis:
             if mysql_family and start == "/*":
                 opener += r"(?!M?!)"  # an executable comment is code, not a comment
             block_comments.append(opener + ".*?(?:" + re.escape(end) + r"|\Z)")
-    comments = [f"(?:{opener})[^\\n]*" for opener in line_comments] + block_comments
+    line_end = "\\n" if tokenizer.COMMENTS_TERMINATE_AT_NEWLINE_ONLY else "\\n\\r"
+    comments = [f"(?:{opener})[^{line_end}]*" for opener in line_comments] + block_comments
     executable = [f"(?P<executable>{_EXECUTABLE})"] if mysql_family else []
     scan = "|".join([*quoted, *comments, *executable, "(?P<semicolon>;)"])
     return Lexis(
