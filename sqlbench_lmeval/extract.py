@@ -77,6 +77,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import heapq
+import itertools
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -134,7 +135,8 @@ _QUERY_START = re.compile(_QUERY_WORDS, re.IGNORECASE)
 # statement that is not a query.
 _STATEMENT_POSITION = r"(?:^|(?<=;))[ \t]*"
 _PAREN_QUERY_START = re.compile(
-    _STATEMENT_POSITION + rf"(?P<kw>\((?:\s*\()*\s*(?:{_QUERY_WORDS}))",
+    # At most 16 parentheses deep: a bounded pattern stays linear on "(\n" * 5000.
+    _STATEMENT_POSITION + rf"(?P<kw>\((?:\s*\(){{0,15}}\s*(?:{_QUERY_WORDS}))",
     re.IGNORECASE | re.MULTILINE,
 )
 _OTHER_START = re.compile(
@@ -351,7 +353,8 @@ def _statement_in(text: str) -> _Found | None:
     after_query_line = False  # a line before this start began a query (that did not parse)
     for start, kind in _statement_starts(text):
         if kind == QUERY:
-            found = _query_at(text, start) or _unparsed_before_another(text, start)
+            end = _end_of_statement(text, start)
+            found = _query_at(text, start, end) or _unparsed_before_another(text, start, end)
         elif kind == _PAREN:
             found = None if after_query_line else _query_at(text, start)
         else:
@@ -367,18 +370,26 @@ def _statement_starts(text: str) -> Iterator[tuple[int, str]]:
     """``(position, kind)`` of candidate statement starts (QUERY, _PAREN or OTHER), in text
     order, outside line comments; at most MAX_STARTS."""
     line_comment = _rules().line_comment
-    queries = ((m.start(), QUERY) for m in _QUERY_START.finditer(text))
-    parens = ((m.start("kw"), _PAREN) for m in _PAREN_QUERY_START.finditer(text))
-    others = ((m.start("kw"), OTHER) for m in _OTHER_START.finditer(text))
-    tried = 0
-    for start, kind in heapq.merge(queries, parens, others):
-        line_start = text.rfind("\n", 0, start) + 1
-        if line_comment.search(text, line_start, start):
-            continue  # inside a line comment
-        yield start, kind
-        tried += 1
-        if tried >= MAX_STARTS:
-            return
+
+    def outside_comments(starts: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        for start, kind in starts:
+            line_start = text.rfind("\n", 0, start) + 1
+            if not line_comment.search(text, line_start, start):
+                yield start, kind
+
+    queries = list(
+        itertools.islice(
+            outside_comments((m.start(), QUERY) for m in _QUERY_START.finditer(text)), MAX_STARTS
+        )
+    )
+    # No start after the MAX_STARTS-th query start can be among the first MAX_STARTS, so the
+    # other patterns scan only up to it (plus a keyword's length), not all of a 10 MB text.
+    limit = queries[-1][0] if len(queries) == MAX_STARTS else len(text)
+    scan_end = min(len(text), limit + 64)
+    parens = ((m.start("kw"), _PAREN) for m in _PAREN_QUERY_START.finditer(text, 0, scan_end))
+    others = ((m.start("kw"), OTHER) for m in _OTHER_START.finditer(text, 0, scan_end))
+    merged = heapq.merge(queries, outside_comments(parens), outside_comments(others))
+    return itertools.islice(((p, k) for p, k in merged if p <= limit), MAX_STARTS)
 
 
 def _at_line_start(text: str, start: int) -> bool:
@@ -386,9 +397,10 @@ def _at_line_start(text: str, start: int) -> bool:
     return not text[line_start:start].strip()
 
 
-def _query_at(text: str, start: int) -> _Found | None:
-    """The query starting at ``start``, trimmed of trailing prose; None if none parses."""
-    candidate, terminated = _end_of_statement(text[start:])
+def _query_at(text: str, start: int, end: tuple[str, bool] | None = None) -> _Found | None:
+    """The query starting at ``start``, trimmed of trailing prose; None if none parses.
+    ``end``: :func:`_end_of_statement` at ``start``, when already known."""
+    candidate, terminated = end or _end_of_statement(text, start)
     sql = _trim_prose(candidate)
     if sql is None:
         return None
@@ -399,17 +411,15 @@ def _query_at(text: str, start: int) -> _Found | None:
     return _Found(sql, QUERY, text[start + len(candidate) :] if whole else "", start)
 
 
-def _unparsed_before_another(text: str, start: int) -> _Found | None:
+def _unparsed_before_another(text: str, start: int, end: tuple[str, bool]) -> _Found | None:
     """A query at a line start that does not parse but ends with ``;`` before another
     statement (``SELECT ... Range ...; SELECT ...``): the first of several statements, as
-    written, rather than prose before the second."""
-    if not _at_line_start(text, start):
+    written, rather than prose before the second. ``end``: :func:`_end_of_statement` there."""
+    candidate, terminated = end
+    if not terminated or not _at_line_start(text, start):
         return None
-    candidate, terminated = _end_of_statement(text[start:])
     rest = text[start + len(candidate) :]
-    if not terminated or not _written_as_statement(candidate):
-        return None
-    if _next_statement(rest) is None:
+    if not _written_as_statement(candidate) or _next_statement(rest) is None:
         return None
     return _Found(_clean(candidate), None, rest, start)
 
@@ -419,7 +429,7 @@ def _other_at(text: str, start: int, *, written_is_enough: bool) -> _Found | Non
 
     It counts when sqlglot parses it as one, or (``written_is_enough``) when it is written as
     SQL rather than as a sentence (:func:`_written_as_statement`)."""
-    candidate, terminated = _end_of_statement(text[start:])
+    candidate, terminated = _end_of_statement(text, start)
     rest = text[start + len(candidate) :]
     if not terminated:
         if rest:
@@ -487,9 +497,9 @@ def _next_statement(rest: str) -> str | None:
     return None if found is None else found.sql
 
 
-def _end_of_statement(text: str) -> tuple[str, bool]:
-    """``(head, terminated)``: the prefix of ``text`` up to and including the first ``;`` that
-    completes a statement (True), or the whole text capped at MAX_STATEMENT_CHARS (False).
+def _end_of_statement(text: str, start: int = 0) -> tuple[str, bool]:
+    """``(head, terminated)``: the text from ``start`` up to and including the first ``;``
+    that completes a statement (True), or all of it capped at MAX_STATEMENT_CHARS (False).
 
     The dialect's scanner (``lexis``) finds each ';' outside strings and comments in one
     linear pass. On SQLite, its own ``complete_statement`` confirms it (and so stays the judge,
@@ -498,7 +508,7 @@ def _end_of_statement(text: str) -> tuple[str, bool]:
     """
     rules = _rules()
     confirm = rules.dialect == "sqlite"
-    window = text[:MAX_STATEMENT_CHARS]
+    window = text[start : start + MAX_STATEMENT_CHARS]
     confirmations = 0
     for match in rules.scan.finditer(window):
         if match.lastgroup != "semicolon":
