@@ -30,7 +30,8 @@ and ``--`` needs whitespace after it in MySQL, not in SQLite or DuckDB.
   query follows.
 - Any other statement (``UPDATE``, ``DROP``, ``PRAGMA``, ``SET``, ``SHOW``, ``DO``, ``CALL``,
   ``KILL``, ``HANDLER``, ``LOCK``, ``PREPARE``, ``EXECUTE``, ``GRANT``, ...: ``OTHER_KEYWORDS``)
-  starts a line or follows a ``;``, and ends with ``;`` or ends the text around it. It counts
+  starts a line or follows a ``;``, and ends with ``;``, at the end of the text around it, or
+  at a blank line after which the text does not continue SQL (prose after it). It counts
   where sqlglot parses it as a statement that is not a query, or else where it is written as
   SQL rather than as a sentence (``_written_as_statement``: keyword in upper or lower case, first
   line not ending in ``:``, ``.``, ``?`` or ``!``; so "Show the names of ...:" before the query
