@@ -189,16 +189,21 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
-    if metrics.get("n_truncated"):
+    loops = metrics.get("n_truncated_loops", 0)
+    if metrics.get("n_truncated", 0) > loops:
         from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
 
-        print(f"{metrics['n_truncated']} item(s) were truncated: {TRUNCATION_ADVICE}")
+        print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
+    if loops:
+        from sqlbench_lmeval.scoring import LOOP_ADVICE
+
+        print(f"{loops} truncated item(s) end in a repetition loop: {LOOP_ADVICE}")
     return 0
 
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
-    from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
+    from sqlbench_lmeval.tpcds.data import empty_gold_queries, empty_gold_summary, ensure_database
 
     check_engine(args.engine)
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
@@ -208,7 +213,7 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
         f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
         f"(built in {manifest['build_seconds']:.0f} s)"
     )
-    print(f"gold queries with no rows at this scale: {', '.join(map(str, empty)) or 'none'}")
+    print(empty_gold_summary(empty))
     return 0
 
 

@@ -52,6 +52,7 @@ _SAMPLE_FIELDS = (
     "error",
     *EXECUTION_METRICS,
     "truncated",
+    "repetition_loop",
     "extraction",
     "executed_sql",
     *VOTED_ITEM_METRICS,
@@ -64,8 +65,14 @@ def dedup_key(output: str | None, extraction: Extraction | None, failure: Failur
     if extraction is None or (failure is not None and extraction.sql is None):
         return ("raw", output)  # never submitted, or the extractor failed: its own prediction
     if extraction.sql is None:  # nothing to run: alike when found alike
-        return ("no_sql", extraction.method, extraction.truncated)
-    return ("sql", normalized_sql(extraction.sql), extraction.problem, extraction.truncated)
+        return ("no_sql", extraction.method, extraction.truncated, extraction.repetition_loop)
+    return (
+        "sql",
+        normalized_sql(extraction.sql),
+        extraction.problem,
+        extraction.truncated,
+        extraction.repetition_loop,
+    )
 
 
 def score_samples(
@@ -88,7 +95,8 @@ def score_samples(
     slots: list[list[int]] = []
     firsts: list[list[int]] = []
     sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
-    answers = _distinct_answers(outputs, prompt_tail, slots, firsts, sqls)
+    dialects = [item.prompted_dialect for item in items]
+    answers = _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls)
     # About how many answers there will be (for the progress bar): distinct texts per item.
     expected = sum(len(set(samples)) for samples in outputs)
     scored = score_answers(items, answers, expected=expected, prompt_tail=prompt_tail, **options)
@@ -98,18 +106,18 @@ def score_samples(
     ]
 
 
-def _distinct_answers(outputs, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
+def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
     """The distinct predictions of every item, as ``score_answers`` takes them, extracted
     one item at a time as they are consumed; appends each item's ``slots``, ``firsts`` and
     ``sqls`` (see :func:`score_samples`)."""
     count = 0
-    for index, samples in enumerate(outputs):
+    for index, (samples, dialect) in enumerate(zip(outputs, dialects, strict=True)):
         seen: dict[tuple, tuple[int, int]] = {}
         by_text: dict[str | None, tuple] = {}  # identical outputs are extracted once
         item_slots, item_firsts, item_sql = [], [], []
         for sample, output in enumerate(samples):
             if output not in by_text:
-                by_text[output] = extract_answer(output, prompt_tail)
+                by_text[output] = extract_answer(output, prompt_tail, dialect)
             extraction, failure = by_text[output]
             item_sql.append(None if extraction is None else extraction.sql)
             key = dedup_key(output, extraction, failure)
@@ -158,6 +166,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         status=first["status"],
         reason=first["reason"],
         truncated=first["truncated"],
+        repetition_loop=first["repetition_loop"],
         gold_status=first["gold_status"],
         gold_error=first["gold_error"],
         flags=first["flags"],

@@ -14,8 +14,9 @@ Per item, in order:
 4. the item's gold health is reported beside the verdict, never folded into VES.
 
 Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
-on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``, see
-``extract``) is status ``error`` with that reason and is not run; an exception at any stage
+on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``,
+``executable_comment``, see ``extract``; read in the dialect the prompt asked for) is status
+``error`` with that reason and is not run; an exception at any stage
 (extract, transpile, execute, compare, structure) is status ``error`` with reason
 ``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
 off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
@@ -48,7 +49,13 @@ from sqlbench_lmeval.execution import (
     execute_many,
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.extract import MULTIPLE_STATEMENTS, NOT_READ_ONLY, Extraction, extract_sql
+from sqlbench_lmeval.extract import (
+    EXECUTABLE_COMMENT,
+    MULTIPLE_STATEMENTS,
+    NOT_READ_ONLY,
+    Extraction,
+    extract_sql,
+)
 from sqlbench_lmeval.preview import PREVIEW_ROWS, result_preview
 
 #: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
@@ -73,8 +80,18 @@ TRUNCATION_ADVICE = (
     "logiccat, 2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
 )
 
+#: What truncated outputs that end in a repetition loop mean (``Extraction.repetition_loop``).
+LOOP_ADVICE = (
+    "the output repeats the same text until the generation limit cuts it off; a larger "
+    "max_gen_toks would not end the loop, so these items failed on the model, not the budget"
+)
+
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
 _REFUSED = {
+    EXECUTABLE_COMMENT: (
+        "executable comment (/*! ... */ or /*M! ... */): a MySQL-family server runs its text as "
+        "code on some versions only, so the answer has no one meaning: refused, not run"
+    ),
     MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
     NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
 }
@@ -248,8 +265,10 @@ def score_answers(
 
     def prediction_jobs() -> Iterator[Job]:
         for index, output, done in answers:
-            extraction, failure = done if done is not None else _extracted(output, prompt_tail)
             item = items[index]
+            if done is None:
+                done = _extracted(output, prompt_tail, item.prompted_dialect)
+            extraction, failure = done
             run = None
             if extraction is not None and failure is None:
                 try:
@@ -313,6 +332,7 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "extraction": "failed",
         "executed_sql": None,
         "truncated": False,
+        "repetition_loop": False,
         "error": failure.error,
         "reason": failure.reason,
         "gold_status": "unknown",
@@ -324,18 +344,22 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
 
 
 def extract_answer(
-    output: str | None, prompt_tail: str = ""
+    output: str | None, prompt_tail: str = "", dialect: str | None = None
 ) -> tuple[Extraction | None, Failure | None]:
-    """The extraction of one output (None: never submitted) and why it cannot run, if so."""
-    return _extracted(output, prompt_tail)
+    """The extraction of one output (None: never submitted) and why it cannot run, if so.
+
+    ``dialect``: the one the answer was asked in (``Item.prompted_dialect``); its comments and
+    strings decide where statements end (``extract``)."""
+    return _extracted(output, prompt_tail, dialect)
 
 
-def _extracted(output: str | None, prompt_tail: str) -> tuple[Extraction | None, Failure | None]:
-    """The extraction of one output (None: never submitted) and why it cannot run, if so."""
+def _extracted(
+    output: str | None, prompt_tail: str, dialect: str | None
+) -> tuple[Extraction | None, Failure | None]:
     if output is None:
         return None, None
     try:
-        extraction = extract_sql(output, prompt_tail=prompt_tail)
+        extraction = extract_sql(output, prompt_tail=prompt_tail, dialect=dialect)
     except Exception as error:  # e.g. a text sqlite3 or sqlglot chokes on
         return Extraction(None, "failed"), Failure.at("extract", error)
     if extraction.problem is not None:
@@ -476,6 +500,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "prediction_dialect": item.prompted_dialect,
         "executed_sql": None if run is None or failure is not None else run.sql,
         "truncated": extraction is not None and extraction.truncated,
+        "repetition_loop": extraction is not None and extraction.repetition_loop,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -553,12 +578,14 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
+    metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
     return metrics
 
 
 __all__ = [
     "COMPARISON_VERSION",
     "EXECUTION_METRICS",
+    "LOOP_ADVICE",
     "TRUNCATED",
     "TRUNCATION_ADVICE",
     "Failure",

@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from support.hostile_outputs import hostile_outputs, hostile_text, named_outputs, truncated_names
 
 from sqlbench_lmeval.extract import (
+    EXECUTABLE_COMMENT,
     MULTIPLE_STATEMENTS,
     NOT_READ_ONLY,
     Extraction,
+    ends_in_loop,
     extract_sql,
 )
 
@@ -204,6 +206,66 @@ CASES = [
         "SELECT name\nFROM singer WHERE age >> >> 30",
         "unparsed",
     ),
+    # A sentence that starts like a statement is prose before the query ...
+    (
+        "sentence_starting_with_show",
+        f"Show the names of singers older than 30:\n{Q}",
+        "",
+        Q,
+        "after_prose",
+    ),
+    ("sentence_starting_with_set", f"Set up the filter as follows.\n\n{Q}", "", Q, "after_prose"),
+    # ... a statement written as SQL is one, and a query inside it is never carved out.
+    (
+        "set_statement_for",
+        f"SET STATEMENT max_statement_time=0 FOR {Q}",
+        "",
+        f"SET STATEMENT max_statement_time=0 FOR {Q}",
+        "plain",
+        NOT_READ_ONLY,
+    ),
+    (
+        "explain_after_prose",
+        f"The plan:\nexplain {Q}",
+        "",
+        f"explain {Q}",
+        "after_prose",
+        NOT_READ_ONLY,
+    ),
+    (
+        "show_then_prose",
+        "SHOW TABLES\n\nThis lists the tables.",
+        "",
+        "SHOW TABLES",
+        "plain",
+        NOT_READ_ONLY,
+    ),
+    (
+        "set_then_query",
+        f"SET @x = 1;\n{Q};",
+        "",
+        f"SET @x = 1;\n{Q}",
+        "plain",
+        MULTIPLE_STATEMENTS,
+    ),
+    (
+        "second_statement_sqlglot_cannot_parse",  # LogicCat gold 340's shape: Range is a keyword
+        f"{Q}; SELECT * FROM cars WHERE Battery_Capacity / Range < 0.1;",
+        "",
+        f"{Q};\nSELECT * FROM cars WHERE Battery_Capacity / Range < 0.1",
+        "plain",
+        MULTIPLE_STATEMENTS,
+    ),
+    ("parenthesised_query", f"({Q})", "", f"({Q})", "plain"),
+    # A clause that starts a line inside a query that does not parse is not a statement.
+    (
+        "statement_word_inside_unparsed_query",
+        "My attempt:\n"
+        "SELECT name FROM singer\nWHERE age >> >> 30 AND\nreplace(name, 'a', 'b') = 'x'",
+        "",
+        "SELECT name FROM singer\nWHERE age >> >> 30 AND\nreplace(name, 'a', 'b') = 'x'",
+        "unparsed",
+    ),
     ("comment_only_fence", "```sql\n-- cannot be answered\n```", "", None, "no_sql_found"),
     ("comment_only", "-- nothing here", "", None, "no_sql_found"),
     ("refusal_prose", "I'm sorry, I can't help with that.", "", None, "no_sql_found"),
@@ -231,6 +293,15 @@ def test_never_raises(output, tail):
     assert result.problem in (None, MULTIPLE_STATEMENTS, NOT_READ_ONLY)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(hostile_text(), st.sampled_from(["mysql", "duckdb", "postgres"]))
+def test_never_raises_in_other_dialects(output, dialect):
+    result = extract_sql(output, dialect=dialect)
+    assert result.sql is None or result.sql.strip() == result.sql
+    allowed = (None, MULTIPLE_STATEMENTS, NOT_READ_ONLY)
+    assert result.problem in (*allowed, EXECUTABLE_COMMENT) if dialect == "mysql" else allowed
+
+
 HOSTILE = hostile_outputs()
 
 
@@ -251,3 +322,56 @@ TRUNCATED = truncated_names()
 @given(st.sampled_from(["```sql\n{}\n```", "{}", "The answer is: {};", "<think>x</think>{}"]))
 def test_query_survives_every_wrapper(wrapper):
     assert extract_sql(wrapper.format(Q)).sql == Q
+
+
+# Comments follow the dialect the answer was asked in: (output, dialect, sql, problem).
+DIALECT_CASES = [
+    ("SELECT 1 --1; DROP TABLE t", "sqlite", "SELECT 1 --1; DROP TABLE t", None),
+    ("SELECT 1 --1; DROP TABLE t", "mysql", "SELECT 1 --1;\nDROP TABLE t", MULTIPLE_STATEMENTS),
+    (
+        "SELECT 1 # note; DROP TABLE t",
+        "sqlite",
+        "SELECT 1 # note;\nDROP TABLE t",
+        MULTIPLE_STATEMENTS,
+    ),
+    ("SELECT 1 # note; DROP TABLE t", "mysql", "SELECT 1 # note; DROP TABLE t", None),
+    ("SELECT 'it\\'s; DROP TABLE t'", "mysql", "SELECT 'it\\'s; DROP TABLE t'", None),
+    ("# the answer\nSELECT 1", "mysql", "SELECT 1", None),
+    ("SELECT $$a;b$$", "duckdb", "SELECT $$a;b$$", None),
+    ("SELECT 1 /*! + 1 */", "sqlite", "SELECT 1 /*! + 1 */", None),
+    ("SELECT 1 /*! + 1 */", "mysql", "SELECT 1 /*! + 1 */", EXECUTABLE_COMMENT),
+    ("/*M!100000 SET x = 1 */ SELECT 1", "mysql", "SELECT 1", EXECUTABLE_COMMENT),
+    ("SELECT 1; /*!50000 DROP TABLE t */", "mysql", "SELECT 1", EXECUTABLE_COMMENT),
+    ("SELECT '/*! not code' AS x", "mysql", "SELECT '/*! not code' AS x", None),
+]
+
+
+@pytest.mark.parametrize(("output", "dialect", "sql", "problem"), DIALECT_CASES)
+def test_comments_of_the_answers_dialect(output, dialect, sql, problem):
+    result = extract_sql(output, dialect=dialect)
+    assert (result.sql, result.problem) == (sql, problem)
+
+
+def test_a_truncated_output_that_repeats_itself_is_a_repetition_loop():
+    loop = "<think>\nThe table has a column age. " + "Let me check the schema again. " * 40
+    assert extract_sql(loop) == Extraction(
+        None, "unclosed_think", truncated=True, repetition_loop=True
+    )
+    cut = "<think>\n" + " ".join(f"step {i}: add column c{i} to the total." for i in range(60))
+    assert extract_sql(cut) == Extraction(None, "unclosed_think", truncated=True)
+    # Not truncated: a loop in a finished answer is no advice about the budget.
+    assert extract_sql(Q + "\n" + "Done. " * 100).repetition_loop is False
+
+
+@pytest.mark.parametrize(
+    ("text", "loops"),
+    [
+        ("x " * 150, True),  # a two-character piece, 300 characters
+        ("\n" * 250, True),  # blank lines until the limit
+        ("SELECT 0, " + "0, " * 100, True),  # cut anywhere inside the last copy
+        ("abc" * 50, False),  # 150 characters: too short to call it a loop
+        ("SELECT a FROM t WHERE " + " OR ".join(f"b = {i}" for i in range(100)), False),
+    ],
+)
+def test_ends_in_loop(text, loops):
+    assert ends_in_loop(text) is loops

@@ -3,6 +3,7 @@
 One tiny real SQLite database; each row of CASES is a model answer with the numbers it must get.
 """
 
+import re
 import sqlite3
 
 import pytest
@@ -267,3 +268,17 @@ def test_refused_failed_and_truncated_answers(database, raw, status, reason, tru
     assert (score["status"], score["reason"], score["truncated"]) == (status, reason, truncated)
     assert score["ex"] == int(reason == "match")
     assert aggregate([score])["n_truncated"] == int(truncated)
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_progress_bar_total_never_changes(database, tmp_path, capsys, cached):
+    # 12 items, 4 answers refused and 2 without SQL: they never run, yet the bar counts them,
+    # so its total is 12 gold queries + 12 answers from the first line to the last.
+    answers = [FLOW_TIMES_HEAD] * 6 + ["SHOW TABLES", "SELECT 1; SELECT 2"] * 2 + ["no idea"] * 2
+    items = [item(database, i, FLOW_TIMES_HEAD) for i in range(len(answers))]
+    gold_cache = GoldCache(tmp_path / "gold") if cached else None
+    scores = score_items(items, answers, gold_cache=gold_cache, workers=1, progress=True)
+    assert [s["ex"] for s in scores] == [1] * 6 + [0] * 6
+    totals = set(re.findall(r"\b\d+/(\d+)\b", capsys.readouterr().err))
+    # With the cache, the 12 gold queries are one query run once (same SQL, same database).
+    assert totals == ({"13"} if cached else {"24"})

@@ -35,8 +35,8 @@ process, shared by all its databases through ``COM_INIT_DB``):
    ``max_execution_time`` (MySQL, milliseconds) stop the statement on the server shortly after,
    should the client be gone;
 4. rows stream through an unbuffered cursor under the row cap and byte budget of
-   :func:`~sqlbench_lmeval.execution.fetch.fetch_limited`; a result cut off there is not drained
-   (the connection is closed and the next query gets a new one);
+   :func:`~sqlbench_lmeval.execution.fetch.fetch_limited`; a result cut off there is ended with
+   ``KILL CONNECTION`` (not drained) and the next query gets a new connection;
 5. only statements whose first keyword is SELECT or WITH are sent (``SET``, ``KILL``, ``DO``,
    ``CALL``, ``LOAD DATA``, ... never reach the server; an executable comment ``/*! ... */`` in
    front counts as a statement of unknown kind and is refused too).
@@ -561,14 +561,16 @@ class _Session:
                 milliseconds = int(server_limit_s * 1000)
                 cursor.execute("SET SESSION max_execution_time = %s", (milliseconds,))
 
-    def kill_query(self, thread_id: int) -> None:
-        """``KILL QUERY`` from the second connection (an account may kill its own threads)."""
+    def kill_query(self, thread_id: int, *, connection: bool = False) -> None:
+        """``KILL QUERY`` (``KILL CONNECTION`` with ``connection``) from the second connection
+        (an account may kill its own threads)."""
+        statement = "KILL CONNECTION" if connection else "KILL QUERY"
         for _ in range(2):  # one retry with a fresh connection if the old one went stale
             try:
                 if self.killer is None or not self.killer.open:
                     self.killer = open_connection(self.address)
                 with self.killer.cursor() as cursor:
-                    cursor.execute(f"KILL QUERY {int(thread_id)}")
+                    cursor.execute(f"{statement} {int(thread_id)}")
                 return
             except pymysql.err.OperationalError as error:
                 if error.args and error.args[0] == 1094:  # unknown thread: already gone
@@ -619,7 +621,9 @@ def connect(url: str, limits: Limits, setup: Callable | None = None) -> Database
 
 
 def close_all() -> None:
-    """Close every session (tests)."""
+    """Close every session and its killer connection, each with the protocol's goodbye
+    (``COM_QUIT``): a worker process does this before it exits, since a server logs a connection
+    that vanishes without one as aborted."""
     while _sessions:
         _, session = _sessions.popitem()
         session.close()
@@ -700,6 +704,8 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
         )
     finally:
         deadline.stop()
+    if abandoned:
+        _stop_stream(session, conn, cursor)
     if abandoned or _leaves_session_state(sql):
         session.close()
     else:
@@ -718,6 +724,22 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
             elapsed_s=time.monotonic() - start,
         )
     return outcome
+
+
+def _stop_stream(session: _Session, conn: pymysql.Connection, cursor) -> None:
+    """End a result set read only in part (row cap, byte budget, out of memory) without noise.
+
+    ``KILL CONNECTION`` from the second connection stops the server sending and has it close
+    the connection itself, which it does not log (the kill was asked for). Closing our end in
+    mid-stream instead, the server logs an aborted connection, and stopping the query then
+    reading what the server had already sent takes a second or more under load. PyMySQL would
+    still take the result for unfinished and, when the cursor is collected, try to read the
+    rest from the closed socket ("Exception ignored in ... SSCursor.close" on stderr): the
+    result is marked finished here, the one PyMySQL internal this module touches."""
+    session.kill_query(conn.thread_id(), connection=True)
+    result = getattr(cursor, "_result", None)
+    if result is not None:
+        result.unbuffered_active = False
 
 
 def _leaves_session_state(sql: str) -> bool:

@@ -79,7 +79,8 @@ def execute_many(
     ``workers`` defaults to the CPU count; ``workers=0`` runs everything in this process (no
     isolation: for debugging only). ``progress`` is a tqdm description, or None for no bar.
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
-    about how many it yields (chunk size and the bar's first total; any count is handled).
+    about how many it yields (chunk size and the bar's total; any count is handled: fewer jobs
+    count the rest as done, so the total the bar showed never drops).
     Bad SQL never raises; a failure of the evaluation itself (no worker starts, a database
     cannot be opened, a server stays gone: see ``execution.unavailable``) raises
     :class:`EvaluationUnavailable` and ends the batch.
@@ -100,6 +101,7 @@ def execute_many(
             for job in source:
                 results.append(execute(job, limits))
                 bar.update(1)
+            _settle_total(bar, len(results))
             return results
         count = min(workers or default_workers(), expected or MAX_CHUNK)
         return _Batch(source, limits, count, bar, expected).run()
@@ -118,6 +120,17 @@ class _NoBar:
 
     def close(self) -> None:
         pass
+
+
+def _settle_total(bar, made: int) -> None:
+    """Once the source is exhausted: a bar that expected more jobs than were made (answers
+    refused before they run, duplicate samples) counts the shortfall as done, so the total it
+    showed from the start stays; one that expected fewer, or none, shows the real count."""
+    if bar.total is not None and made < bar.total:
+        bar.update(bar.total - made)
+    elif bar.total != made:
+        bar.total = made
+        bar.refresh()
 
 
 def _progress_bar(total: int | None, description: str | None):
@@ -264,9 +277,7 @@ class _Batch:
         self.remaining += taken
         if taken < self.chunk:
             self.source = None
-            if self.bar.total != len(self.jobs):  # the source made more or fewer than expected
-                self.bar.total = len(self.jobs)
-                self.bar.refresh()
+            _settle_total(self.bar, len(self.jobs))
         return self.source is not None and len(self.queue) < self.queue_target
 
     # -- workers --------------------------------------------------------------------------

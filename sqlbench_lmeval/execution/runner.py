@@ -215,9 +215,13 @@ def _close(conn) -> None:
 
 
 def close_all() -> None:
-    """Close every cached connection (tests; the worker just exits)."""
+    """Close every cached connection and server session (tests, and a worker before it exits:
+    a server logs a connection dropped without a goodbye as aborted)."""
     while _connections:
         _close(_connections.popitem()[1][1])
+    mysql = sys.modules.get("sqlbench_lmeval.execution.mysql")  # imported only when used
+    if mysql is not None:
+        mysql.close_all()
 
 
 def execute(

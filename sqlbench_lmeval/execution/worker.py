@@ -58,6 +58,10 @@ def main() -> int:
         return _serve()
     except (BrokenPipeError, KeyboardInterrupt):
         return 0  # the parent went away or stopped the batch
+    finally:
+        from sqlbench_lmeval.execution import runner
+
+        runner.close_all()  # servers log connections that vanish without a goodbye
 
 
 def _serve() -> int:

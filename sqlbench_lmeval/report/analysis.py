@@ -255,6 +255,7 @@ class FailureRow:
     error_kinds: tuple[tuple[str, int], ...]  # most frequent first
     unhealthy_gold: int  # items whose gold did not return a usable result
     truncated: int = 0  # outputs cut off by the generation limit (any outcome)
+    looping: int = 0  # of those, outputs that end in a repetition loop
 
 
 def outcome_of(item: ScoredItem) -> str:
@@ -306,6 +307,7 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
                     error_kinds=tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
                     unhealthy_gold=sum(1 for item in result.items if item.gold_status != "ok"),
                     truncated=sum(1 for item in result.items if item.truncated),
+                    looping=sum(1 for item in result.items if item.repetition_loop),
                 )
             )
     return rows

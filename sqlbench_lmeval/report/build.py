@@ -34,7 +34,7 @@ from sqlbench_lmeval.report.tables import (
     to_html,
     to_markdown,
 )
-from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
+from sqlbench_lmeval.scoring import LOOP_ADVICE, TRUNCATION_ADVICE
 
 #: Error kinds listed per row of the failure table.
 TOP_ERROR_KINDS = 3
@@ -331,12 +331,21 @@ def _failure_sections(data, views, charts) -> list[Section]:
 
 
 def _truncation_notes(rows: Sequence[FailureRow]) -> tuple[str, ...]:
-    """One paragraph per run with truncated outputs: how many, and how to give them room."""
-    return tuple(
-        f"{row.run}: {row.truncated} of {row.n} outputs were truncated: {TRUNCATION_ADVICE}."
-        for row in rows
-        if row.truncated
-    )
+    """Per run with truncated outputs: how many, and how to give them room; those that end in
+    a repetition loop apart, since more room would not end them."""
+    notes = []
+    for row in rows:
+        if row.truncated > row.looping:
+            budget = row.truncated - row.looping
+            notes.append(
+                f"{row.run}: {budget} of {row.n} outputs were truncated: {TRUNCATION_ADVICE}."
+            )
+        if row.looping:
+            notes.append(
+                f"{row.run}: {row.looping} of {row.n} outputs were truncated in a repetition "
+                f"loop: {LOOP_ADVICE}."
+            )
+    return tuple(notes)
 
 
 def _similarity_sections(data, views, charts) -> list[Section]:

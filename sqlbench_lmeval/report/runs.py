@@ -32,7 +32,7 @@ from sqlbench_lmeval.scoring import TRUNCATED
 _KNOWN_FIELDS = frozenset(
     {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error", "truncated"}
+    | {"gold_error", "truncated", "repetition_loop"}
 )
 
 #: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and
@@ -73,6 +73,7 @@ class ScoredItem:
     extracted_sql: str | None = None
     flags: tuple[str, ...] = ()
     truncated: bool = False  # the output was cut off by the generation limit
+    repetition_loop: bool = False  # ... while repeating itself (a larger limit would not help)
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
@@ -101,6 +102,7 @@ class ScoredItem:
             extracted_sql=score.get("extracted_sql"),
             flags=tuple(score.get("flags") or ()),
             truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
+            repetition_loop=bool(score.get("repetition_loop")),
             numbers=MappingProxyType(numbers),
             details=MappingProxyType(
                 {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}

@@ -24,7 +24,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -235,7 +235,7 @@ def _build(directory: Path, scale_factor: float, *, progress: bool) -> dict:
     }
     _write_atomically(directory / MANIFEST_NAME, json.dumps(manifest, indent=1) + "\n")
     empty = sorted(number for number, count in gold_rows.items() if count == 0)
-    say(f"done; gold queries with no rows at this scale: {empty or 'none'}")
+    say(f"done; {empty_gold_summary(empty)}")
     return manifest
 
 
@@ -258,3 +258,14 @@ def _write_atomically(path: Path, text: str) -> None:
 def empty_gold_queries(manifest: Mapping) -> list[int]:
     """Gold queries that return no rows in the database the manifest describes."""
     return sorted(int(n) for n, count in manifest["gold_row_counts"].items() if count == 0)
+
+
+def empty_gold_summary(numbers: Sequence[int]) -> str:
+    """``numbers`` (of gold queries that return no rows) said so that a query number is not
+    taken for a count: "1 gold query returns no rows at this scale: q17"."""
+    if not numbers:
+        return "every gold query returns rows at this scale"
+    names = ", ".join(f"q{number}" for number in numbers)
+    if len(numbers) == 1:
+        return f"1 gold query returns no rows at this scale: {names}"
+    return f"{len(numbers)} gold queries return no rows at this scale: {names}"

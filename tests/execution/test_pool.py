@@ -3,6 +3,8 @@ and failures of the evaluation itself (they raise EvaluationUnavailable, never a
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many, runner
@@ -156,6 +158,17 @@ def test_lazy_jobs_fill_in_the_progress_bar_total(tiny_sqlite, capsys):
     jobs = (Job(database, f"SELECT {i}") for i in range(70))
     assert len(execute_many(jobs, workers=1, progress="lazy")) == 70
     assert "70/70" in capsys.readouterr().err  # the total became known when the jobs ended
+
+
+@pytest.mark.parametrize("workers", [1, 0])
+def test_a_bar_that_expected_more_jobs_keeps_its_total(tiny_sqlite, capsys, workers):
+    # Scoring expects one job per answer; refused answers never become jobs. The bar's total
+    # stays what it showed from the start (10), the 3 jobs never made count as done.
+    database = Database("sqlite", str(tiny_sqlite))
+    jobs = (Job(database, f"SELECT {i}") for i in range(7))
+    assert len(execute_many(jobs, workers=workers, progress="short", expected=10)) == 7
+    totals = set(re.findall(r"\b\d+/(\d+)\b", capsys.readouterr().err))
+    assert totals == {"10"}
 
 
 def test_no_lazy_jobs_start_no_worker(monkeypatch):

@@ -11,6 +11,7 @@ from support.hostile_outputs import (
     check_every_output_scored,
     check_one_statement_cases,
     hostile_outputs,
+    looping_names,
     named_outputs,
     truncated_names,
 )
@@ -86,13 +87,17 @@ def test_score_command_counts_truncated_outputs_and_keeps_the_raw_text(
     )  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
-    assert f"{len(truncated_names())} item(s) were truncated" in printed
+    # Cut off at the limit: raise it; cut off while repeating itself: a larger limit won't help.
+    budget, loops = truncated_names() - looping_names(), looping_names()
+    assert f"{len(budget)} item(s) were truncated" in printed
     assert "--gen_kwargs max_gen_toks=" in printed
+    assert f"{len(loops)} truncated item(s) end in a repetition loop" in printed
     result = json.loads(output.read_text(encoding="utf-8"))
     scored = {item["id"]: item for item in result["items"]}
     for item, (name, text) in zip(items[: len(cases)], cases, strict=True):
         assert scored[item.id]["raw_output"] == text, name  # lone surrogates survive the file
     assert result["metrics"]["n_truncated"] == len(truncated_names())
+    assert result["metrics"]["n_truncated_loops"] == len(loops)
 
 
 def test_one_read_only_statement_per_answer(healthy, tmp_path):

@@ -8,7 +8,8 @@ characters and SQL/markdown fragments. ``hostile_text()`` is the matching hypoth
 (use it with ``derandomize=True``).
 
 ``truncated_names()`` names the cases that end inside ``<think>`` or inside an open fence, by
-construction (the scorer must mark exactly those as truncated).
+construction (the scorer must mark exactly those as truncated); ``looping_names()`` those of
+them that repeat one piece of text to the end.
 """
 
 from __future__ import annotations
@@ -155,6 +156,12 @@ def truncated_names() -> set[str]:
     return names
 
 
+def looping_names() -> set[str]:
+    """Truncated named cases that are one piece of text repeated to the end, by construction
+    (``"```" * 10_001``): a larger generation budget would not have ended them."""
+    return {"ten_thousand_open_fences"}
+
+
 #: Every status a score dict may carry.
 STATUSES = {"ok", "error", "timeout", "too_many_rows", "no_sql", "crashed", "missing"}
 
@@ -173,8 +180,11 @@ def check_every_output_scored(cases: list[tuple[str, str]], scores: list[dict]) 
             assert numbers == (0, 0, 0, 0), name
         if name in truncated:
             assert score["truncated"] is True, name
+            assert score["repetition_loop"] is (name in looping_names()), name
         elif not name.startswith("random_"):
             assert score["truncated"] is False, name
+        if not score["truncated"]:
+            assert score["repetition_loop"] is False, name
 
 
 # Answers that hold more than one statement, or one that is not a read-only query, on an item

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.tpcds.data import empty_gold_summary
 
 
-def test_prepare_tpcds_reports_the_database_and_its_empty_gold_queries(tpcds_cache, capsys):
+def test_prepare_tpcds_reports_the_database_and_its_empty_gold_queries(
+    tpcds_cache, tpcds_manifest, capsys
+):
     code = main(["prepare", "tpcds", "--cache-dir", str(tpcds_cache), "--scale-factor", "0.01"])
     out = capsys.readouterr().out
     assert code == 0
     assert "tpcds: scale factor 0.01 database at " in out
-    assert "gold queries with no rows at this scale: 3, 4, 8," in out
+    # Query numbers, never mistaken for a count.
+    empty = [n for n, rows in tpcds_manifest["gold_row_counts"].items() if rows == 0]
+    assert f"{len(empty)} gold queries return no rows at this scale: q3, q4, q8," in out
+
+
+@pytest.mark.parametrize(
+    ("numbers", "said"),
+    [
+        ([], "every gold query returns rows at this scale"),
+        ([17], "1 gold query returns no rows at this scale: q17"),
+        ([3, 17], "2 gold queries return no rows at this scale: q3, q17"),
+    ],
+)
+def test_empty_gold_queries_are_named_not_counted(numbers, said):
+    assert empty_gold_summary(numbers) == said
 
 
 def test_prepare_with_a_bad_scale_factor_is_a_user_error(tmp_path, capsys):
