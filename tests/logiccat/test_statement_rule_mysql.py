@@ -8,14 +8,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import logiccat_source
 from support import statement_rule as rule
 from support.server_log import ServerLog
 
 pytest.importorskip("pymysql")
 
-from sqlbench_lmeval.cli import main  # noqa: E402
-from sqlbench_lmeval.logiccat import server  # noqa: E402
 from sqlbench_lmeval.logiccat.benchmark import load_items  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import load_bundle  # noqa: E402
 
@@ -28,19 +25,14 @@ ON_THE_SERVER = ("--engine", "mysql", "--dialect", "mysql")
 
 
 @pytest.fixture(scope="module")
-def prepared(mysql_admin_url, logiccat_cache):
-    """The server loaded (in this cache) and its error log from here on."""
-    code = main(
-        ["prepare", "logiccat", "--engine", "mysql", "--url", mysql_admin_url]
-        + ["--source", str(logiccat_source()), "--cache-dir", str(logiccat_cache)]
-    )
-    assert code == 0
-    return ServerLog.open(mysql_admin_url)
+def prepared(mysql_prepared):
+    """The session's prepared server (one prepare per session) and its error log from here on."""
+    return ServerLog.open(mysql_prepared.admin_url)
 
 
 @pytest.fixture(scope="module")
-def table(prepared, logiccat_cache):
-    statuses = server.read_manifest(logiccat_cache)["gold_status"]
+def table(prepared, mysql_prepared, logiccat_cache):
+    statuses = mysql_prepared.document["gold_status"]
     records = {
         record.id: dataclasses.replace(record, gold_status=statuses[str(record.id)])
         for record in load_bundle(logiccat_cache).records
