@@ -34,6 +34,7 @@ from sqlbench_lmeval.extract import Extraction
 from sqlbench_lmeval.sampling import normalized_sql, pass_at_k, reported_ks, vote
 from sqlbench_lmeval.scoring import (
     EXECUTION_METRICS,
+    READS_NO_TABLE,
     Answer,
     Failure,
     Item,
@@ -52,6 +53,7 @@ _SAMPLE_FIELDS = (
     "error",
     *EXECUTION_METRICS,
     "truncated",
+    READS_NO_TABLE,
     "extraction",
     "executed_sql",
     *VOTED_ITEM_METRICS,
@@ -158,6 +160,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         status=first["status"],
         reason=first["reason"],
         truncated=first["truncated"],
+        reads_no_table=first[READS_NO_TABLE],
         gold_status=first["gold_status"],
         gold_error=first["gold_error"],
         flags=first["flags"],
