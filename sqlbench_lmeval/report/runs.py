@@ -26,13 +26,13 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring import TRUNCATED
+from sqlbench_lmeval.scoring import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
     {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error", "truncated"}
+    | {"gold_error", "truncated", "reads_no_table"}
 )
 
 #: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and
@@ -73,6 +73,7 @@ class ScoredItem:
     extracted_sql: str | None = None
     flags: tuple[str, ...] = ()
     truncated: bool = False  # the output was cut off by the generation limit
+    reads_no_table: bool = False  # it ran but reads no table (a constant answer)
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
@@ -101,6 +102,7 @@ class ScoredItem:
             extracted_sql=score.get("extracted_sql"),
             flags=tuple(score.get("flags") or ()),
             truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
+            reads_no_table=bool(score.get(READS_NO_TABLE)),
             numbers=MappingProxyType(numbers),
             details=MappingProxyType(
                 {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}
@@ -185,13 +187,13 @@ def read_runs(specs: Iterable[str]) -> list[Run]:
 def read_run(spec: str) -> list[Run]:
     """The run(s) at ``spec``: a score JSON, an lm-eval results JSON, a model folder, or an
     lm-eval output folder (one run per model subfolder)."""
-    name, path = _split_spec(spec)
+    name, path = split_spec(spec)
     if not path.exists():
         raise UserError(f"run {spec!r}: {path} does not exist")
     if path.is_file():
         if path.suffix == ".jsonl" and path.name.startswith("samples_"):
             return [_read_lmeval_folder(path.parent, name)]
-        data = _load_json(path)
+        data = load_json(path)
         if isinstance(data, dict) and "items" in data and "task" in data:
             return [_read_score_file(path, data, name)]
         if isinstance(data, dict) and "results" in data:
@@ -199,9 +201,9 @@ def read_run(spec: str) -> list[Run]:
         raise UserError(
             f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval results file"
         )
-    if _lmeval_files(path):
+    if lmeval_files(path):
         return [_read_lmeval_folder(path, name)]
-    models = sorted(child for child in path.iterdir() if child.is_dir() and _lmeval_files(child))
+    models = sorted(child for child in path.iterdir() if child.is_dir() and lmeval_files(child))
     if not models:
         raise UserError(
             f"{path}: no lm-eval results or samples found (run lm_eval with "
@@ -213,7 +215,7 @@ def read_run(spec: str) -> list[Run]:
     return [_read_lmeval_folder(model, name) for model in models]
 
 
-def _split_spec(spec: str) -> tuple[str | None, Path]:
+def split_spec(spec: str) -> tuple[str | None, Path]:
     # A path that exists wins over NAME=PATH, so a file name containing "=" still works.
     if Path(spec).exists() or "=" not in spec:
         return None, Path(spec)
@@ -223,7 +225,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path]:
     return name, Path(path)
 
 
-def _load_json(path: Path):
+def load_json(path: Path):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -257,7 +259,7 @@ def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
 # --- lm-eval output folders --------------------------------------------------------------------
 
 
-def _lmeval_files(folder: Path) -> list[Path]:
+def lmeval_files(folder: Path) -> list[Path]:
     return sorted(
         path
         for pattern in ("results_*.json", "samples_*.jsonl")
@@ -266,18 +268,18 @@ def _lmeval_files(folder: Path) -> list[Path]:
     )
 
 
-def _timestamp(path: Path) -> str:
+def file_timestamp(path: Path) -> str:
     # lm-eval names files <kind>_<task>_<ISO time with ':' -> '-'>: sortable as text.
     return path.stem.rpartition("_")[2]
 
 
-def _samples_task(path: Path) -> str:
+def samples_task(path: Path) -> str:
     return path.stem[len("samples_") : path.stem.rfind("_")]
 
 
 def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
-    results_files = sorted(folder.glob("results_*.json"), key=_timestamp)
-    samples_files = sorted(folder.glob("samples_*.jsonl"), key=_timestamp)
+    results_files = sorted(folder.glob("results_*.json"), key=file_timestamp)
+    samples_files = sorted(folder.glob("samples_*.jsonl"), key=file_timestamp)
     if not samples_files:
         raise UserError(
             f"{folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples "
@@ -285,8 +287,8 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
         )
     newest: dict[str, Path] = {}
     for path in samples_files:  # in time order, so the newest file of each task wins
-        newest[_samples_task(path)] = path
-    results = [_load_json(path) for path in results_files]
+        newest[samples_task(path)] = path
+    results = [load_json(path) for path in results_files]
     tasks = []
     for task_name, path in newest.items():
         items, versions, dataset_versions, engines = _read_samples(path)
@@ -306,7 +308,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
         raise UserError(f"{shown}: no scored samples (is this a sqlbench-lmeval task?)")
     tasks.sort(key=lambda task: task.name)
     run = Run(
-        name=name or _model_name(results, folder),
+        name=name or model_name_of(results, folder),
         source=str(folder),
         tasks=tuple(tasks),
         groups=_groups(results, {task.name for task in tasks}),
@@ -317,7 +319,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
     return run
 
 
-def _model_name(results: list[dict], folder: Path) -> str:
+def model_name_of(results: list[dict], folder: Path) -> str:
     for data in reversed(results):
         if isinstance(data, dict) and data.get("model_name"):
             return str(data["model_name"])
@@ -358,7 +360,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
     engines: set[str] = set()
     for where, sample in read_objects(path, "lm-eval samples"):  # reads lm-eval's bare NaN
         doc = sample.get("doc") or {}
-        score = _score_dict(sample.get("filtered_resps"))
+        score = score_dict_of(sample.get("filtered_resps"))
         if score is not None:
             if score.get("comparison_version") is not None:
                 versions.add(str(score["comparison_version"]))
@@ -370,7 +372,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
             score = _from_metrics(sample, doc)
             if score is None:
                 continue  # another filter's line, or a line without our metrics
-        for key, value in _sample_details(sample, doc).items():
+        for key, value in sample_details(sample, doc).items():
             score.setdefault(key, value)
         if doc.get("dataset_version"):
             dataset_versions.add(str(doc["dataset_version"]))
@@ -395,7 +397,7 @@ def _doc_fields(doc: Mapping) -> dict:
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def _sample_details(sample: Mapping, doc: Mapping) -> dict:
+def sample_details(sample: Mapping, doc: Mapping) -> dict:
     """The question, gold SQL, database (LogicCat: its id and schema), prompt and raw answer
     a samples line records."""
     details = {key: doc.get(key) for key in ("question", "gold_sql", "db_path", "db_id", "schema")}
@@ -426,7 +428,7 @@ def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:
     return score
 
 
-def _score_dict(filtered) -> dict | None:
+def score_dict_of(filtered) -> dict | None:
     """Our score dict from a samples line's ``filtered_resps`` (a list holding a dict, its
     Python repr, or that nested once more); None when it holds anything else."""
     while isinstance(filtered, list) and len(filtered) == 1:
@@ -492,4 +494,19 @@ def _joined(values: Iterable[str | None]) -> str | None:
     return ", ".join(distinct) if distinct else None
 
 
-__all__ = ["Run", "ScoredItem", "TaskResult", "parse_python_literal", "read_run", "read_runs"]
+__all__ = [
+    "Run",
+    "ScoredItem",
+    "TaskResult",
+    "file_timestamp",
+    "lmeval_files",
+    "load_json",
+    "model_name_of",
+    "parse_python_literal",
+    "read_run",
+    "read_runs",
+    "sample_details",
+    "samples_task",
+    "score_dict_of",
+    "split_spec",
+]
