@@ -27,6 +27,7 @@ from support.verify_runs import (
 )
 
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.leaderboard import build_leaderboard
 from sqlbench_lmeval.report.runs import parse_python_literal
 from sqlbench_lmeval.submission import read_submissions
 from sqlbench_lmeval.verify import (
@@ -252,3 +253,45 @@ def test_verify_command_writes_reports_with_a_stable_digest(runs, cache, tmp_pat
         )
         == 1
     )
+
+
+def test_leaderboard_ranks_verified_runs_and_rescores_only_a_new_one(runs, cache, tmp_path):
+    out = tmp_path / "board"
+    base = [
+        "leaderboard",
+        "--output",
+        str(out),
+        "--no-progress",
+        "--cache-dir",
+        str(cache),
+        "--resamples",
+        "200",
+    ]
+    assert main([*base, f"clean={runs['clean']}", f"constant={runs['constant']}"]) == 0
+    data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    (board,) = data["tasks"]
+    models = {m["name"]: m for m in board["models"]}
+    # Neither answers any item (EX 0): they tie at rank 1, one group; the constant answer
+    # shows in its verdict.
+    assert {(m["rank"], m["groups"], m["ex"]) for m in models.values()} == {(1, "a", 0.0)}
+    assert (models["clean"]["verdict"], models["constant"]["verdict"]) == (
+        "verified",
+        "verified with findings",
+    )
+    cached = sorted((out / "verifications").glob("cache-*.json"))
+    stamps = [path.stat().st_mtime_ns for path in cached]
+    assert len(cached) == 2
+    # Adding a run verifies that run only; the paster's one correct item puts it first.
+    files = build_leaderboard(
+        [f"clean={runs['clean']}", f"constant={runs['constant']}", f"paster={runs['paster']}"],
+        out,
+        cache_dir=cache,
+        resamples=200,
+    )
+    assert files.verified == ("paster",) and files.cached == ("clean", "constant")
+    assert [path.stat().st_mtime_ns for path in cached] == stamps
+    data = json.loads(files.json.read_text(encoding="utf-8"))
+    first = data["tasks"][0]["models"][0]
+    assert (first["name"], first["rank"], first["ex"]) == ("paster", 1, pytest.approx(1 / 99))
+    page = files.html.read_text(encoding="utf-8")
+    assert "leaderboard-data" in page and "verifications/" in page
