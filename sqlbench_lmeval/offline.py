@@ -202,17 +202,41 @@ def score_outputs(
     raw output, a retried answer's envelope, or a list of sampled outputs); an item without one
     scores 0 with status ``missing``. Each keeps its raw output, question, gold SQL and
     database, so an item explains itself (and the explorer can show it)."""
-    missing = [item.id for item in items if item.id not in predictions]
-    sampled = any(isinstance(outputs, list) for outputs in predictions.values())
-    score = _plain_or_retried(predictions.values())
+    return score_aligned(
+        module,
+        items,
+        [predictions.get(item.id) for item in items],
+        cache_dir=cache_dir,
+        limits=limits,
+        workers=workers,
+        progress=progress,
+        preview_rows=preview_rows,
+    )
+
+
+def score_aligned(
+    module,
+    items,
+    outputs,
+    *,
+    cache_dir=None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
+) -> list[dict]:
+    """:func:`score_outputs` with ``outputs[i]`` the answer to ``items[i]`` (None: missing), so
+    items of several tasks that share ids are scored in one batch (one worker pool)."""
+    sampled = any(isinstance(output, list) for output in outputs)
+    score = _plain_or_retried(outputs)
     if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
         from sqlbench_lmeval.sampled_scoring import score_samples as score
 
-        n = len(next(iter(predictions.values())))
-        predictions = {**dict.fromkeys(missing, [None] * n), **predictions}
+        n = len(next(output for output in outputs if isinstance(output, list)))
+        outputs = [[None] * n if output is None else output for output in outputs]
     scores = score(
         items,
-        [predictions.get(item.id) for item in items],
+        list(outputs),
         limits=limits,
         workers=workers,
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
@@ -223,12 +247,12 @@ def score_outputs(
     return [
         {
             **score,
-            "raw_output": predictions.get(score["id"]),
+            "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
             "db_path": item.database.path,
         }
-        for item, score in zip(items, scores, strict=True)
+        for item, output, score in zip(items, outputs, scores, strict=True)
     ]
 
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
@@ -31,6 +33,7 @@ from sqlbench_lmeval.report.runs import (
     lmeval_files,
     load_json,
     model_name_of,
+    parse_python_literal,
     samples_task,
     score_dict_of,
     split_spec,
@@ -48,20 +51,61 @@ class LoggedAnswer:
     prompt: str | None  # the request's prompt as logged (chat runs: after the template)
     generation: Mapping | None  # the request's generation settings as logged
     outputs: tuple[str, ...]  # raw responses (several for a sampled task)
-    claimed: Mapping | None  # our score dict as logged (lm-eval: filtered_resps)
+    # Our score dict as logged (lm-eval: filtered_resps, a Python repr), parsed when used.
+    claimed_raw: object = None
     claimed_numbers: Mapping[str, float] = field(default_factory=dict)  # numbers beside it
+
+    @cached_property
+    def claimed(self) -> Mapping | None:
+        """The logged score dict (None: the line holds none)."""
+        return score_dict_of(self.claimed_raw)
+
+    def claimed_fields(self, names) -> dict:
+        """The top-level ``names`` of the logged score dict that it holds.
+
+        Parsing every logged repr costs more than the rest of a verification's reading, so a
+        repr is searched for ``'name': <scalar>``; a name found more than once (a text that
+        holds it, a nested key) falls back to the full parse."""
+        found = self._scalars
+        if found is not None and all(len(found.get(name, ())) <= 1 for name in names):
+            return {name: _scalar(found[name][0]) for name in names if name in found}
+        claimed = self.claimed or {}
+        return {name: claimed[name] for name in names if name in claimed}
+
+    @cached_property
+    def _scalars(self) -> dict[str, list[str]] | None:
+        """Every ``'name': scalar`` of a logged repr, by name (None: not a repr)."""
+        raw = self.claimed_raw
+        while isinstance(raw, list) and len(raw) == 1:
+            raw = raw[0]
+        if not isinstance(raw, str):
+            return None
+        found: dict[str, list[str]] = {}
+        for match in _SCALAR_ITEM.finditer(raw):
+            found.setdefault(match.group(1), []).append(match.group(2))
+        return found
 
 
 @dataclass(frozen=True)
 class LoggedTask:
-    """The lines of one task, with what the run's results file says about that task."""
+    """The lines of one task, with what the run's results file says about that task.
+
+    The lines of an lm-eval samples file are read when first used (``answers``), so a run
+    whose verification is cached is never parsed."""
 
     name: str
-    answers: tuple[LoggedAnswer, ...]
+    given_answers: tuple[LoggedAnswer, ...] | None = None  # None: read ``samples`` when used
+    samples: Path | None = None
     config: Mapping = field(default_factory=dict)  # lm-eval's task config as run
     version: str | None = None  # the task version lm-eval recorded
     claimed_metrics: Mapping[str, float] = field(default_factory=dict)  # "ex" -> 0.41, ...
     n_samples: Mapping | None = None  # lm-eval's {"original": N, "effective": n}
+
+    @cached_property
+    def answers(self) -> tuple[LoggedAnswer, ...]:
+        if self.given_answers is not None:
+            return self.given_answers
+        return _read_samples(self.samples)
 
 
 @dataclass(frozen=True)
@@ -141,7 +185,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Submission:
         tasks.append(
             LoggedTask(
                 name=task_name,
-                answers=_read_samples(path),
+                samples=path,
                 config=(data.get("configs") or {}).get(task_name) or {},
                 version=_text((data.get("versions") or {}).get(task_name)),
                 claimed_metrics=_claimed_metrics((data.get("results") or {}).get(task_name)),
@@ -208,7 +252,7 @@ def _read_samples(path: Path) -> tuple[LoggedAnswer, ...]:
                 prompt=first.get("arg_0") if isinstance(first.get("arg_0"), str) else None,
                 generation=first.get("arg_1") if isinstance(first.get("arg_1"), Mapping) else None,
                 outputs=_responses(line.get("resps")),
-                claimed=score_dict_of(line.get("filtered_resps")),
+                claimed_raw=line.get("filtered_resps"),
                 claimed_numbers=numbers,
             )
         )
@@ -251,12 +295,12 @@ def _read_score_file(path: Path, name: str | None) -> Submission:
                 prompt=None,
                 generation=None,
                 outputs=outputs,
-                claimed=score,
+                claimed_raw=score,
             )
         )
     task = LoggedTask(
         name=str(data["task"]),
-        answers=tuple(answers),
+        given_answers=tuple(answers),
         claimed_metrics={
             key: float(value)
             for key, value in (data.get("metrics") or {}).items()
@@ -301,19 +345,36 @@ def _read_predictions_file(path: Path, name: str | None, task: str | None) -> Su
                 prompt=None,
                 generation=None,
                 outputs=outputs,
-                claimed=None,
             )
         )
     return Submission(
         name=name or path.stem,
         source=str(path),
         kind="predictions",
-        tasks=(LoggedTask(name=task, answers=tuple(answers)),),
+        tasks=(LoggedTask(name=task, given_answers=tuple(answers)),),
         inputs=((path.name, sha256_file(path)),),
     )
 
 
 # --- small helpers -----------------------------------------------------------------------------
+
+# ``'name': scalar`` in a Python repr of a dict: a number, nan/inf, a bool, None or a string.
+_SCALAR_ITEM = re.compile(
+    r"'([A-Za-z_][\w@]*)': (-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf)|True|False|None"
+    r"|'(?:[^'\\\n]|\\.)*')"
+)
+
+
+def _scalar(text: str):
+    """A scalar matched by ``_SCALAR_ITEM`` as Python reads it."""
+    if text in _WORDS:
+        return _WORDS[text]
+    if text.startswith("'"):
+        return parse_python_literal(text)
+    return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+_WORDS = {"True": True, "False": False, "None": None}
 
 
 def _item_id(value) -> int | None:

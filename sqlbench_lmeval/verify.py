@@ -43,7 +43,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean
 
 from sqlbench_lmeval import __version__
@@ -51,7 +51,7 @@ from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
-from sqlbench_lmeval.offline import score_outputs, task_documents
+from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.sampling import normalized_sql
 from sqlbench_lmeval.scoring import (
     GOLD_HEALTHY,
@@ -266,10 +266,26 @@ def verify_submission(
                 f"tasks that are not ours were not verified: {', '.join(submission.other_tasks)}",
             )
         )
-    tasks = tuple(
-        _verify_task(submission, logged, cache_dir, limits, workers, progress, source)
-        for logged in submission.tasks
-    )
+    checked = [_check_task(submission, logged, cache_dir, source) for logged in submission.tasks]
+    # Every task's answers in one batch per benchmark and kind: one worker pool, and the
+    # workers stay busy across tasks.
+    batches: dict[tuple, list[_Checked]] = {}
+    for task in checked:
+        key = (task.spec.benchmark, task.spec.sampled, _samples_per_item(task))
+        batches.setdefault(key, []).append(task)
+    for (benchmark, _, _), group in batches.items():
+        scores = score_aligned(
+            benchmark_module(benchmark),
+            [item for task in group for item in task.items],
+            [task.predictions.get(item.id) for task in group for item in task.items],
+            cache_dir=cache_dir,
+            limits=limits,
+            workers=workers,
+            progress=progress,
+        )
+        for task in group:
+            task.scores, scores = scores[: len(task.items)], scores[len(task.items) :]
+    tasks = tuple(_finish_task(task) for task in checked)
     return Verification(
         run=submission.name,
         source=submission.source,
@@ -291,52 +307,74 @@ def _spec_of(name: str) -> TaskSpec:
     return spec
 
 
-def _verify_task(submission, logged: LoggedTask, cache_dir, limits, workers, progress, source):
+@dataclass
+class _Checked:
+    """A task between the checks that read the run and the ones that need its scores."""
+
+    logged: LoggedTask
+    spec: TaskSpec
+    found: list[Finding]
+    docs: list[dict]
+    items: list[Item]
+    answers: dict[int, LoggedAnswer]
+    prompts: dict[int, dict]
+    facts: dict
+    predictions: dict
+    scores: list[dict] = field(default_factory=list)
+
+    def add(self, check, code, severity, message, items=()) -> None:
+        self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))
+
+
+def _check_task(submission, logged: LoggedTask, cache_dir, source) -> _Checked:
+    """Completeness, provenance and settings of one task, and the answers to score."""
     spec = _spec_of(logged.name)
-    found: list[Finding] = []
-
-    def add(check, code, severity, message, items=()):
-        found.append(Finding(check, code, severity, message, tuple(items), logged.name))
-
     options = _run_options(logged, submission)
     docs = task_documents(spec, cache_dir=cache_dir, source=source, **options)
     items = [Item.from_doc(doc) for doc in docs]
+    task = _Checked(logged, spec, [], docs, items, {}, {}, {}, {})
     by_id = {item.id: item for item in items}
-    answers = _completeness(logged, by_id, submission, add)
-    prompts = _provenance(spec, logged, docs, answers, add)
-    facts = _settings(spec, logged, submission, answers, prompts, add)
-    module = benchmark_module(spec.benchmark)
-    predictions = {
-        item_id: _prediction(answer, spec) for item_id, answer in answers.items() if answer.outputs
+    task.answers = _completeness(logged, by_id, submission, task.add)
+    task.prompts = _provenance(spec, logged, docs, task.answers, task.add)
+    task.facts = _settings(spec, logged, submission, task.answers, task.prompts, task.add)
+    task.predictions = {
+        item_id: _prediction(answer, spec)
+        for item_id, answer in task.answers.items()
+        if answer.outputs
     }
-    scores = score_outputs(
-        module,
-        items,
-        predictions,
-        cache_dir=cache_dir,
-        limits=limits,
-        workers=workers,
-        progress=progress,
-    )
+    return task
+
+
+def _samples_per_item(task: _Checked) -> int | None:
+    """Samples per item of a sampled task (batches must agree), None for the others."""
+    if not task.spec.sampled:
+        return None
+    counts = {len(outputs) for outputs in task.predictions.values()}
+    return max(counts, default=0)
+
+
+def _finish_task(task: _Checked) -> TaskVerification:
+    """Re-scoring, truncation and integrity checks on the task's scores; its verification."""
+    scores, answers = task.scores, task.answers
     logged_scores = [score for score in scores if score["id"] in answers]
-    _rescoring(spec, logged, answers, scores, logged_scores, add)
-    _truncation(scores, add)
-    _integrity(scores, by_id, add)
+    _rescoring(task.spec, task.logged, answers, scores, logged_scores, task.add)
+    _truncation(scores, task.add)
+    _integrity(scores, {item.id: item for item in task.items}, task.add)
     metrics = aggregate(scores)
-    extra = getattr(module, "aggregate_metrics", None)
-    if extra is not None and not spec.sampled:
+    extra = getattr(benchmark_module(task.spec.benchmark), "aggregate_metrics", None)
+    if extra is not None and not task.spec.sampled:
         metrics.update(extra(scores))
-    dataset_versions = {doc.get("dataset_version") for doc in docs} - {None}
+    dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}
     return TaskVerification(
-        task=logged.name,
-        benchmark=spec.benchmark,
-        findings=tuple(found),
+        task=task.logged.name,
+        benchmark=task.spec.benchmark,
+        findings=tuple(task.found),
         metrics=metrics,
         metrics_logged=aggregate(logged_scores),
-        claimed=dict(logged.claimed_metrics),
-        facts=facts,
-        items=tuple(_item_row(score, prompts.get(score["id"])) for score in scores),
-        outputs_sha256=outputs_fingerprint(logged),
+        claimed=dict(task.logged.claimed_metrics),
+        facts=task.facts,
+        items=tuple(_item_row(score, task.prompts.get(score["id"])) for score in scores),
+        outputs_sha256=outputs_fingerprint(task.logged),
         dataset_version=next(iter(dataset_versions), None),
     )
 
@@ -442,9 +480,9 @@ def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add) -> dict[
         )
     versions = sorted(
         {
-            str(answer.claimed["comparison_version"])
+            str(version)
             for answer in answers.values()
-            if answer.claimed and answer.claimed.get("comparison_version")
+            if (version := answer.claimed_fields(("comparison_version",)).get("comparison_version"))
         }
     )
     if versions and versions != [COMPARISON_VERSION]:
@@ -670,16 +708,19 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
     ours = {score["id"]: score for score in scores}
     mismatched: dict[str, list[int]] = {}
     for item_id, answer in answers.items():
-        claims = [claim for claim in (answer.claimed, answer.claimed_numbers) if claim]
         mine = ours[item_id]
-        for claim in claims:
-            names = [
+        names = [name for name, value in mine.items() if name != "id" and _is_number(value)]
+        claims = [(False, answer.claimed_fields(names)), (True, answer.claimed_numbers)]
+        for beside, claim in claims:
+            differ = [
                 name
                 for name, value in claim.items()
-                if name != "id" and _is_number(value) and _is_number(mine.get(name))
+                if _is_number(value)
+                and _is_number(mine.get(name))
+                and not _close(value, mine[name])
             ]
-            if any(not _close(claim[name], mine[name]) for name in names):
-                cause = _likely_cause(answer, claim, mine, names)
+            if differ:
+                cause = _likely_cause(answer, claim, mine, differ, beside)
                 mismatched.setdefault(cause, []).append(item_id)
                 break
     for cause, ids in mismatched.items():
@@ -717,7 +758,9 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
         )
 
 
-def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names) -> str:
+def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, beside) -> str:
+    """Why ``claim`` (the logged score dict's numbers, or with ``beside`` the numbers logged
+    beside it) differs from ours on ``names``."""
     claimed = answer.claimed or {}
     version = claimed.get("comparison_version")
     if version is not None and str(version) != COMPARISON_VERSION:
@@ -735,7 +778,7 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names) ->
                 f"{mine['gold_status']} here: other data or engine"
             )
         return f"status {status} in the run, {mine['status']} here"
-    if answer.claimed and claim is not answer.claimed:
+    if answer.claimed and beside:
         inner = [
             n
             for n in names
