@@ -55,7 +55,7 @@ from sqlbench_lmeval.report.stats import (
     paired_mcnemar_matrix,
 )
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_markdown
-from sqlbench_lmeval.submission import read_submissions
+from sqlbench_lmeval.submission import read_submissions, sha256_file
 from sqlbench_lmeval.verify import REJECTED, Verification, cross_run_findings, verify_submission
 from sqlbench_lmeval.verify_report import report_stem, write_verification
 
@@ -92,8 +92,9 @@ def build_leaderboard(
     reports = folder / REPORTS
     reports.mkdir(parents=True, exist_ok=True)
     verifications, verified, cached = [], [], []
+    hashes = _FileHashes(reports / "file-hashes.json")
     for spec in specs:
-        for submission in read_submissions(spec):
+        for submission in read_submissions(spec, hasher=hashes):
             key = _cache_key(submission.inputs, submission.name, limits)
             path = reports / f"cache-{key}.json"
             if path.exists():
@@ -112,6 +113,7 @@ def build_leaderboard(
                 path.write_text(text, encoding="utf-8", errors="backslashreplace")
                 verified.append(submission.name)
             verifications.append(verification)
+    hashes.save()
     if not verifications:
         raise UserError("no runs given")
     names = [v.run for v in verifications]
@@ -121,7 +123,12 @@ def build_leaderboard(
     links = {}
     for verification in verifications:
         stem = report_stem(verification.run)
-        write_verification(verification, reports, stem)
+        # A report whose digest is unchanged (same files, versions and findings) stays.
+        marker = reports / f"{stem}.digest"
+        digest = verification.digest()
+        if not marker.exists() or marker.read_text(encoding="ascii") != digest:
+            write_verification(verification, reports, stem)
+            marker.write_text(digest, encoding="ascii")
         links[verification.run] = f"{REPORTS}/{stem}.html"
     data = leaderboard_data(verifications, links, resamples=resamples, seed=seed)
     files = LeaderboardFiles(
@@ -143,6 +150,31 @@ def build_leaderboard(
     )
     files.html.write_text(render_leaderboard(data), encoding="utf-8", errors="backslashreplace")
     return files
+
+
+class _FileHashes:
+    """sha256 of run files, remembered with each file's size and modification time (as git's
+    index does), so an unchanged file of a large run is not read again to find its cache."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.known = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.known = {}
+
+    def __call__(self, file: Path) -> str:
+        stat = file.stat()
+        key = str(file.resolve())
+        entry = self.known.get(key)
+        if entry and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
+            return entry[2]
+        digest = sha256_file(file)
+        self.known[key] = [stat.st_size, stat.st_mtime_ns, digest]
+        return digest
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.known), encoding="utf-8")
 
 
 def _cache_key(inputs, name: str, limits: Limits) -> str:

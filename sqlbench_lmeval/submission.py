@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -121,19 +121,23 @@ class Submission:
     other_tasks: tuple[str, ...] = ()  # tasks in the folder that are not ours
 
 
-def read_submissions(spec: str, *, task: str | None = None) -> list[Submission]:
+def read_submissions(
+    spec: str, *, task: str | None = None, hasher: Callable[[Path], str] | None = None
+) -> list[Submission]:
     """The run(s) at ``spec`` (``PATH`` or ``NAME=PATH``); ``task`` names the task of a
-    predictions file (and picks one task of any other kind of run)."""
+    predictions file (and picks one task of any other kind of run). ``hasher`` gives a file's
+    sha256 (default :func:`sha256_file`; a leaderboard remembers those of unchanged files)."""
+    hasher = hasher or sha256_file
     name, path = split_spec(spec)
     if not path.exists():
         raise UserError(f"run {spec!r}: {path} does not exist")
     if path.is_file() and path.suffix == ".jsonl" and not path.name.startswith("samples_"):
-        return [_picked(_read_predictions_file(path, name, task), task)]
+        return [_picked(_read_predictions_file(path, name, task, hasher), task)]
     if path.is_file() and path.suffix == ".json" and not path.name.startswith("results_"):
-        return [_picked(_read_score_file(path, name), task)]
+        return [_picked(_read_score_file(path, name, hasher), task)]
     folder = path.parent if path.is_file() else path
     if lmeval_files(folder):
-        return [_picked(_read_lmeval_folder(folder, name), task)]
+        return [_picked(_read_lmeval_folder(folder, name, hasher), task)]
     models = sorted(c for c in folder.iterdir() if c.is_dir() and lmeval_files(c))
     if not models:
         raise UserError(
@@ -142,7 +146,7 @@ def read_submissions(spec: str, *, task: str | None = None) -> list[Submission]:
         )
     if name is not None and len(models) > 1:
         raise UserError(f"{path} holds {len(models)} models; name each model folder")
-    return [_picked(_read_lmeval_folder(model, name), task) for model in models]
+    return [_picked(_read_lmeval_folder(model, name, hasher), task) for model in models]
 
 
 def _picked(submission: Submission, task: str | None) -> Submission:
@@ -166,7 +170,7 @@ def sha256_file(path: Path) -> str:
 # --- lm-eval output folders --------------------------------------------------------------------
 
 
-def _read_lmeval_folder(folder: Path, name: str | None) -> Submission:
+def _read_lmeval_folder(folder: Path, name: str | None, hasher) -> Submission:
     newest: dict[str, Path] = {}
     for path in sorted(folder.glob("samples_*.jsonl"), key=file_timestamp):
         newest[samples_task(path)] = path
@@ -204,7 +208,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Submission:
         kind="lm-eval",
         tasks=tuple(tasks),
         settings=settings,
-        inputs=tuple((path.name, sha256_file(path)) for path in sorted(used)),
+        inputs=tuple((path.name, hasher(path)) for path in sorted(used)),
         other_tasks=tuple(sorted(set(newest) - set(ours))),
     )
 
@@ -277,7 +281,7 @@ def _responses(resps) -> tuple[str, ...]:
 # --- score outputs and predictions files -------------------------------------------------------
 
 
-def _read_score_file(path: Path, name: str | None) -> Submission:
+def _read_score_file(path: Path, name: str | None, hasher) -> Submission:
     data = load_json(path)
     if not (isinstance(data, dict) and isinstance(data.get("items"), list) and "task" in data):
         raise UserError(f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval file")
@@ -318,11 +322,11 @@ def _read_score_file(path: Path, name: str | None) -> Submission:
         kind="score",
         tasks=(task,),
         settings=settings,
-        inputs=((path.name, sha256_file(path)),),
+        inputs=((path.name, hasher(path)),),
     )
 
 
-def _read_predictions_file(path: Path, name: str | None, task: str | None) -> Submission:
+def _read_predictions_file(path: Path, name: str | None, task: str | None, hasher) -> Submission:
     if task is None:
         raise UserError(f"{path}: a predictions file does not say its task; name it with --task")
     answers = []
@@ -352,7 +356,7 @@ def _read_predictions_file(path: Path, name: str | None, task: str | None) -> Su
         source=str(path),
         kind="predictions",
         tasks=(LoggedTask(name=task, given_answers=tuple(answers)),),
-        inputs=((path.name, sha256_file(path)),),
+        inputs=((path.name, hasher(path)),),
     )
 
 

@@ -166,7 +166,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    # sum of C(n, i) for i <= min(b, c), each term from the last: C(n, i+1) = C(n, i)(n-i)/(i+1).
+    tail = term = 1
+    for i in range(min(b, c)):
+        term = term * (n - i) // (i + 1)
+        tail += term
     return min(1.0, 2 * tail / 2**n)
 
 

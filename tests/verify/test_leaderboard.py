@@ -69,7 +69,7 @@ def test_written_files(tmp_path, monkeypatch):
         "A": verification("A", [1, 1, 1, 1]),
         "B": verification("B", [1, 0, 0, 0]),
     }
-    monkeypatch.setattr(leaderboard, "read_submissions", lambda spec: [spec])
+    monkeypatch.setattr(leaderboard, "read_submissions", lambda spec, **_: [spec])
     # Each "run" verifies to its hand-made verification; nothing reads a file.
     monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, name, limits: name)
     monkeypatch.setattr(
