@@ -467,7 +467,7 @@ def _verify_args(parser: argparse.ArgumentParser) -> None:
 
 def _verify_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
-    parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
+    _data_options(parser)
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
@@ -497,6 +497,7 @@ def _verify(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 progress=not args.no_progress,
                 source=args.source,
+                options=_verify_data(args),
             )
             for submission in submissions
         ]
@@ -513,6 +514,13 @@ def _verify(args: argparse.Namespace) -> int:
                 where = f"{finding.task}: " if finding.task else ""
                 print(f"  [{finding.severity}] {where}{finding.code}: {finding.message}")
     return 1 if any(v.verdict == REJECTED for v in verifications) else 0
+
+
+def _verify_data(args: argparse.Namespace) -> dict:
+    """Data options given to verify/leaderboard; they override what a run recorded (a
+    predictions file records none)."""
+    options = {"scale_factor": args.scale_factor, "engine": args.engine, "url": args.url}
+    return {name: value for name, value in options.items() if value is not None}
 
 
 def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
@@ -553,6 +561,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         seed=SEED if args.seed is None else args.seed,
         progress=not args.no_progress,
         source=args.source,
+        options=_verify_data(args),
     )
     print(
         f"leaderboard: re-scored {len(files.verified)} run(s), {len(files.cached)} from the "

@@ -86,6 +86,7 @@ def build_leaderboard(
     seed: int = SEED,
     progress: bool = False,
     source=None,
+    options=None,
 ) -> LeaderboardFiles:
     """Verify (or take from the cache) every run of ``specs`` and write the leaderboard."""
     folder = Path(output)
@@ -95,7 +96,7 @@ def build_leaderboard(
     hashes = _FileHashes(reports / "file-hashes.json")
     for spec in specs:
         for submission in read_submissions(spec, hasher=hashes):
-            key = _cache_key(submission.inputs, submission.name, limits)
+            key = _cache_key(submission.inputs, submission.name, limits, options)
             path = reports / f"cache-{key}.json"
             if path.exists():
                 verification = Verification.from_json(json.loads(path.read_text("utf-8")))
@@ -108,6 +109,7 @@ def build_leaderboard(
                     workers=workers,
                     progress=progress,
                     source=source,
+                    options=options,
                 )
                 text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False)
                 path.write_text(text, encoding="utf-8", errors="backslashreplace")
@@ -177,8 +179,9 @@ class _FileHashes:
         self.path.write_text(json.dumps(self.known), encoding="utf-8")
 
 
-def _cache_key(inputs, name: str, limits: Limits) -> str:
+def _cache_key(inputs, name: str, limits: Limits, options=None) -> str:
     content = {
+        "options": {key: str(value) for key, value in sorted((options or {}).items())},
         "inputs": [list(entry) for entry in inputs],
         "name": name,
         "sqlbench_lmeval_version": __version__,

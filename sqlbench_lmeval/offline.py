@@ -31,6 +31,7 @@ from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.preview import PREVIEW_ROWS
 from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
 from sqlbench_lmeval.scoring import GOLD_HEALTHY, Item, aggregate, gold_health, score_items
+from sqlbench_lmeval.submission import DATA_OPTIONS
 from sqlbench_lmeval.task_specs import task_spec
 
 
@@ -125,6 +126,7 @@ def score_predictions(
     ``load_items`` (``source``, ``scale_factor``, ``dialect``, ...).
     """
     module = benchmark_module(benchmark)
+    options = {name: value for name, value in options.items() if value is not None}
     items = task_items(benchmark, task, cache_dir=cache_dir, **options)
     if ids is not None:
         wanted = set(ids)
@@ -161,6 +163,10 @@ def score_predictions(
         "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
+        # The options that chose the data (as lm-eval's --metadata would), for `verify`.
+        "data_options": {
+            name: options[name] for name in DATA_OPTIONS if options.get(name) is not None
+        },
         "missing_ids": sorted(known - set(predictions)),
         "metrics": metrics,
         "items": scores,

@@ -316,6 +316,7 @@ def _read_score_file(path: Path, name: str | None, hasher) -> Submission:
         for key in ("comparison_version", "dataset_version", "engine", "sqlbench_lmeval_version")
     }
     settings["limits"] = data.get("limits")
+    settings["data_options"] = data.get("data_options") or {}
     return Submission(
         name=name or path.stem,
         source=str(path),

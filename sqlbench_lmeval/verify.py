@@ -63,6 +63,7 @@ from sqlbench_lmeval.scoring import (
     verdict,
 )
 from sqlbench_lmeval.submission import (
+    DATA_OPTIONS,
     LoggedAnswer,
     LoggedTask,
     Submission,
@@ -254,8 +255,10 @@ def verify_submission(
     workers: int | None = None,
     progress: bool = False,
     source=None,
+    options: Mapping | None = None,
 ) -> Verification:
-    """Verify every task of ours in ``submission`` (see the module docstring)."""
+    """Verify every task of ours in ``submission`` (see the module docstring). ``options``
+    choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded."""
     findings = []
     if submission.other_tasks:
         findings.append(
@@ -266,7 +269,10 @@ def verify_submission(
                 f"tasks that are not ours were not verified: {', '.join(submission.other_tasks)}",
             )
         )
-    checked = [_check_task(submission, logged, cache_dir, source) for logged in submission.tasks]
+    checked = [
+        _check_task(submission, logged, cache_dir, source, options or {})
+        for logged in submission.tasks
+    ]
     # Every task's answers in one batch per benchmark and kind: one worker pool, and the
     # workers stay busy across tasks.
     batches: dict[tuple, list[_Checked]] = {}
@@ -326,10 +332,10 @@ class _Checked:
         self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))
 
 
-def _check_task(submission, logged: LoggedTask, cache_dir, source) -> _Checked:
+def _check_task(submission, logged: LoggedTask, cache_dir, source, given) -> _Checked:
     """Completeness, provenance and settings of one task, and the answers to score."""
     spec = _spec_of(logged.name)
-    options = _run_options(logged, submission)
+    options = {**_run_options(logged, submission), **given}
     docs = task_documents(spec, cache_dir=cache_dir, source=source, **options)
     items = [Item.from_doc(doc) for doc in docs]
     task = _Checked(logged, spec, [], docs, items, {}, {}, {}, {})
@@ -382,8 +388,11 @@ def _finish_task(task: _Checked) -> TaskVerification:
 def _run_options(logged: LoggedTask, submission: Submission) -> dict:
     """The data options the run used (lm-eval ``--metadata``), as far as they choose data."""
     options = data_options(logged)
-    if submission.kind == "score" and submission.settings.get("engine"):
-        options.setdefault("engine", submission.settings["engine"])
+    if submission.kind == "score":  # a `score` output records its own
+        recorded = submission.settings.get("data_options") or {}
+        options.update({k: v for k, v in recorded.items() if k in DATA_OPTIONS})
+        if submission.settings.get("engine"):
+            options.setdefault("engine", submission.settings["engine"])
     return options
 
 

@@ -71,7 +71,7 @@ def test_written_files(tmp_path, monkeypatch):
     }
     monkeypatch.setattr(leaderboard, "read_submissions", lambda spec, **_: [spec])
     # Each "run" verifies to its hand-made verification; nothing reads a file.
-    monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, name, limits: name)
+    monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, name, limits, options=None: name)
     monkeypatch.setattr(
         leaderboard, "verify_submission", lambda submission, **options: runs[submission.name]
     )

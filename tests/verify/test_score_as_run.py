@@ -150,3 +150,54 @@ def test_score_names_a_task_variant_of_a_predictions_file(cache, tmp_path):
         93,
     )
     assert result["metrics"]["verdict_counts"] == {**VERDICTS, "missing": 93}
+
+
+def test_verify_reads_a_score_output_and_a_predictions_file(run, cache, tmp_path):
+    scored = tmp_path / "scores.json"
+    assert (
+        main(
+            ["score", TASK, str(run), "-o", str(scored), "--no-progress", "--cache-dir", str(cache)]
+        )
+        == 0
+    )
+    # The score output records the data it was scored on, so verify rebuilds the same items.
+    assert json.loads(scored.read_text(encoding="utf-8"))["data_options"] == {
+        "scale_factor": SCALE_FACTOR,
+        "dialect": "postgres",
+    }
+    (submission,) = read_submissions(str(scored))
+    verification = verify_submission(submission, cache_dir=cache, workers=2)
+    (task,) = verification.tasks
+    found = {f.code for f in task.findings if f.severity != "info"}
+    # Its claims are ours (no mismatch); the 93 items it never answered are missing.
+    assert found == {"missing_items", "truncated_outputs"}
+    assert task.metrics["verdict_counts"] == {**VERDICTS, "missing": 93}
+
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(
+        "".join(json.dumps({"id": i, "prediction": ANSWERS[i]}) + "\n" for i in ANSWERS),
+        encoding="utf-8",
+    )
+    out = tmp_path / "verified"
+    arguments = [
+        "verify",
+        f"preds={predictions}",
+        "--task",
+        TASK,
+        "--output",
+        str(out),
+        "--no-progress",
+        "--cache-dir",
+        str(cache),
+        "--scale-factor",
+        str(SCALE_FACTOR),
+    ]
+    assert main(arguments) == 0
+    (report,) = out.glob("preds-*.json")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    (task,) = data["tasks"]
+    assert {f["code"] for f in task["findings"] if f["severity"] != "info"} == {
+        "missing_items",
+        "truncated_outputs",
+    }
+    assert task["metrics"]["verdict_counts"] == {**VERDICTS, "missing": 93}
