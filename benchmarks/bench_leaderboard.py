@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import time
 
-from _common import prepare
+from _common import prepare, print_times, timed
 from _lmeval_runs import write_logiccat_runs
 
 
@@ -46,21 +45,10 @@ def main() -> int:
     print(f"first build (verifies every run) in {time.perf_counter() - started:.0f} s (not timed)")
     times = []
     for number in range(args.warm_runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, check=True, capture_output=True, text=True)
-        seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        seconds, cpu, done = timed(command)
         times.append(seconds)
-        print(
-            f"build {number + 1}: {seconds:5.2f} s (CPU {cpu:5.2f} s): {done.stdout.strip()[:90]}"
-        )
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(
-        f"best of {len(times)}: {min(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s "
-        f"for {len(runs)} runs (load average now {load})"
-    )
+        print(f"build {number + 1}: {seconds:5.2f} s (CPU {cpu:5.2f} s): {done.stdout[:90]}")
+    print_times(times, f"for {len(runs)} verified runs")
     return 0
 
 

@@ -13,13 +13,10 @@ and writes the report. Target on 2 cores (issue 20): <= 5 s warm.
 from __future__ import annotations
 
 import json
-import os
-import resource
-import subprocess
 import sys
 import time
 
-from _common import options, prepare
+from _common import options, prepare, print_times, timed
 from _lmeval_runs import write_logiccat_runs
 
 
@@ -35,29 +32,17 @@ def main() -> int:
     ]  # fmt: skip
     times = []
     for number in range(args.warm_runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            print(done.stdout, done.stderr)
-            return 1
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        seconds, cpu, _ = timed(command)
         (report,) = (work / "verify").glob("*.json")
         data = json.loads(report.read_text(encoding="utf-8"))
         items = sum(len(task["items"]) for task in data["tasks"])
+        findings = sum(len(task["findings"]) for task in data["tasks"])
         times.append(seconds)
         print(
             f"warm run {number + 1}: {seconds:5.2f} s for {items} items (CPU {cpu:5.2f} s), "
-            f"verdict {data['verdict']}, findings "
-            f"{sum(len(task['findings']) for task in data['tasks'])}"
+            f"verdict {data['verdict']}, findings {findings}"
         )
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(
-        f"best of {len(times)} warm: {min(times):.2f} s, median "
-        f"{sorted(times)[len(times) // 2]:.2f} s (load average now {load})"
-    )
+    print_times(times, "warm")
     return 0
 
 

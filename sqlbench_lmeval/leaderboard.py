@@ -43,6 +43,7 @@ from sqlbench_lmeval import __version__
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
+from sqlbench_lmeval.report.explorer import asset as explorer_asset
 from sqlbench_lmeval.report.explorer import script_json
 from sqlbench_lmeval.report.stats import (
     LEVEL,
@@ -56,7 +57,15 @@ from sqlbench_lmeval.report.stats import (
 )
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_markdown
 from sqlbench_lmeval.submission import read_submissions, sha256_file
-from sqlbench_lmeval.verify import REJECTED, Verification, cross_run_findings, verify_submission
+from sqlbench_lmeval.task_specs import task_groups
+from sqlbench_lmeval.verify import (
+    REJECTED,
+    TaskVerification,
+    Verification,
+    cross_run_findings,
+    verdict_of,
+    verify_submission,
+)
 from sqlbench_lmeval.verify_report import report_stem, write_verification
 
 #: Family-wise error level of the groups.
@@ -205,7 +214,7 @@ def leaderboard_data(
     """Every table of the leaderboard as JSON-ready data (see the module docstring)."""
     boards: dict[tuple[str, str | None], list] = {}
     for verification in verifications:
-        for task in verification.tasks:
+        for task in _with_groups(verification.tasks):
             boards.setdefault((task.task, task.dataset_version), []).append((verification, task))
     tasks = []
     for (task_name, dataset_version), entries in boards.items():
@@ -222,18 +231,53 @@ def leaderboard_data(
     }
 
 
+def _with_groups(tasks: Sequence[TaskVerification]) -> list[TaskVerification]:
+    """``tasks``, with every complete lm-eval group of ours (``logiccat``: its four category
+    tasks, 4,036 items) as one task in their place, as lm-eval reports it."""
+    by_name = {task.task: task for task in tasks}
+    merged, covered = [], set()
+    for group, members in task_groups().items():
+        if not members or not all(name in by_name for name in members):
+            continue
+        parts = [by_name[name] for name in members]
+        versions = {part.dataset_version for part in parts}
+        if len(versions) != 1:
+            continue
+        merged.append(
+            TaskVerification(
+                task=group,
+                benchmark=parts[0].benchmark,
+                findings=tuple(f for part in parts for f in part.findings),
+                metrics={},
+                metrics_logged={},
+                claimed={},
+                facts={},
+                items=tuple(item for part in parts for item in part.items),
+                outputs_sha256=hashlib.sha256(
+                    "".join(part.outputs_sha256 for part in parts).encode("ascii")
+                ).hexdigest(),
+                dataset_version=parts[0].dataset_version,
+            )
+        )
+        covered.update(members)
+    return merged + [task for task in tasks if task.task not in covered]
+
+
 def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
     ids = sorted({item["id"] for _, task in entries for item in task.items})
     categories = sorted(
         {item["category"] for _, t in entries for item in t.items if item.get("category")}
     )
     models = []
+    names = {task_name, *task_groups().get(task_name, ())}  # a group's findings: its tasks'
     for verification, task in entries:
         by_id = {item["id"]: item for item in task.items}
         rows = [by_id.get(i, {}) for i in ids]
+        # The task's own findings and the run's about it (e.g. outputs identical to another's).
+        findings = [*task.findings, *(f for f in verification.findings if f.task in names)]
         model = {
             "name": verification.run,
-            "verdict": task.verdict,
+            "verdict": verdict_of(findings),
             "run_verdict": verification.verdict,
             "digest": verification.digest(),
             "report": links.get(verification.run),
@@ -242,12 +286,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             "ex_on_healthy_gold": _mean([r for r in rows if r.get("healthy_gold")], "ex"),
             "ex_reads_data": _mean(rows, "ex_reads_data"),
             "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
-            "findings": sum(1 for f in task.findings if f.severity != "info")
-            + sum(
-                1
-                for f in verification.findings
-                if f.severity != "info" and (f.task in (None, task_name))
-            ),
+            "findings": sum(1 for f in findings if f.severity != "info"),
         }
         ex = [_value(r, "ex") for r in rows]
         model.update(_interval("ex", ex, resamples, seed))
@@ -484,6 +523,7 @@ def render_leaderboard(data: dict) -> str:
             "</head><body>",
             '<div id="app"><p>Loading…</p></div>',
             f'<script type="application/json" id="leaderboard-data">{script_json(data)}</script>',
+            f"<script>{explorer_asset('dom.js')}</script>",
             f"<script>{_asset('leaderboard.js')}</script>",
             "</body></html>",
         )

@@ -30,8 +30,8 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.report.runs import (
     file_timestamp,
-    lmeval_files,
     load_json,
+    model_folders,
     model_name_of,
     parse_python_literal,
     samples_task,
@@ -136,17 +136,10 @@ def read_submissions(
     if path.is_file() and path.suffix == ".json" and not path.name.startswith("results_"):
         return [_picked(_read_score_file(path, name, hasher), task)]
     folder = path.parent if path.is_file() else path
-    if lmeval_files(folder):
-        return [_picked(_read_lmeval_folder(folder, name, hasher), task)]
-    models = sorted(c for c in folder.iterdir() if c.is_dir() and lmeval_files(c))
-    if not models:
-        raise UserError(
-            f"{path}: no lm-eval results or samples (run lm_eval with --output_path DIR "
-            "--log_samples), no score output and no predictions file"
-        )
-    if name is not None and len(models) > 1:
-        raise UserError(f"{path} holds {len(models)} models; name each model folder")
-    return [_picked(_read_lmeval_folder(model, name, hasher), task) for model in models]
+    return [
+        _picked(_read_lmeval_folder(model, name, hasher), task)
+        for model in model_folders(folder, name)
+    ]
 
 
 def _picked(submission: Submission, task: str | None) -> Submission:

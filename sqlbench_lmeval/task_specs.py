@@ -102,6 +102,16 @@ def task_specs() -> dict[str, TaskSpec]:
     return specs
 
 
+@lru_cache(maxsize=1)
+def task_groups() -> dict[str, tuple[str, ...]]:
+    """Our lm-eval groups and their tasks (``logiccat``: the four category tasks)."""
+    return {
+        config["group"]: tuple(config["task"])
+        for config in _configs()
+        if isinstance(config.get("group"), str) and isinstance(config.get("task"), list)
+    }
+
+
 def benchmark_spec(name: str) -> TaskSpec | None:
     """A task that stands for benchmark ``name`` as a whole (what ``score BENCHMARK`` scores):
     the task of that name, or for a group of ours (``logiccat``: its four category tasks) its
@@ -126,4 +136,4 @@ def task_spec(name: str) -> TaskSpec:
     return specs[name]
 
 
-__all__ = ["TaskSpec", "benchmark_spec", "task_spec", "task_specs"]
+__all__ = ["TaskSpec", "benchmark_spec", "task_groups", "task_spec", "task_specs"]

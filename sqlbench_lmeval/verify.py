@@ -130,7 +130,7 @@ class TaskVerification:
 
     @property
     def verdict(self) -> str:
-        return _verdict(self.findings)
+        return verdict_of(self.findings)
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class Verification:
 
     @property
     def verdict(self) -> str:
-        return _verdict(self.all_findings)
+        return verdict_of(self.all_findings)
 
     def with_findings(self, extra: Iterable[Finding]) -> Verification:
         return Verification(
@@ -239,7 +239,8 @@ class Verification:
         )
 
 
-def _verdict(findings: Iterable[Finding]) -> str:
+def verdict_of(findings: Iterable[Finding]) -> str:
+    """rejected, verified with findings or verified: the worst severity of ``findings``."""
     worst = max((_RANK[finding.severity] for finding in findings), default=0)
     return {2: REJECTED, 1: WITH_FINDINGS, 0: VERIFIED}[worst]
 
@@ -982,5 +983,6 @@ __all__ = [
     "TaskVerification",
     "Verification",
     "cross_run_findings",
+    "verdict_of",
     "verify_submission",
 ]

@@ -7,17 +7,7 @@
   const DATA = JSON.parse(document.getElementById("leaderboard-data").textContent);
   const state = { category: "", search: "", sort: {} }; // sort: task index -> [key, dir]
 
-  function el(tag, attributes, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (value === undefined || value === null) continue;
-      if (name === "text") node.textContent = String(value);
-      else if (name === "className") node.className = value;
-      else node.setAttribute(name, String(value));
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  const el = window.sqlbenchElement; // dom.js: every text goes in as textContent
 
   function number(value, digits) {
     return value === null || value === undefined ? "–" : value.toFixed(digits === undefined ? 3 : digits);

@@ -132,7 +132,8 @@ def script_json(data) -> str:
     return text
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of ``explorer_assets/`` (``dom.js`` is shared with the leaderboard page)."""
     return (resources.files("sqlbench_lmeval.report") / "explorer_assets" / name).read_text(
         encoding="utf-8"
     )
@@ -145,11 +146,12 @@ def render_explorer(data: dict, title: str = "sqlbench-lmeval explorer") -> str:
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{html.escape(title)}</title>",
-            f"<style>{_asset('explorer.css')}</style>",
+            f"<style>{asset('explorer.css')}</style>",
             "</head><body>",
             '<div id="app"><p>Loading…</p></div>',
             f'<script type="application/json" id="explorer-data">{script_json(data)}</script>',
-            f"<script>{_asset('explorer.js')}</script>",
+            f"<script>{asset('dom.js')}</script>",
+            f"<script>{asset('explorer.js')}</script>",
             "</body></html>",
         )
     )
@@ -168,6 +170,7 @@ def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
 __all__ = [
     "EXPLORER_FILE",
     "VERDICTS",
+    "asset",
     "explorer_data",
     "render_explorer",
     "script_json",

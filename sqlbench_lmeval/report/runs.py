@@ -201,8 +201,14 @@ def read_run(spec: str) -> list[Run]:
         raise UserError(
             f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval results file"
         )
+    return [_read_lmeval_folder(model, name) for model in model_folders(path, name)]
+
+
+def model_folders(path: Path, name: str | None = None) -> list[Path]:
+    """The lm-eval model folders at ``path``: itself when it holds results or samples, else
+    its subfolders that do (an ``--output_path`` folder); one only when the run is ``name``d."""
     if lmeval_files(path):
-        return [_read_lmeval_folder(path, name)]
+        return [path]
     models = sorted(child for child in path.iterdir() if child.is_dir() and lmeval_files(child))
     if not models:
         raise UserError(
@@ -212,7 +218,7 @@ def read_run(spec: str) -> list[Run]:
     if name is not None and len(models) > 1:
         shown = ", ".join(model.name for model in models)
         raise UserError(f"{path} holds {len(models)} models ({shown}); name each model folder")
-    return [_read_lmeval_folder(model, name) for model in models]
+    return models
 
 
 def split_spec(spec: str) -> tuple[str | None, Path]:
@@ -501,6 +507,7 @@ __all__ = [
     "file_timestamp",
     "lmeval_files",
     "load_json",
+    "model_folders",
     "model_name_of",
     "parse_python_literal",
     "read_run",

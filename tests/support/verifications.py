@@ -11,7 +11,33 @@ HOSTILE = '</script><img src=x onerror="alert(1)"> & "model"'
 
 def verification(name, ex, *, categories=None, task="logiccat_mini", reject=False, run=None):
     """A verification of one task whose item i has EX ``ex[i]`` (VES 1, healthy gold)."""
-    categories = categories or ["physical"] * len(ex)
+    return Verification.from_json(_data(name, {task: ex}, categories, reject, run))
+
+
+def group_verification(name, ex_by_task: dict[str, list[int]]):
+    """A verification of several tasks (item ids numbered on across tasks; each task's items in
+    the category its name ends with, ``logiccat_physical`` -> ``physical``)."""
+    return Verification.from_json(_data(name, ex_by_task, None, False, None))
+
+
+def _data(name, ex_by_task, categories, reject, run) -> dict:
+    tasks, first_id = [], 1
+    for task, ex in ex_by_task.items():
+        tasks.append(_task(name, task, ex, categories, reject, first_id))
+        first_id += len(ex)
+    return {
+        "run": run or name,
+        "source": f"runs/{name}",
+        "kind": "lm-eval",
+        "findings": [],
+        "inputs": [{"file": "results.json", "sha256": "0" * 64}],
+        "settings": {},
+        "tasks": tasks,
+    }
+
+
+def _task(name, task, ex, categories, reject, first_id) -> dict:
+    categories = categories or [task.rpartition("_")[2]] * len(ex)
     findings = []
     if reject:
         findings.append(
@@ -26,7 +52,7 @@ def verification(name, ex, *, categories=None, task="logiccat_mini", reject=Fals
         )
     items = [
         {
-            "id": i + 1,
+            "id": first_id + i,
             "category": c,
             "verdict": "correct" if e else "wrong_result",
             "status": "ok",
@@ -39,26 +65,15 @@ def verification(name, ex, *, categories=None, task="logiccat_mini", reject=Fals
         }
         for i, (e, c) in enumerate(zip(ex, categories, strict=True))
     ]
-    data = {
-        "run": run or name,
-        "source": f"runs/{name}",
-        "kind": "lm-eval",
-        "findings": [],
-        "inputs": [{"file": "results.json", "sha256": "0" * 64}],
-        "settings": {},
-        "tasks": [
-            {
-                "task": task,
-                "benchmark": "logiccat",
-                "findings": findings,
-                "metrics": {},
-                "metrics_logged": {},
-                "claimed": {},
-                "facts": {},
-                "items": items,
-                "outputs_sha256": name,
-                "dataset_version": "v1",
-            }
-        ],
+    return {
+        "task": task,
+        "benchmark": "logiccat",
+        "findings": findings,
+        "metrics": {},
+        "metrics_logged": {},
+        "claimed": {},
+        "facts": {},
+        "items": items,
+        "outputs_sha256": f"{name}/{task}",
+        "dataset_version": "v1",
     }
-    return Verification.from_json(data)

@@ -2,10 +2,10 @@
 and the edits that turn a clean run into a submission with exactly one problem.
 
 ``run_tpcds(model, workdir, cache, answers)`` runs the real ``lm_eval`` CLI on the full
-``tpcds`` task (all 99 items, the sf 0.01 database of ``tests/tpcds/conftest.py``) against the
-loopback server; ``answers`` maps a query number to the model's output, and every other item
-gets :data:`WRONG`: a query that reads a table and answers nothing (so the clean run has no
-finding: no constant, no gold verbatim, nothing cut off). The folder is lm-eval's own.
+``tpcds`` task (all 99 items, the sf 0.01 database of ``tpcds_cache`` in tests/conftest.py)
+against the loopback server; ``answers`` maps a query number to the model's output, and every
+other item gets :data:`WRONG`: a query that reads a table and answers nothing (so the clean run
+has no finding: no constant, no gold verbatim, nothing cut off). The folder is lm-eval's own.
 
 Edits work on the files lm-eval wrote: ``samples_lines``/``write_samples_lines`` read and
 write the samples file (its lines as JSON objects, lm-eval's bare ``NaN`` kept), and
@@ -23,12 +23,14 @@ import re
 import shutil
 from pathlib import Path
 
+from conftest import TPCDS_SCALE_FACTOR
 from support.lm_eval_run import run_lm_eval
 
 #: Reads store_sales and answers no TPC-DS question (no gold returns this one text row).
 WRONG = "```sql\nSELECT 'no answer' AS answer FROM store_sales LIMIT 1\n```"
 QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
-SCALE_FACTOR = 0.01
+#: The scale factor of the shared test database (``tpcds_cache`` in tests/conftest.py).
+SCALE_FACTOR = TPCDS_SCALE_FACTOR
 
 
 def scripted_tpcds(items, answers: dict[int, str]):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 
 import pytest
-from support.lm_eval_run import TIMEOUT_S, lm_eval_command, offline_env
+from conftest import TPCDS_SCALE_FACTOR
+from support.lm_eval_run import run_hf_lm_eval
 
 from sqlbench_lmeval.submission import read_submissions
 from sqlbench_lmeval.verify import verify_submission
@@ -28,19 +28,16 @@ pytestmark = [
     ),
 ]
 
-SCALE_FACTOR = 0.01
 MAX_LENGTH, MAX_GEN_TOKS = 512, 16
 
 
-def test_prompts_beyond_the_context_are_flagged(tmp_path):
+def test_prompts_beyond_the_context_are_flagged(tpcds_cache, tmp_path):
     from support.tiny_hf_model import write_tiny_causal_lm
 
-    from sqlbench_lmeval.tpcds.data import ensure_database
     from sqlbench_lmeval.tpcds.task import doc_to_text, documents
 
-    cache = tmp_path / "cache"
-    ensure_database(cache, SCALE_FACTOR)
-    docs = documents(scale_factor=SCALE_FACTOR, cache_dir=cache)[:2]
+    cache = tpcds_cache
+    docs = documents(scale_factor=TPCDS_SCALE_FACTOR, cache_dir=cache)[:2]
     prompts = [doc_to_text(doc) for doc in docs]
     model = write_tiny_causal_lm(tmp_path / "tiny", prompts)
     from transformers import AutoTokenizer
@@ -49,29 +46,20 @@ def test_prompts_beyond_the_context_are_flagged(tmp_path):
     lengths = [len(tokenizer(p, add_special_tokens=False)["input_ids"]) for p in prompts]
     assert min(lengths) > MAX_LENGTH - MAX_GEN_TOKS  # the premise of the test
 
-    output = tmp_path / "runs"
-    command = [
-        *lm_eval_command(),
-        "--model", "hf",
-        "--model_args", f"pretrained={model},dtype=float32,max_length={MAX_LENGTH}",
-        "--device", "cpu",
-        "--tasks", "tpcds",
-        "--limit", "2",
-        "--gen_kwargs", f"max_gen_toks={MAX_GEN_TOKS}",
-        "--metadata", json.dumps({"scale_factor": SCALE_FACTOR}),
-        "--batch_size", "1",
-        "--output_path", str(output),
-        "--log_samples",
-    ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        env=offline_env(tmp_path, {"SQLBENCH_LMEVAL_CACHE": str(cache)}),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
+    output = run_hf_lm_eval(
+        f"pretrained={model},dtype=float32,max_length={MAX_LENGTH}",
+        "tpcds",
+        tmp_path,
+        [
+            "--limit",
+            "2",
+            "--gen_kwargs",
+            f"max_gen_toks={MAX_GEN_TOKS}",
+            "--metadata",
+            json.dumps({"scale_factor": TPCDS_SCALE_FACTOR}),
+        ],
+        {"SQLBENCH_LMEVAL_CACHE": str(cache)},
     )
-    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
 
     (submission,) = read_submissions(str(output))
     assert submission.settings["max_length"] == MAX_LENGTH

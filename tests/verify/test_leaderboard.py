@@ -7,7 +7,7 @@ import csv
 import json
 
 import pytest
-from support.verifications import HOSTILE, verification
+from support.verifications import HOSTILE, group_verification, verification
 
 from sqlbench_lmeval.leaderboard import leaderboard_data, render_leaderboard
 
@@ -95,3 +95,29 @@ def test_written_files(tmp_path, monkeypatch):
     # A second build takes both from the cache.
     again = leaderboard.build_leaderboard([Run("A"), Run("B")], tmp_path, resamples=200)
     assert again.verified == () and again.cached == ("A", "B")
+
+
+def test_a_run_of_the_logiccat_group_is_one_board_with_its_categories():
+    # "whole" ran the group (its four category tasks); "part" ran logiccat_physical only.
+    whole = group_verification(
+        "whole",
+        {
+            "logiccat_physical": [1, 0],
+            "logiccat_mathematical": [1, 1],
+            "logiccat_commonsense": [0, 0],
+            "logiccat_hypothetical": [1, 0],
+        },
+    )
+    part = group_verification("part", {"logiccat_physical": [1, 1]})
+    data = leaderboard_data([whole, part], {}, resamples=200)
+    boards = {board["task"]: board for board in data["tasks"]}
+    assert set(boards) == {"logiccat", "logiccat_physical"}
+    (model,) = boards["logiccat"]["models"]
+    assert (model["name"], boards["logiccat"]["n_items"], model["ex"]) == ("whole", 8, 0.5)
+    assert {c: v["ex"] for c, v in model["by_category"].items()} == {
+        "commonsense": 0.0,
+        "hypothetical": 0.5,
+        "mathematical": 1.0,
+        "physical": 0.5,
+    }
+    assert [m["name"] for m in boards["logiccat_physical"]["models"]] == ["part"]

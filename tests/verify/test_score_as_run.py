@@ -50,19 +50,13 @@ VERDICTS = {"truncated": 3, "wrong_result": 2, "no_sql": 1}
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    from sqlbench_lmeval.tpcds.data import ensure_database
-
-    root = tmp_path_factory.mktemp("score-as-run-cache")
-    ensure_database(root, SCALE_FACTOR)
-    return root
+def cache(tpcds_cache):
+    return tpcds_cache
 
 
 @pytest.fixture(scope="module")
-def run(cache, tmp_path_factory):
-    from sqlbench_lmeval.tpcds.benchmark import load_items
-
-    items = load_items(cache_dir=cache, scale_factor=SCALE_FACTOR)
+def run(cache, tpcds_items, tmp_path_factory):
+    items = tpcds_items
     root = tmp_path_factory.mktemp("score-as-run")
     return run_tpcds(root / "lm", cache, items, ANSWERS, task=TASK, extra_args=["--limit", "6"])
 
@@ -122,12 +116,15 @@ def test_score_verify_report_and_explorer_agree_on_a_limit_run(run, cache, tmp_p
     assert "--limit 6" in next(f.message for f in task.findings if f.code == "missing_items")
 
 
+def write_predictions(path):
+    """The model's answers as a predictions file (``{"id", "prediction"}`` lines)."""
+    lines = [json.dumps({"id": i, "prediction": ANSWERS[i]}) + "\n" for i in ANSWERS]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 def test_score_names_a_task_variant_of_a_predictions_file(cache, tmp_path):
-    predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text(
-        "".join(json.dumps({"id": i, "prediction": ANSWERS[i]}) + "\n" for i in ANSWERS),
-        encoding="utf-8",
-    )
+    predictions = write_predictions(tmp_path / "predictions.jsonl")
     scored = tmp_path / "scores.json"
     arguments = [
         "score",
@@ -173,11 +170,7 @@ def test_verify_reads_a_score_output_and_a_predictions_file(run, cache, tmp_path
     assert found == {"missing_items", "truncated_outputs"}
     assert task.metrics["verdict_counts"] == {**VERDICTS, "missing": 93}
 
-    predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text(
-        "".join(json.dumps({"id": i, "prediction": ANSWERS[i]}) + "\n" for i in ANSWERS),
-        encoding="utf-8",
-    )
+    predictions = write_predictions(tmp_path / "predictions.jsonl")
     out = tmp_path / "verified"
     arguments = [
         "verify",

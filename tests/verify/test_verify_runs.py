@@ -16,7 +16,6 @@ import json
 
 import pytest
 from support.verify_runs import (
-    SCALE_FACTOR,
     answer_differently,
     copy_run,
     results_json,
@@ -44,19 +43,13 @@ CONSTANT_ITEM, GOLD_ITEM = 5, 7
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    from sqlbench_lmeval.tpcds.data import ensure_database
-
-    root = tmp_path_factory.mktemp("verify-cache")
-    ensure_database(root, SCALE_FACTOR)
-    return root
+def cache(tpcds_cache):
+    return tpcds_cache
 
 
 @pytest.fixture(scope="module")
-def items(cache):
-    from sqlbench_lmeval.tpcds.benchmark import load_items
-
-    return load_items(cache_dir=cache, scale_factor=SCALE_FACTOR)
+def items(tpcds_items):
+    return tpcds_items
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ model (``support.verify_runs``) on the first 2 items; the 97 others are missing.
 from __future__ import annotations
 
 import pytest
-from support.verify_runs import SCALE_FACTOR, run_tpcds
+from support.verify_runs import run_tpcds
 
 from sqlbench_lmeval.submission import read_submissions
 from sqlbench_lmeval.verify import verify_submission
@@ -14,15 +14,10 @@ from sqlbench_lmeval.verify import verify_submission
 pytestmark = pytest.mark.slow
 
 
-def test_a_sampled_run_verifies_with_its_own_settings(tmp_path):
-    from sqlbench_lmeval.tpcds.benchmark import load_items
-    from sqlbench_lmeval.tpcds.data import ensure_database
-
-    cache = tmp_path / "cache"
-    ensure_database(cache, SCALE_FACTOR)
-    items = load_items(cache_dir=cache, scale_factor=SCALE_FACTOR)
+def test_a_sampled_run_verifies_with_its_own_settings(tpcds_cache, tpcds_items, tmp_path):
+    cache = tpcds_cache
     folder = run_tpcds(
-        tmp_path / "lm", cache, items, {}, task="tpcds_sc", extra_args=["--limit", "2"]
+        tmp_path / "lm", cache, tpcds_items, {}, task="tpcds_sc", extra_args=["--limit", "2"]
     )
     (submission,) = read_submissions(str(folder))
     (logged,) = submission.tasks
