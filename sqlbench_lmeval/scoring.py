@@ -23,8 +23,8 @@ off by the generation limit (``Extraction.truncated``) is scored as usual, is ma
 its error message still says why it was refused).
 
 An answer that ran but reads no table of the database (``SELECT 646.8 UNION ALL SELECT
-1292.2``: numbers worked out from the question) keeps its status and EX, is flagged
-``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
+1292.2``: numbers worked out from the question) where gold reads one keeps its status and EX,
+is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
 """
 
 from __future__ import annotations
@@ -52,10 +52,12 @@ from sqlbench_lmeval.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.table_reads import reads_no_table
 
 #: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
-#: ``ex_reads_data`` is EX with answers that read no table of the database counted wrong.
+#: ``ex_reads_data`` is EX with answers that read no table of the database counted wrong
+#: (unless gold reads none either).
 EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set", "ex_reads_data")
 
-#: The score-dict flag of an answer that ran but reads no table (a constant; ``table_reads``).
+#: The score-dict flag of an answer that ran but reads no table where gold reads one (a
+#: constant; ``table_reads``).
 READS_NO_TABLE = "reads_no_table"
 
 #: Gold health values; anything but "ok" means EX on that item says little about the model.
@@ -492,7 +494,13 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         elif result["truncated"] and not result["ex"]:
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED
-        constant = pred.status is Status.OK and reads_no_table(run.sql, item.dialect) is True
+        constant = (
+            pred.status is Status.OK
+            and reads_no_table(run.sql, item.dialect) is True
+            # Gold that is itself a calculation on constants (116 LogicCat items) reads none
+            # either: answering it the same way is no shortcut.
+            and reads_no_table(item.gold_sql, item.dialect) is not True
+        )
         result[READS_NO_TABLE] = constant
         result["ex_reads_data"] = 0 if constant else result["ex"]
     if item_metrics is not None:

@@ -294,6 +294,13 @@ def test_an_answer_that_reads_no_table_keeps_its_status_and_ex_but_not_ex_reads_
     assert (metrics["n_reads_no_table"], metrics["ex_reads_data"]) == (int(constant), 1 - constant)
 
 
+def test_a_constant_answer_to_a_constant_gold_is_not_flagged(database):
+    # Gold is a calculation on the question's numbers (as 116 LogicCat gold queries are).
+    gold = "SELECT 600000 * 9.8 / 0.01 / 101325 AS multiples"
+    (score,) = score_items([item(database, 1, gold)], [f"```sql\n{gold}\n```"], progress=False)
+    assert (score["ex"], score["reads_no_table"], score["ex_reads_data"]) == (1, False, 1)
+
+
 def test_answers_that_did_not_run_are_not_flagged(database):
     scores = score_items(
         [item(database, 1, FLOW_TIMES_HEAD)] * 3, ["SELECT nope", "prose", None], progress=False
