@@ -54,6 +54,11 @@ def test_categories_runs_on_other_data_and_the_page_escapes_names():
     hostile = next(m for m in board["models"] if m["name"] == HOSTILE)
     assert hostile["by_category"]["physical"]["ex"] == 1 / 2
     assert hostile["by_category"]["math"]["ex"] == 1 / 2
+    from sqlbench_lmeval.leaderboard import _sections
+    from sqlbench_lmeval.report.tables import to_markdown
+
+    markdown = to_markdown("Leaderboard", _sections(data))
+    assert "<img" not in markdown and "&lt;/script&gt;&lt;img src=x" in markdown
     page = render_leaderboard(data)
     # The name is inside the JSON block only, with <, > and & escaped.
     assert "</script><img" not in page and "<img" not in page
