@@ -342,8 +342,8 @@ def _check_task(submission, logged: LoggedTask, cache_dir, source, given) -> _Ch
     task = _Checked(logged, spec, [], docs, items, {}, {}, {}, {})
     by_id = {item.id: item for item in items}
     task.answers = _completeness(logged, by_id, submission, task.add)
-    task.prompts = _provenance(spec, logged, docs, task.answers, task.add)
-    task.facts = _settings(spec, logged, submission, task.answers, task.prompts, task.add)
+    task.prompts = _provenance(spec, logged, docs, task.answers, task.add, task.facts)
+    task.facts.update(_settings(spec, logged, submission, task.answers, task.prompts, task.add))
     task.predictions = {
         item_id: _prediction(answer, spec)
         for item_id, answer in task.answers.items()
@@ -451,8 +451,9 @@ def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, Logge
     return answers
 
 
-def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add) -> dict[int, dict]:
-    """Versions as recorded against ours, and each item's prompt against the one we build."""
+def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add, facts) -> dict[int, dict]:
+    """Versions as recorded against ours (into ``facts``), and each item's prompt against the
+    one we build (per item: both hashes and ``same``/``wrapped``/``edited``/``not_logged``)."""
     if logged.version is not None and spec.version is not None:
         if _as_version(logged.version) != _as_version(spec.version):
             add(
@@ -493,6 +494,18 @@ def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add) -> dict[
             str(version)
             for answer in answers.values()
             if (version := answer.claimed_fields(("comparison_version",)).get("comparison_version"))
+        }
+    )
+    facts.update(
+        {
+            "task_version": f"{logged.version} (ours {spec.version})",
+            "engine": ", ".join(sorted({str(d["engine"]) for d in docs if d.get("engine")})),
+            "dataset_version (run)": ", ".join(
+                sorted({str(d["dataset_version"]) for d in run_docs if d.get("dataset_version")})
+            )
+            or None,
+            "sqlbench_lmeval_version (run)": ", ".join(packages) or None,
+            "comparison_version (run)": ", ".join(versions) or None,
         }
     )
     if versions and versions != [COMPARISON_VERSION]:
