@@ -29,6 +29,7 @@
       const v = ex(m);
       return v.mean === null ? "–" : number(v.mean) + " [" + number(v.low) + ", " + number(v.high) + "]";
     }],
+    ["structural_similarity", "Struct. sim.", (m) => m.structural_similarity, (m) => number(m.structural_similarity)],
     ["ves", "VES", (m) => m.ves, (m) => number(m.ves)],
     ["ex_on_healthy_gold", "EX healthy gold", (m) => m.ex_on_healthy_gold, (m) => number(m.ex_on_healthy_gold)],
     ["ex_reads_data", "EX reads data", (m) => m.ex_reads_data, (m) => number(m.ex_reads_data)],
@@ -44,6 +45,11 @@
     return String(a).localeCompare(String(b));
   }
 
+  // TPC-DS boards show structural similarity (the paper's metric) beside EX; others do not.
+  function columnsOf(board) {
+    return COLUMNS.filter((c) => c[0] !== "structural_similarity" || board.similarity);
+  }
+
   function renderBoard(board, index) {
     const section = el("section", { className: "board", "data-task": board.task });
     const title = board.task + (board.dataset_version ? " (" + board.dataset_version + ")" : "");
@@ -51,7 +57,8 @@
     const table = el("table", { className: "board-table", "data-board": index });
     const head = el("tr");
     const [sortKey, sortDir] = state.sort[index] || ["rank", 1];
-    for (const [key, label] of COLUMNS) {
+    const columns = columnsOf(board);
+    for (const [key, label] of columns) {
       const th = el("th", { "data-sort": key, text: key === "ex" && state.category ? "EX " + state.category + " [95% CI]" : label });
       if (key === sortKey) th.className = sortDir > 0 ? "sorted-asc" : "sorted-desc";
       th.addEventListener("click", () => {
@@ -61,14 +68,14 @@
       head.append(th);
     }
     const body = el("tbody");
-    const getter = COLUMNS.find((c) => c[0] === sortKey)[2];
+    const getter = (columns.find((c) => c[0] === sortKey) || columns[0])[2];
     const models = board.models
       .filter((m) => !state.search || m.name.toLowerCase().includes(state.search))
       .slice()
       .sort((a, b) => sortDir * compare(getter(a), getter(b)) || compare(a.name, b.name));
     for (const model of models) {
       const tr = el("tr", { "data-model": model.name, className: model.verdict === "rejected" ? "rejected" : "" });
-      for (const [key, , , show] of COLUMNS) {
+      for (const [key, , , show] of columns) {
         if (key === "name") {
           const link = el("a", { href: model.report, text: model.name });
           tr.append(el("td", { "data-col": key }, link));
