@@ -289,6 +289,7 @@ def verify_submission(
             limits=limits,
             workers=workers,
             progress=progress,
+            preview_rows=0,  # a verification keeps numbers, not result rows
         )
         for task in group:
             task.scores, scores = scores[: len(task.items)], scores[len(task.items) :]
