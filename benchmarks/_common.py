@@ -82,6 +82,28 @@ def score_runs(
         yield Run(phase, seconds, cpu, peak_mib, json.loads(output.read_text()))
 
 
+def timed(command: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Run ``command`` (it must succeed); its wall time, CPU time (user + system of it and its
+    children) and completed process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, done
+
+
+def print_times(times: list[float], what: str) -> None:
+    """Best and median of ``times`` (seconds), with the load average beside them."""
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    median = sorted(times)[len(times) // 2]
+    print(
+        f"best of {len(times)}: {min(times):.2f} s, median {median:.2f} s {what} "
+        f"(load average now {load})"
+    )
+
+
 def print_best_warm(runs: list[Run]) -> None:
     """The best warm wall time (the number a target is checked against) and the load."""
     warm = [run.seconds for run in runs if run.phase == "warm"]

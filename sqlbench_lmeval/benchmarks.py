@@ -40,6 +40,13 @@ def benchmark_module(name: str) -> ModuleType:
     return importlib.import_module(f"sqlbench_lmeval.{name}.benchmark")
 
 
+def task_module(name: str) -> ModuleType:
+    """The lm-eval hooks of benchmark ``name`` (``sqlbench_lmeval.<name>.task``): its
+    ``documents(cache_dir=None, **options)`` and prompt functions."""
+    benchmark_module(name)  # a clear error for an unknown name
+    return importlib.import_module(f"sqlbench_lmeval.{name}.task")
+
+
 def scoring_hooks(module: ModuleType) -> dict:
     """The keyword arguments of ``scoring.score_items`` a benchmark module supplies."""
     return {

@@ -56,11 +56,18 @@ _register("tasks-dir", "print the folder of our lm-eval tasks (for --include_pat
 
 
 def _score_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument(
+        "benchmark",
+        metavar="TASK",
+        help=f"a benchmark ({', '.join(BENCHMARK_NAMES)}: all its items) or one of our tasks "
+        "(logiccat_mini, tpcds_postgres, ...: that task's items and prompted dialect)",
+    )
     parser.add_argument(
         "predictions",
-        help='JSONL, one {"id": ..., "prediction": ...} per line; a retried answer: '
-        '{"id": ..., "attempts": [...]} or the sqlbench-repair envelope as prediction',
+        help='JSONL, one {"id": ..., "prediction": ...} per line (a retried answer: '
+        '{"id": ..., "attempts": [...]} or the sqlbench-repair envelope as prediction); or an '
+        "lm-eval --log_samples output (folder, model folder or samples file): its logged task "
+        "and exactly its logged items (a --limit run scores its own items only)",
     )
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
@@ -154,17 +161,28 @@ def _score(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import read_predictions, score_predictions
 
-    predictions = read_predictions(args.predictions, samples=args.samples)
+    benchmark, task, ids = _score_target(args.benchmark)
+    options = {"dialect": args.dialect, **_data_kwargs(args)}
+    if _is_lmeval_output(args.predictions):
+        from sqlbench_lmeval.submission import logged_predictions
+
+        logged = logged_predictions(args.predictions, args.benchmark)
+        benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
+        ids = list(predictions)  # exactly the items the run logged (e.g. a --limit run)
+        options = {**logged.options, **{k: v for k, v in options.items() if v is not None}}
+    else:
+        predictions = read_predictions(args.predictions, samples=args.samples)
     result = score_predictions(
-        args.benchmark,
+        benchmark,
         predictions,
         cache_dir=args.cache_dir,
         limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
         preview_rows=args.preview_rows,
-        dialect=args.dialect,
-        **_data_kwargs(args),
+        task=task,
+        ids=ids,
+        **options,
     )
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
@@ -186,19 +204,43 @@ def _score(args: argparse.Namespace) -> int:
         if name in metrics
     )
     dialect = result["prediction_dialect"]
-    print(f"{args.benchmark} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    from sqlbench_lmeval.scoring import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
+
+    counts = metrics.get("verdict_counts") or {}
+    print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
     loops = metrics.get("n_truncated_loops", 0)
     if metrics.get("n_truncated", 0) > loops:
-        from sqlbench_lmeval.scoring import TRUNCATION_ADVICE
-
         print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
     if loops:
-        from sqlbench_lmeval.scoring import LOOP_ADVICE
-
         print(f"{loops} truncated item(s) end in a repetition loop: {LOOP_ADVICE}")
+    if metrics.get("n_reads_no_table"):
+        print(
+            f"{metrics['n_reads_no_table']} answer(s) read no table (constants): EX counts "
+            f"them, ex_reads_data={metrics['ex_reads_data']:.4f} does not"
+        )
     return 0
+
+
+def _score_target(name: str) -> tuple[str, str | None, None]:
+    """(benchmark, task or None for the whole benchmark, ids) that ``score NAME`` scores."""
+    if name in BENCHMARK_NAMES:
+        return name, None, None
+    from sqlbench_lmeval.task_specs import task_spec
+
+    return task_spec(name).benchmark, name, None
+
+
+def _is_lmeval_output(path: str) -> bool:
+    """An lm-eval --output_path folder, model folder, samples or results file."""
+    from pathlib import Path
+
+    candidate = Path(path)
+    if candidate.is_dir():
+        return True
+    return candidate.name.startswith(("samples_", "results_"))
 
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
@@ -456,6 +498,124 @@ def _explore(args: argparse.Namespace) -> int:
     runs = read_runs(args.runs)
     path = write_explorer(runs, args.output)
     print(f"explorer on {', '.join(run.name for run in runs)}: wrote {path}")
+    return 0
+
+
+def _verify_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="an lm-eval --output_path folder (or model folder) written with --log_samples, a "
+        "`score` output, or a predictions JSONL (with --task); NAME=PATH names the run",
+    )
+    parser.add_argument("--output", "-o", required=True, help="folder for the reports")
+    parser.add_argument("--task", help="the task of a predictions file (or one task of a run)")
+    _verify_options(parser)
+
+
+def _verify_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    _data_options(parser)
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+@_register(
+    "verify",
+    "verify runs from their raw outputs: completeness, provenance, settings, re-scoring, "
+    "integrity; a verdict and a digest per run (exit 1 if any run is rejected)",
+)(_verify_args)
+def _verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from sqlbench_lmeval.execution import Limits
+    from sqlbench_lmeval.submission import read_submissions
+    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, verify_submission
+    from sqlbench_lmeval.verify_report import report_stem, write_verification
+
+    submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
+    verifications = cross_run_findings(
+        [
+            verify_submission(
+                submission,
+                cache_dir=args.cache_dir,
+                limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+                workers=args.workers,
+                progress=not args.no_progress,
+                source=args.source,
+                options=_verify_data(args),
+            )
+            for submission in submissions
+        ]
+    )
+    for verification in verifications:
+        paths = write_verification(verification, Path(args.output), report_stem(verification.run))
+        counts = ", ".join(f"{task.task} {task.verdict}" for task in verification.tasks)
+        print(
+            f"{verification.run}: {verification.verdict} ({counts}); digest "
+            f"{verification.digest()}; wrote {paths['markdown']}"
+        )
+        for finding in verification.all_findings:
+            if finding.severity != "info":
+                where = f"{finding.task}: " if finding.task else ""
+                print(f"  [{finding.severity}] {where}{finding.code}: {finding.message}")
+    return 1 if any(v.verdict == REJECTED for v in verifications) else 0
+
+
+def _verify_data(args: argparse.Namespace) -> dict:
+    """Data options given to verify/leaderboard; they override what a run recorded (a
+    predictions file records none)."""
+    options = {"scale_factor": args.scale_factor, "engine": args.engine, "url": args.url}
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="runs, as for verify")
+    parser.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        help="folder for leaderboard.html/.csv/.json/.md and verifications/ (which also caches "
+        "each run's verification by the content of its files)",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=2_000, help="bootstrap resamples (default: 2000)"
+    )
+    parser.add_argument("--seed", type=int, help="bootstrap seed (default: a fixed one)")
+    _verify_options(parser)
+
+
+@_register(
+    "leaderboard",
+    "rank verified runs per task: EX with CIs, rank intervals, groups not significantly "
+    "different; writes leaderboard.html/.csv/.json/.md",
+)(_leaderboard_args)
+def _leaderboard(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.execution import Limits
+    from sqlbench_lmeval.leaderboard import build_leaderboard
+    from sqlbench_lmeval.report.stats import SEED
+
+    if args.resamples < 100:
+        raise UserError("--resamples must be at least 100")
+    files = build_leaderboard(
+        args.runs,
+        args.output,
+        cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        workers=args.workers,
+        resamples=args.resamples,
+        seed=SEED if args.seed is None else args.seed,
+        progress=not args.no_progress,
+        source=args.source,
+        options=_verify_data(args),
+    )
+    print(
+        f"leaderboard: re-scored {len(files.verified)} run(s), {len(files.cached)} from the "
+        f"cache; wrote {files.html}, {files.csv}, {files.json}, {files.markdown}"
+    )
     return 0
 
 

@@ -18,11 +18,11 @@ scored 0 with status ``missing`` and listed in the output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
+from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks, task_module
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
@@ -32,11 +32,14 @@ from sqlbench_lmeval.preview import PREVIEW_ROWS
 from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
 from sqlbench_lmeval.scoring import (
     GOLD_HEALTHY,
+    Item,
     aggregate,
     gold_health,
     recheck_gold,
     score_items,
 )
+from sqlbench_lmeval.submission import DATA_OPTIONS
+from sqlbench_lmeval.task_specs import task_spec
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
@@ -117,31 +120,136 @@ def score_predictions(
     workers: int | None = None,
     progress: bool = True,
     preview_rows: int = PREVIEW_ROWS,
+    task: str | None = None,
+    ids: Iterable[int] | None = None,
     **options,
 ) -> dict:
-    """Score ``{id: raw output}`` against every item of ``benchmark``; the output JSON object.
+    """Score ``{id: raw output}`` against the items of ``benchmark``; the output JSON object.
 
-    ``options`` choose the data and the prompted dialect, as for ``load_items`` (``source``,
-    ``scale_factor``, ``dialect``, ...).
+    ``task`` names one of our tasks (``logiccat_mini``, ``tpcds_postgres``, ...): its items and
+    prompted dialect, and its name in the output (default: the whole benchmark). ``ids``
+    restricts the items further, e.g. to those an lm-eval ``--limit`` run logged; the output
+    then scores exactly those. ``options`` choose the data and the prompted dialect, as for
+    ``load_items`` (``source``, ``scale_factor``, ``dialect``, ...).
     """
     module = benchmark_module(benchmark)
-    items = module.load_items(cache_dir=cache_dir, **options)
+    options = {name: value for name, value in options.items() if value is not None}
+    items = task_items(benchmark, task, cache_dir=cache_dir, **options)
+    if ids is not None:
+        wanted = set(ids)
+        items = [item for item in items if item.id in wanted]
+    name = task or benchmark
     known = {item.id for item in items}
     unknown = sorted(set(predictions) - known)
     if unknown:
         shown = ", ".join(map(str, unknown[:20])) + (" ..." if len(unknown) > 20 else "")
-        raise UserError(f"{len(unknown)} prediction id(s) are not {benchmark} items: {shown}")
-    missing = sorted(known - set(predictions))
+        raise UserError(f"{len(unknown)} prediction id(s) are not {name} items: {shown}")
     sampled = any(isinstance(outputs, list) for outputs in predictions.values())
-    score = _plain_or_retried(predictions.values())
+    scores = score_outputs(
+        module,
+        items,
+        predictions,
+        cache_dir=cache_dir,
+        limits=limits,
+        workers=workers,
+        progress=progress,
+        preview_rows=preview_rows,
+    )
+    metrics = aggregate(scores)
+    # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
+    extra = getattr(module, "aggregate_metrics", None)
+    if extra is not None and not sampled:  # its per-item numbers are one answer's
+        metrics.update(extra(scores))
+    if task is not None:
+        options = {**task_spec(task).data_options(), **options}
+    return {
+        "task": name,
+        "comparison_version": COMPARISON_VERSION,
+        "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
+        "prediction_dialect": items[0].prompted_dialect if items else None,
+        "engine": items[0].database.engine if items else None,
+        "sqlbench_lmeval_version": __version__,
+        "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
+        # The options that chose the data (as lm-eval's --metadata would), for `verify`.
+        "data_options": {
+            name: options[name] for name in DATA_OPTIONS if options.get(name) is not None
+        },
+        "missing_ids": sorted(known - set(predictions)),
+        "metrics": metrics,
+        "items": scores,
+    }
+
+
+def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **options) -> list:
+    """The items of ``task`` (one of our tasks of ``benchmark``; None: all of ``benchmark``),
+    built from the documents the task gives lm-eval, so ids, gold and prompted dialect are the
+    task's own. ``options`` as for ``load_items``; the task's own dialect unless one is given."""
+    if task is None:
+        return benchmark_module(benchmark).load_items(cache_dir=cache_dir, **options)
+    spec = task_spec(task)
+    if spec.benchmark != benchmark:
+        raise UserError(f"task {task} belongs to {spec.benchmark}, not {benchmark}")
+    docs = task_documents(spec, cache_dir=cache_dir, **options)
+    return [Item.from_doc(doc) for doc in docs]
+
+
+def task_documents(spec, *, cache_dir=None, **options) -> list[dict]:
+    """The documents lm-eval gets for the task ``spec`` (``task_specs.TaskSpec``)."""
+    documents = task_module(spec.benchmark).documents
+    chosen = {**spec.data_options(), **{k: v for k, v in options.items() if v is not None}}
+    return documents(cache_dir=cache_dir, **spec.dataset_kwargs, **chosen)
+
+
+def score_outputs(
+    module,
+    items,
+    predictions: Mapping,
+    *,
+    cache_dir=None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
+) -> list[dict]:
+    """One score dict per item of ``items`` (in order) for the answers ``predictions`` (id ->
+    raw output, a retried answer's envelope, or a list of sampled outputs); an item without one
+    scores 0 with status ``missing``. Each keeps its raw output, question, gold SQL and
+    database, so an item explains itself (and the explorer can show it)."""
+    return score_aligned(
+        module,
+        items,
+        [predictions.get(item.id) for item in items],
+        cache_dir=cache_dir,
+        limits=limits,
+        workers=workers,
+        progress=progress,
+        preview_rows=preview_rows,
+    )
+
+
+def score_aligned(
+    module,
+    items,
+    outputs,
+    *,
+    cache_dir=None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
+) -> list[dict]:
+    """:func:`score_outputs` with ``outputs[i]`` the answer to ``items[i]`` (None: missing), so
+    items of several tasks that share ids are scored in one batch (one worker pool)."""
+    sampled = any(isinstance(output, list) for output in outputs)
+    score = _plain_or_retried(outputs)
     if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
         from sqlbench_lmeval.sampled_scoring import score_samples as score
 
-        n = len(next(iter(predictions.values())))
-        predictions = {**dict.fromkeys(missing, [None] * n), **predictions}
+        n = len(next(output for output in outputs if isinstance(output, list)))
+        outputs = [[None] * n if output is None else output for output in outputs]
     scores = score(
         items,
-        [predictions.get(item.id) for item in items],
+        list(outputs),
         limits=limits,
         workers=workers,
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
@@ -149,35 +257,16 @@ def score_predictions(
         preview_rows=preview_rows,
         **scoring_hooks(module),
     )
-    # The raw output beside the extracted and the executed SQL, so an item explains itself.
-    # The question, gold SQL and database too, so the explorer can show an item from this file.
-    scores = [
+    return [
         {
             **score,
-            "raw_output": predictions.get(score["id"]),
+            "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
             "db_path": item.database.public_path,
         }
-        for item, score in zip(items, scores, strict=True)
+        for item, output, score in zip(items, outputs, scores, strict=True)
     ]
-    metrics = aggregate(scores)
-    # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
-    extra = getattr(module, "aggregate_metrics", None)
-    if extra is not None and not sampled:  # its per-item numbers are one answer's
-        metrics.update(extra(scores))
-    return {
-        "task": benchmark,
-        "comparison_version": COMPARISON_VERSION,
-        "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
-        "prediction_dialect": items[0].prompted_dialect if items else None,
-        "engine": items[0].database.engine if items else None,
-        "sqlbench_lmeval_version": __version__,
-        "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
-        "missing_ids": missing,
-        "metrics": metrics,
-        "items": scores,
-    }
 
 
 def _plain_or_retried(outputs) -> Callable[..., list[dict]]:

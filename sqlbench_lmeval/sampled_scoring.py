@@ -34,6 +34,7 @@ from sqlbench_lmeval.extract import Extraction
 from sqlbench_lmeval.sampling import normalized_sql, pass_at_k, reported_ks, vote
 from sqlbench_lmeval.scoring import (
     EXECUTION_METRICS,
+    READS_NO_TABLE,
     Answer,
     Failure,
     Item,
@@ -53,6 +54,7 @@ _SAMPLE_FIELDS = (
     *EXECUTION_METRICS,
     "truncated",
     "repetition_loop",
+    READS_NO_TABLE,
     "extraction",
     "executed_sql",
     *VOTED_ITEM_METRICS,
@@ -167,6 +169,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         reason=first["reason"],
         truncated=first["truncated"],
         repetition_loop=first["repetition_loop"],
+        reads_no_table=first[READS_NO_TABLE],
         gold_status=first["gold_status"],
         gold_error=first["gold_error"],
         flags=first["flags"],

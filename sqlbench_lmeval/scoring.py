@@ -20,7 +20,12 @@ on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``,
 (extract, transpile, execute, compare, structure) is status ``error`` with reason
 ``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
 off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
-``truncated``, and gets reason ``truncated`` unless it matched gold.
+``truncated``, and gets reason ``truncated`` unless it matched gold (a refused answer too:
+its error message still says why it was refused).
+
+An answer that ran but reads no table of the database (``SELECT 646.8 UNION ALL SELECT
+1292.2``: numbers worked out from the question) where gold reads one keeps its status and EX,
+is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
 
 What stops a run is a failure of the evaluation itself, never an output:
 ``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
@@ -57,9 +62,16 @@ from sqlbench_lmeval.extract import (
     extract_sql,
 )
 from sqlbench_lmeval.preview import PREVIEW_ROWS, result_preview
+from sqlbench_lmeval.table_reads import reads_no_table
 
 #: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
-EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set")
+#: ``ex_reads_data`` is EX with answers that read no table of the database counted wrong
+#: (unless gold reads none either).
+EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set", "ex_reads_data")
+
+#: The score-dict flag of an answer that ran but reads no table where gold reads one (a
+#: constant; ``table_reads``).
+READS_NO_TABLE = "reads_no_table"
 
 #: Gold health values; anything but "ok" means EX on that item says little about the model.
 GOLD_HEALTHY = "ok"
@@ -72,6 +84,31 @@ MISSING = "missing"
 
 #: Reason of an output cut off by the generation limit that did not match gold.
 TRUNCATED = "truncated"
+
+#: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
+#: and the explorer. ``wrong_result``: ran, result differs from gold; ``truncated``: cut off by
+#: the generation limit and not correct (whatever its status); the rest are statuses.
+VERDICTS = (
+    "correct",
+    "wrong_result",
+    "error",
+    "timeout",
+    "too_many_rows",
+    "no_sql",
+    "truncated",
+    "crashed",
+    MISSING,
+)
+
+
+def verdict(status: str, ex: float, truncated: bool) -> str:
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation."""
+    if status == Status.OK.value and ex >= 0.5:
+        return "correct"
+    if truncated:
+        return TRUNCATED
+    return "wrong_result" if status == Status.OK.value else status
+
 
 #: What to do about truncated outputs (printed by ``score``, shown by ``report``).
 TRUNCATION_ADVICE = (
@@ -333,6 +370,7 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "executed_sql": None,
         "truncated": False,
         "repetition_loop": False,
+        READS_NO_TABLE: False,
         "error": failure.error,
         "reason": failure.reason,
         "gold_status": "unknown",
@@ -494,6 +532,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "ex": 0,
         "ex_strict": 0,
         "ex_set": 0,
+        "ex_reads_data": 0,
         "extracted_sql": None if extraction is None else extraction.sql,
         "extraction": MISSING if extraction is None else extraction.method,
         # The dialect the answer was asked in, and the SQL that ran (translated from it).
@@ -501,6 +540,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "executed_sql": None if run is None or failure is not None else run.sql,
         "truncated": extraction is not None and extraction.truncated,
         "repetition_loop": extraction is not None and extraction.repetition_loop,
+        READS_NO_TABLE: False,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -511,7 +551,9 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "comparison_version": COMPARISON_VERSION,
     }
     if failure is not None:  # refused or failed: nothing to compare, every number stays 0
-        result["reason"] = failure.reason
+        refused_when_cut = result["truncated"] and failure.reason in _REFUSED
+        # Cut off by the generation limit: that came first, whatever the fragment holds.
+        result["reason"] = TRUNCATED if refused_when_cut else failure.reason
     elif pred is not None:
         try:
             verdict = compare(pred, gold_outcome, ordered=ordered)
@@ -529,6 +571,15 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         elif result["truncated"] and not result["ex"]:
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED
+        constant = (
+            pred.status is Status.OK
+            and reads_no_table(run.sql, item.dialect) is True
+            # Gold that is itself a calculation on constants (116 LogicCat items) reads none
+            # either: answering it the same way is no shortcut.
+            and reads_no_table(item.gold_sql, item.dialect) is not True
+        )
+        result[READS_NO_TABLE] = constant
+        result["ex_reads_data"] = 0 if constant else result["ex"]
     if item_metrics is not None:
         # A refused or failed answer has no SQL to measure: its numbers are those of no SQL.
         sql = None if extraction is None or failure is not None else extraction.sql
@@ -577,8 +628,12 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+    metrics["verdict_counts"] = dict(
+        Counter(verdict(s["status"], s["ex"], bool(s.get("truncated"))) for s in scores)
+    )
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
     metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
+    metrics["n_reads_no_table"] = sum(1 for s in scores if s.get(READS_NO_TABLE))
     return metrics
 
 
@@ -586,8 +641,10 @@ __all__ = [
     "COMPARISON_VERSION",
     "EXECUTION_METRICS",
     "LOOP_ADVICE",
+    "READS_NO_TABLE",
     "TRUNCATED",
     "TRUNCATION_ADVICE",
+    "VERDICTS",
     "Failure",
     "Item",
     "failed_score",
@@ -599,4 +656,5 @@ __all__ = [
     "score_items",
     "score_items_with_outcomes",
     "recheck_gold",
+    "verdict",
 ]

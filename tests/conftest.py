@@ -126,3 +126,25 @@ def mysql_prepared(mysql_admin_url, logiccat_cache) -> PreparedServer:
         reader_password=server.read_option_password(option_file),
         prepare_output=output.getvalue(),
     )
+
+
+#: Scale factor of the TPC-DS database the tests share (a few seconds to build).
+TPCDS_SCALE_FACTOR = 0.01
+
+
+@pytest.fixture(scope="session")
+def tpcds_cache(tmp_path_factory) -> Path:
+    """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once."""
+    from sqlbench_lmeval.tpcds.data import ensure_database
+
+    root = tmp_path_factory.mktemp("tpcds-cache")
+    ensure_database(root, TPCDS_SCALE_FACTOR)
+    return root
+
+
+@pytest.fixture(scope="session")
+def tpcds_items(tpcds_cache):
+    """The 99 TPC-DS items over that database."""
+    from sqlbench_lmeval.tpcds.benchmark import load_items
+
+    return load_items(cache_dir=tpcds_cache, scale_factor=TPCDS_SCALE_FACTOR)

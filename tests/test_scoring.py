@@ -259,6 +259,9 @@ def test_an_execution_batch_that_raises_fails_every_item(database, monkeypatch):
         ("```sql\nUPDATE pump SET flow = 0\n```", "error", "not_read_only", False),
         ("<think>\nThe flows are", "no_sql", "truncated", True),
         ("```sql\nSELECT name, flow * head FROM", "error", "truncated", True),
+        # Refused, but cut off first: the generation limit is the reason (the error says why
+        # it was refused).
+        ("```sql\nSELECT 1; SELECT 2;\nSELECT", "error", "truncated", True),
         # Cut off inside the fence after a complete query: it runs and matches; only marked.
         (f"```sql\n{FLOW_TIMES_HEAD}", "ok", "match", True),
     ],
@@ -282,3 +285,56 @@ def test_the_progress_bar_total_never_changes(database, tmp_path, capsys, cached
     totals = set(re.findall(r"\b\d+/(\d+)\b", capsys.readouterr().err))
     # With the cache, the 12 gold queries are one query run once (same SQL, same database).
     assert totals == ({"13"} if cached else {"24"})
+@pytest.mark.parametrize(
+    ("raw", "constant"),
+    [
+        # Numbers worked out from the question: they match gold, and read no table.
+        (
+            "```sql\nSELECT 'A', 25.0 UNION ALL SELECT 'B', 20.0 UNION ALL SELECT 'C', 20.0\n```",
+            True,
+        ),
+        ("WITH t(name, v) AS (VALUES ('A', 25.0), ('B', 20.0), ('C', 20.0)) SELECT * FROM t", True),
+        (FLOW_TIMES_HEAD, False),
+        ("SELECT name, flow * head FROM main.pump ORDER BY name", False),
+    ],
+)
+def test_an_answer_that_reads_no_table_keeps_its_status_and_ex_but_not_ex_reads_data(
+    database, raw, constant
+):
+    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    # pump holds (A, 10 * 2.5), (B, 20 * 1), (C, 5 * 4): every answer above returns those rows.
+    assert (score["status"], score["ex"], score["reads_no_table"]) == ("ok", 1, constant)
+    assert score["ex_reads_data"] == int(not constant)
+    metrics = aggregate([score])
+    assert (metrics["n_reads_no_table"], metrics["ex_reads_data"]) == (int(constant), 1 - constant)
+
+
+def test_a_constant_answer_to_a_constant_gold_is_not_flagged(database):
+    # Gold is a calculation on the question's numbers (as 116 LogicCat gold queries are).
+    gold = "SELECT 600000 * 9.8 / 0.01 / 101325 AS multiples"
+    (score,) = score_items([item(database, 1, gold)], [f"```sql\n{gold}\n```"], progress=False)
+    assert (score["ex"], score["reads_no_table"], score["ex_reads_data"]) == (1, False, 1)
+
+
+def test_answers_that_did_not_run_are_not_flagged(database):
+    scores = score_items(
+        [item(database, 1, FLOW_TIMES_HEAD)] * 3, ["SELECT nope", "prose", None], progress=False
+    )
+    assert [s["reads_no_table"] for s in scores] == [False, False, False]
+    assert [s["ex_reads_data"] for s in scores] == [0, 0, 0]
+
+
+def test_verdict_counts_put_each_item_in_one_class(database):
+    scores = score_items(
+        [item(database, 1, FLOW_TIMES_HEAD)] * 5,
+        [FLOW_TIMES_HEAD, "SELECT 1", "SELECT nope", "<think>cut", f"```sql\n{FLOW_TIMES_HEAD}"],
+        progress=False,
+    )
+    # correct; wrong result; error; truncated (no SQL, cut inside <think>); truncated but
+    # matching: correct.
+    assert aggregate(scores)["verdict_counts"] == {
+        "correct": 2,
+        "wrong_result": 1,
+        "error": 1,
+        "truncated": 1,
+    }

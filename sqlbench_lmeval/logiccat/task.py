@@ -56,6 +56,30 @@ def load_dataset(
     """
     import datasets
 
+    docs = documents(subset, cache_dir, source, dialect, engine, url)
+    features = datasets.Features(
+        {
+            name: datasets.Value("int64") if name == "id" else datasets.Value("string")
+            for name in docs[0]
+            if name != "flags"
+        }
+        | {"flags": datasets.Sequence(datasets.Value("string"))}
+    )
+    return {"test": datasets.Dataset.from_list(docs, features=features)}
+
+
+def documents(
+    subset: str = "all",
+    cache_dir=None,
+    source=None,
+    dialect: str | None = None,
+    engine: str | None = None,
+    url: str | None = None,
+    **_options,
+) -> list[dict]:
+    """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
+    items from them without lm-eval)."""
+    from sqlbench_lmeval import __version__
     from sqlbench_lmeval.errors import UserError
     from sqlbench_lmeval.logiccat.benchmark import (
         check_engine,
@@ -93,17 +117,10 @@ def load_dataset(
                 "schema": schemas[record.db_id],
                 "step": record.step,
                 "dataset_version": version,
+                "sqlbench_lmeval_version": __version__,
             }
         )
-    features = datasets.Features(
-        {
-            name: datasets.Value("int64") if name == "id" else datasets.Value("string")
-            for name in docs[0]
-            if name != "flags"
-        }
-        | {"flags": datasets.Sequence(datasets.Value("string"))}
-    )
-    return {"test": datasets.Dataset.from_list(docs, features=features)}
+    return docs
 
 
 def _prompt(doc: dict, *parts: str) -> str:

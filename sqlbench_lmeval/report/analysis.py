@@ -27,6 +27,7 @@ from sqlbench_lmeval.report.stats import (
     mcnemar_exact,
     paired_bootstrap_ci,
 )
+from sqlbench_lmeval.scoring import VERDICTS, verdict
 
 #: Execution metrics in table order, with their column titles.
 EXECUTION_METRICS = (("ves", "VES"), ("ex", "EX"), ("ex_strict", "EX strict"), ("ex_set", "EX set"))
@@ -36,17 +37,10 @@ COUNT_SIMILARITY_METRIC = "structural_count_similarity"
 #: 1.0 when the prediction parsed as one statement (TPC-DS); similarities count a miss as 0.
 PARSED = "parsed"
 
-#: Outcome classes of the failure breakdown, in column order. "wrong_result" ran but differs.
-OUTCOMES = (
-    "correct",
-    "wrong_result",
-    "error",
-    "timeout",
-    "too_many_rows",
-    "no_sql",
-    "crashed",
-    "missing",
-)
+#: Outcome classes of the failure breakdown, in column order: ``scoring.VERDICTS``, the classes
+#: ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs; "truncated"
+#: was cut off by the generation limit and is not correct.
+OUTCOMES = VERDICTS
 
 # The paper's Table 2 column order; a feature name is placed by the first keyword it contains.
 _FEATURE_ORDER = ("table", "column", "predicate", "where", "constant", "function", "aggreg", "join")
@@ -256,13 +250,13 @@ class FailureRow:
     unhealthy_gold: int  # items whose gold did not return a usable result
     truncated: int = 0  # outputs cut off by the generation limit (any outcome)
     looping: int = 0  # of those, outputs that end in a repetition loop
+    truncated: int = 0  # outputs cut off by the generation limit (correct ones too)
+    reads_no_table: int = 0  # answers that ran but read no table (constants)
 
 
 def outcome_of(item: ScoredItem) -> str:
-    """The failure-breakdown class of an item."""
-    if item.status == "ok":
-        return "correct" if item.ex >= 0.5 else "wrong_result"
-    return item.status
+    """The failure-breakdown class of an item (``scoring.verdict``)."""
+    return verdict(item.status, item.ex, item.truncated)
 
 
 def error_kind(message: str | None) -> str:
@@ -308,6 +302,7 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
                     unhealthy_gold=sum(1 for item in result.items if item.gold_status != "ok"),
                     truncated=sum(1 for item in result.items if item.truncated),
                     looping=sum(1 for item in result.items if item.repetition_loop),
+                    reads_no_table=sum(1 for item in result.items if item.reads_no_table),
                 )
             )
     return rows

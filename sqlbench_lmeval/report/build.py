@@ -284,11 +284,13 @@ def _failure_sections(data, views, charts) -> list[Section]:
         Section(
             "Outcomes and failures",
             (
+                "One class per item, counted as `score`, `verify` and the explorer count them. "
                 "Correct: ran and EX = 1. Wrong result: ran, but the result differs from gold. "
-                "Other columns count execution statuses. Gold not ok: items whose gold query "
-                "failed or returned nothing usable (scored as usual, but they say little about "
-                "the model). Truncated: outputs cut off by the generation limit (counted also "
-                "under their outcome).",
+                "Truncated: cut off by the generation limit and not correct, whatever its "
+                "status. Other columns count execution statuses. Gold not ok: items whose gold "
+                "query failed or returned nothing usable (scored as usual, but they say little "
+                "about the model). No table: answers that ran but read no table of the "
+                "database (constants; EX counts them, `ex_reads_data` does not).",
             ),
         )
     ]
@@ -302,7 +304,7 @@ def _failure_sections(data, views, charts) -> list[Section]:
                 "n",
                 *(name.replace("_", " ") for name in outcomes),
                 "Gold not ok",
-                "Truncated",
+                "No table",
                 "Top error kinds",
             ),
             tuple(
@@ -311,7 +313,7 @@ def _failure_sections(data, views, charts) -> list[Section]:
                     str(row.n),
                     *(str(row.outcomes.get(name, 0)) for name in outcomes),
                     str(row.unhealthy_gold),
-                    str(row.truncated),
+                    str(row.reads_no_table),
                     "; ".join(
                         f"{kind} ×{count}" for kind, count in row.error_kinds[:TOP_ERROR_KINDS]
                     )

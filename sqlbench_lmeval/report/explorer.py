@@ -25,18 +25,12 @@ from pathlib import Path
 
 from sqlbench_lmeval.report.analysis import error_kind, feature_label, outcome_of
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
+from sqlbench_lmeval.scoring import VERDICTS as SCORING_VERDICTS
 
-#: Verdicts in display order. An error's verdict is "error"; its label adds the error kind.
+#: Verdicts in display order (``scoring.VERDICTS``, the classes every count uses). An error's
+#: verdict is "error"; its label adds the error kind.
 VERDICTS = (
-    "correct",
-    "wrong_result",
-    "error",
-    "timeout",
-    "no_sql",
-    "truncated",
-    "too_many_rows",
-    "crashed",
-    "missing",
+    *SCORING_VERDICTS,
     UNKNOWN_STATUS,  # rebuilt from lm-eval's numbers when the score dict was unreadable
 )
 
@@ -45,12 +39,9 @@ EXPLORER_FILE = "explorer.html"
 
 
 def verdict(item: ScoredItem) -> str:
-    """One word for how a run did on an item: an output cut off by the generation limit is
-    ``truncated`` unless it was correct; otherwise the report's outcome class."""
-    outcome = outcome_of(item)
-    if item.truncated and outcome != "correct":
-        return "truncated"
-    return outcome
+    """One word for how a run did on an item: the report's outcome class (``scoring.verdict``:
+    an output cut off by the generation limit is ``truncated`` unless it was correct)."""
+    return outcome_of(item)
 
 
 def verdict_label(item: ScoredItem) -> str:
@@ -141,7 +132,8 @@ def script_json(data) -> str:
     return text
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of ``explorer_assets/`` (``dom.js`` is shared with the leaderboard page)."""
     return (resources.files("sqlbench_lmeval.report") / "explorer_assets" / name).read_text(
         encoding="utf-8"
     )
@@ -154,11 +146,12 @@ def render_explorer(data: dict, title: str = "sqlbench-lmeval explorer") -> str:
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{html.escape(title)}</title>",
-            f"<style>{_asset('explorer.css')}</style>",
+            f"<style>{asset('explorer.css')}</style>",
             "</head><body>",
             '<div id="app"><p>Loading…</p></div>',
             f'<script type="application/json" id="explorer-data">{script_json(data)}</script>',
-            f"<script>{_asset('explorer.js')}</script>",
+            f"<script>{asset('dom.js')}</script>",
+            f"<script>{asset('explorer.js')}</script>",
             "</body></html>",
         )
     )
@@ -177,6 +170,7 @@ def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
 __all__ = [
     "EXPLORER_FILE",
     "VERDICTS",
+    "asset",
     "explorer_data",
     "render_explorer",
     "script_json",

@@ -26,13 +26,13 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring import TRUNCATED
+from sqlbench_lmeval.scoring import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
     {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error", "truncated", "repetition_loop"}
+    | {"gold_error", "truncated", "repetition_loop", "reads_no_table"}
 )
 
 #: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and
@@ -74,6 +74,7 @@ class ScoredItem:
     flags: tuple[str, ...] = ()
     truncated: bool = False  # the output was cut off by the generation limit
     repetition_loop: bool = False  # ... while repeating itself (a larger limit would not help)
+    reads_no_table: bool = False  # it ran but reads no table (a constant answer)
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
@@ -103,6 +104,7 @@ class ScoredItem:
             flags=tuple(score.get("flags") or ()),
             truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
             repetition_loop=bool(score.get("repetition_loop")),
+            reads_no_table=bool(score.get(READS_NO_TABLE)),
             numbers=MappingProxyType(numbers),
             details=MappingProxyType(
                 {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}
@@ -187,13 +189,13 @@ def read_runs(specs: Iterable[str]) -> list[Run]:
 def read_run(spec: str) -> list[Run]:
     """The run(s) at ``spec``: a score JSON, an lm-eval results JSON, a model folder, or an
     lm-eval output folder (one run per model subfolder)."""
-    name, path = _split_spec(spec)
+    name, path = split_spec(spec)
     if not path.exists():
         raise UserError(f"run {spec!r}: {path} does not exist")
     if path.is_file():
         if path.suffix == ".jsonl" and path.name.startswith("samples_"):
             return [_read_lmeval_folder(path.parent, name)]
-        data = _load_json(path)
+        data = load_json(path)
         if isinstance(data, dict) and "items" in data and "task" in data:
             return [_read_score_file(path, data, name)]
         if isinstance(data, dict) and "results" in data:
@@ -201,9 +203,15 @@ def read_run(spec: str) -> list[Run]:
         raise UserError(
             f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval results file"
         )
-    if _lmeval_files(path):
-        return [_read_lmeval_folder(path, name)]
-    models = sorted(child for child in path.iterdir() if child.is_dir() and _lmeval_files(child))
+    return [_read_lmeval_folder(model, name) for model in model_folders(path, name)]
+
+
+def model_folders(path: Path, name: str | None = None) -> list[Path]:
+    """The lm-eval model folders at ``path``: itself when it holds results or samples, else
+    its subfolders that do (an ``--output_path`` folder); one only when the run is ``name``d."""
+    if lmeval_files(path):
+        return [path]
+    models = sorted(child for child in path.iterdir() if child.is_dir() and lmeval_files(child))
     if not models:
         raise UserError(
             f"{path}: no lm-eval results or samples found (run lm_eval with "
@@ -212,10 +220,10 @@ def read_run(spec: str) -> list[Run]:
     if name is not None and len(models) > 1:
         shown = ", ".join(model.name for model in models)
         raise UserError(f"{path} holds {len(models)} models ({shown}); name each model folder")
-    return [_read_lmeval_folder(model, name) for model in models]
+    return models
 
 
-def _split_spec(spec: str) -> tuple[str | None, Path]:
+def split_spec(spec: str) -> tuple[str | None, Path]:
     # A path that exists wins over NAME=PATH, so a file name containing "=" still works.
     if Path(spec).exists() or "=" not in spec:
         return None, Path(spec)
@@ -225,7 +233,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path]:
     return name, Path(path)
 
 
-def _load_json(path: Path):
+def load_json(path: Path):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -259,7 +267,7 @@ def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
 # --- lm-eval output folders --------------------------------------------------------------------
 
 
-def _lmeval_files(folder: Path) -> list[Path]:
+def lmeval_files(folder: Path) -> list[Path]:
     return sorted(
         path
         for pattern in ("results_*.json", "samples_*.jsonl")
@@ -268,18 +276,18 @@ def _lmeval_files(folder: Path) -> list[Path]:
     )
 
 
-def _timestamp(path: Path) -> str:
+def file_timestamp(path: Path) -> str:
     # lm-eval names files <kind>_<task>_<ISO time with ':' -> '-'>: sortable as text.
     return path.stem.rpartition("_")[2]
 
 
-def _samples_task(path: Path) -> str:
+def samples_task(path: Path) -> str:
     return path.stem[len("samples_") : path.stem.rfind("_")]
 
 
 def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
-    results_files = sorted(folder.glob("results_*.json"), key=_timestamp)
-    samples_files = sorted(folder.glob("samples_*.jsonl"), key=_timestamp)
+    results_files = sorted(folder.glob("results_*.json"), key=file_timestamp)
+    samples_files = sorted(folder.glob("samples_*.jsonl"), key=file_timestamp)
     if not samples_files:
         raise UserError(
             f"{folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples "
@@ -287,8 +295,8 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
         )
     newest: dict[str, Path] = {}
     for path in samples_files:  # in time order, so the newest file of each task wins
-        newest[_samples_task(path)] = path
-    results = [_load_json(path) for path in results_files]
+        newest[samples_task(path)] = path
+    results = [load_json(path) for path in results_files]
     tasks = []
     for task_name, path in newest.items():
         items, versions, dataset_versions, engines = _read_samples(path)
@@ -308,7 +316,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
         raise UserError(f"{shown}: no scored samples (is this a sqlbench-lmeval task?)")
     tasks.sort(key=lambda task: task.name)
     run = Run(
-        name=name or _model_name(results, folder),
+        name=name or model_name_of(results, folder),
         source=str(folder),
         tasks=tuple(tasks),
         groups=_groups(results, {task.name for task in tasks}),
@@ -319,7 +327,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
     return run
 
 
-def _model_name(results: list[dict], folder: Path) -> str:
+def model_name_of(results: list[dict], folder: Path) -> str:
     for data in reversed(results):
         if isinstance(data, dict) and data.get("model_name"):
             return str(data["model_name"])
@@ -360,7 +368,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
     engines: set[str] = set()
     for where, sample in read_objects(path, "lm-eval samples"):  # reads lm-eval's bare NaN
         doc = sample.get("doc") or {}
-        score = _score_dict(sample.get("filtered_resps"))
+        score = score_dict_of(sample.get("filtered_resps"))
         if score is not None:
             if score.get("comparison_version") is not None:
                 versions.add(str(score["comparison_version"]))
@@ -372,7 +380,7 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
             score = _from_metrics(sample, doc)
             if score is None:
                 continue  # another filter's line, or a line without our metrics
-        for key, value in _sample_details(sample, doc).items():
+        for key, value in sample_details(sample, doc).items():
             score.setdefault(key, value)
         if doc.get("dataset_version"):
             dataset_versions.add(str(doc["dataset_version"]))
@@ -397,7 +405,7 @@ def _doc_fields(doc: Mapping) -> dict:
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def _sample_details(sample: Mapping, doc: Mapping) -> dict:
+def sample_details(sample: Mapping, doc: Mapping) -> dict:
     """The question, gold SQL, database (LogicCat: its id and schema), prompt and raw answer
     a samples line records."""
     details = {key: doc.get(key) for key in ("question", "gold_sql", "db_path", "db_id", "schema")}
@@ -428,7 +436,7 @@ def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:
     return score
 
 
-def _score_dict(filtered) -> dict | None:
+def score_dict_of(filtered) -> dict | None:
     """Our score dict from a samples line's ``filtered_resps`` (a list holding a dict, its
     Python repr, or that nested once more); None when it holds anything else."""
     while isinstance(filtered, list) and len(filtered) == 1:
@@ -494,4 +502,20 @@ def _joined(values: Iterable[str | None]) -> str | None:
     return ", ".join(distinct) if distinct else None
 
 
-__all__ = ["Run", "ScoredItem", "TaskResult", "parse_python_literal", "read_run", "read_runs"]
+__all__ = [
+    "Run",
+    "ScoredItem",
+    "TaskResult",
+    "file_timestamp",
+    "lmeval_files",
+    "load_json",
+    "model_folders",
+    "model_name_of",
+    "parse_python_literal",
+    "read_run",
+    "read_runs",
+    "sample_details",
+    "samples_task",
+    "score_dict_of",
+    "split_spec",
+]

@@ -166,7 +166,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    # sum of C(n, i) for i <= min(b, c), each term from the last: C(n, i+1) = C(n, i)(n-i)/(i+1).
+    tail = term = 1
+    for i in range(min(b, c)):
+        term = term * (n - i) // (i + 1)
+        tail += term
     return min(1.0, 2 * tail / 2**n)
 
 
@@ -187,14 +191,111 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
+@dataclass(frozen=True)
+class RankInterval:
+    """A model's rank on the items as given and the bootstrap interval of its rank."""
+
+    rank: int  # 1 + the number of models with a strictly higher mean
+    low: int
+    high: int
+
+
+def rank_of(means: Sequence[float], index: int, tolerance: float = 1e-12) -> int:
+    """1 + how many of ``means`` are above ``means[index]`` (tied models share a rank)."""
+    return 1 + sum(1 for value in means if value > means[index] + tolerance)
+
+
+def bootstrap_ranks(
+    values, *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> list[RankInterval]:
+    """Each model's rank and its ``level`` interval from a paired bootstrap over items.
+
+    ``values`` is an (items x models) array with no NaN. Each resample draws items with
+    replacement, the same items for every model (so the models' answers to an item stay
+    together), and ranks the models by their means there; a model's interval runs from the
+    ``(1 - level) / 2`` to the ``(1 + level) / 2`` quantile of its ranks over resamples (the
+    smallest rank whose cumulative share reaches that level: ranks are whole numbers).
+    """
+    matrix = np.asarray(values, dtype=float)
+    if matrix.ndim != 2 or np.isnan(matrix).any():
+        raise ValueError("values must be a 2-d array (items x models) without NaN")
+    n, models = matrix.shape
+    if n == 0 or models == 0:
+        return [RankInterval(1, 1, 1) for _ in range(models)]
+    rng = np.random.default_rng(seed)
+    ranks = np.empty((resamples, models), dtype=int)
+    for start in range(0, resamples, _CHUNK):
+        size = min(_CHUNK, resamples - start)
+        picks = rng.integers(0, n, size=(size, n))
+        offsets = (np.arange(size) * n)[:, None]
+        weights = np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
+        means = (weights.astype(float) @ matrix) / n
+        # Rank = 1 + models strictly above; the tolerance keeps float noise from breaking ties.
+        above = means[:, None, :] > means[:, :, None] + 1e-12
+        ranks[start : start + size] = 1 + above.sum(axis=2)
+    tail = (1.0 - level) / 2.0
+    observed = matrix.mean(axis=0)
+    return [
+        RankInterval(
+            rank=rank_of(list(observed), model),
+            low=int(np.quantile(ranks[:, model], tail, method="inverted_cdf")),
+            high=int(np.quantile(ranks[:, model], 1.0 - tail, method="inverted_cdf")),
+        )
+        for model in range(models)
+    ]
+
+
+def paired_mcnemar_matrix(values) -> list[list[float]]:
+    """Exact McNemar p-values of every two columns of an (items x models) 0/1 array
+    (``p[i][i]`` is 1): the paired test of two models' EX on the same items."""
+    matrix = np.asarray(values, dtype=float) >= 0.5
+    models = matrix.shape[1]
+    p = [[1.0] * models for _ in range(models)]
+    for i in range(models):
+        for j in range(i + 1, models):
+            only_i = int(np.sum(matrix[:, i] & ~matrix[:, j]))
+            only_j = int(np.sum(matrix[:, j] & ~matrix[:, i]))
+            p[i][j] = p[j][i] = mcnemar_exact(only_i, only_j)
+    return p
+
+
+def not_different_groups(
+    order: Sequence[int], different: Sequence[Sequence[bool]]
+) -> list[tuple[int, ...]]:
+    """Groups of models that are not significantly different, for models listed best first.
+
+    A group is a run of consecutive models in ``order`` no two of which differ
+    (``different[i][j]`` False for every pair), as long as it can be made; only the runs that
+    no longer one contains are kept. Each model belongs to one group or more: the letters of
+    a compact letter display (models sharing a letter are not significantly different).
+    """
+    groups: list[tuple[int, ...]] = []
+    last_end = -1
+    for start in range(len(order)):
+        end = start
+        while end + 1 < len(order) and not any(
+            different[order[k]][order[end + 1]] for k in range(start, end + 1)
+        ):
+            end += 1
+        if end > last_end:
+            groups.append(tuple(order[start : end + 1]))
+            last_end = end
+    return groups
+
+
 __all__ = [
     "LEVEL",
     "RESAMPLES",
     "SEED",
     "Interval",
+    "RankInterval",
     "bootstrap_ci",
     "bootstrap_cis",
+    "bootstrap_ranks",
     "holm",
     "mcnemar_exact",
+    "not_different_groups",
+    "paired_mcnemar_matrix",
+    "rank_of",
     "paired_bootstrap_ci",
 ]

@@ -96,7 +96,9 @@ def _block_markdown(block: Block) -> str:
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    # Text from runs (model names, errors) may hold markup: a Markdown viewer that renders HTML
+    # must show it as text, so <, > and & are written as entities.
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def _table_markdown(table: Table) -> str:

@@ -41,6 +41,30 @@ def load_dataset(
     """
     import datasets
 
+    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine)
+    integers = ("id", "query_nr")
+    features = datasets.Features(
+        {
+            name: datasets.Value("int64" if name in integers else "string")
+            for name in docs[0]
+            if name != "flags"
+        }
+        | {"flags": datasets.Sequence(datasets.Value("string"))}
+    )
+    return {"test": datasets.Dataset.from_list(docs, features=features)}
+
+
+def documents(
+    scale_factor: float = DEFAULT_SCALE_FACTOR,
+    cache_dir=None,
+    questions_file=None,
+    dialect: str | None = None,
+    engine: str | None = None,
+    **_options,
+) -> list[dict]:
+    """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
+    items from them without lm-eval)."""
+    from sqlbench_lmeval import __version__
     from sqlbench_lmeval.tpcds.benchmark import dataset_version, load_items
     from sqlbench_lmeval.tpcds.data import schema_ddl
 
@@ -52,20 +76,16 @@ def load_dataset(
     items = load_items(**options, dialect=dialect, engine=engine)
     version = dataset_version(**options)
     schema = schema_ddl()
-    docs = [
-        {**item.to_doc(), "query_nr": item.id, "schema": schema, "dataset_version": version}
+    return [
+        {
+            **item.to_doc(),
+            "query_nr": item.id,
+            "schema": schema,
+            "dataset_version": version,
+            "sqlbench_lmeval_version": __version__,
+        }
         for item in items
     ]
-    integers = ("id", "query_nr")
-    features = datasets.Features(
-        {
-            name: datasets.Value("int64" if name in integers else "string")
-            for name in docs[0]
-            if name != "flags"
-        }
-        | {"flags": datasets.Sequence(datasets.Value("string"))}
-    )
-    return {"test": datasets.Dataset.from_list(docs, features=features)}
 
 
 def doc_to_text(doc: dict) -> str:

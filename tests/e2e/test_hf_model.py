@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import subprocess
 
 import pytest
-from support.lm_eval_run import TIMEOUT_S, lm_eval_command, offline_env, read_outputs
+from support.lm_eval_run import read_outputs, run_hf_lm_eval
 
 from sqlbench_lmeval.logiccat.task import doc_to_text, load_dataset
 
@@ -57,30 +56,20 @@ def outcome_of(sample: dict) -> dict:
 def test_readme_command_with_a_real_hf_model_scores_every_item(
     logiccat_cache, mini_docs, tiny_model, tmp_path
 ):
-    output = tmp_path / "runs"
     # The README's command; --limit, --gen_kwargs, --device and --batch_size keep it small.
-    command = [
-        *lm_eval_command(),
-        "--model", "hf",
-        "--model_args", f"pretrained={tiny_model},dtype=float32",
-        "--device", "cpu",
-        "--tasks", TASK,
-        "--apply_chat_template",
-        "--limit", str(LIMIT),
-        "--gen_kwargs", f"max_gen_toks={MAX_GEN_TOKS}",
-        "--batch_size", "1",
-        "--output_path", str(output),
-        "--log_samples",
-    ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        env=offline_env(tmp_path, {"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)}),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
+    output = run_hf_lm_eval(
+        f"pretrained={tiny_model},dtype=float32",
+        TASK,
+        tmp_path,
+        [
+            "--apply_chat_template",
+            "--limit",
+            str(LIMIT),
+            "--gen_kwargs",
+            f"max_gen_toks={MAX_GEN_TOKS}",
+        ],
+        {"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
     )
-    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
 
     results, samples = read_outputs(output)
     assert results["config"]["model"] == "hf"

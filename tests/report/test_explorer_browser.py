@@ -9,50 +9,22 @@ what each model answered). Every expected count below is derived from that table
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
 import pytest
+from support.browser import chromium, needs_chromium
 from support.explorer_runs import HOSTILE, scripted_runs
 
 from sqlbench_lmeval.cli import main
 
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROMIUM = shutil.which("chromium")
-
-pytestmark = pytest.mark.skipif(
-    not CHROMEDRIVER.exists() or CHROMIUM is None,
-    reason="needs Debian's chromium and chromium-driver (.ci/run installs them)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def browser(tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1800",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-    ):
-        options.add_argument(flag)
-    # An explicit driver path: Selenium Manager (which would download one) never runs.
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
+    with chromium(tmp_path / "chromium-profile") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _open(driver, path: Path) -> None:

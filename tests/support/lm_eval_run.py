@@ -211,5 +211,31 @@ def _run(tasks, answer, include_path, chat, extra_args, workdir, env, lm_eval):
     return command, done, errors, output_dir
 
 
+def run_hf_lm_eval(
+    model_args: str,
+    tasks: str,
+    workdir: Path,
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """``lm_eval --model hf`` on the CPU with ``--log_samples`` (batch size 1); the output
+    folder. A failing run raises ``AssertionError`` with the tail of its output."""
+    output = workdir / "runs"
+    command = [
+        *lm_eval_command(),
+        "--model", "hf",
+        "--model_args", model_args,
+        "--device", "cpu",
+        "--tasks", tasks,
+        "--batch_size", "1",
+        "--output_path", str(output),
+        "--log_samples",
+        *extra_args,
+    ]  # fmt: skip
+    done = run_offline(command, workdir, env)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-_TAIL_CHARS:]
+    return output
+
+
 def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]

@@ -1,37 +1,21 @@
 """A small real TPC-DS database for the TPC-DS tests, built once per session.
 
-``tpcds_cache`` is a temporary cache root holding the database at scale factor 0.01 (a few
-seconds to build); every test that needs the database shares it. The default scale factor (1)
-is only built by the one test marked slow.
+``tpcds_cache`` (``tests/conftest.py``, shared with the verify tests) is a temporary cache root
+holding the database at scale factor 0.01 (a few seconds to build); every test that needs the
+database shares it. The default scale factor (1) is only built by the one test marked slow.
 """
 
 from __future__ import annotations
 
 import pytest
+from conftest import TPCDS_SCALE_FACTOR as TEST_SCALE_FACTOR
 
 from sqlbench_lmeval.tpcds.data import ensure_database
-
-TEST_SCALE_FACTOR = 0.01
-
-
-@pytest.fixture(scope="session")
-def tpcds_cache(tmp_path_factory):
-    """The cache root with the sf 0.01 database built in it."""
-    root = tmp_path_factory.mktemp("tpcds-cache")
-    ensure_database(root, TEST_SCALE_FACTOR)
-    return root
 
 
 @pytest.fixture(scope="session")
 def tpcds_manifest(tpcds_cache):
     return ensure_database(tpcds_cache, TEST_SCALE_FACTOR)
-
-
-@pytest.fixture(scope="session")
-def tpcds_items(tpcds_cache):
-    from sqlbench_lmeval.tpcds.benchmark import load_items
-
-    return load_items(cache_dir=tpcds_cache, scale_factor=TEST_SCALE_FACTOR)
 
 
 @pytest.fixture(scope="session")

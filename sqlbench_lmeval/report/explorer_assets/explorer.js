@@ -35,18 +35,7 @@
 
   // --- small DOM helpers ---------------------------------------------------------------------
 
-  function el(tag, attributes, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (value === undefined || value === null) continue;
-      if (name === "text") node.textContent = String(value);
-      else if (name === "className") node.className = value;
-      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-      else node.setAttribute(name, String(value));
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  const el = window.sqlbenchElement; // dom.js: every text goes in as textContent
 
   function select(id, label, options, onChange) {
     const node = el("select", { id: id });

@@ -1,0 +1,139 @@
+"""Our lm-eval tasks as this package defines them, read from ``tasks/*/*.yaml`` without lm-eval.
+
+``verify`` compares a run with the task it claims (settings, prompts, items) and ``score`` takes
+a task name (``logiccat_mini``, ``tpcds_postgres``, ...) to score exactly that task's items.
+Both need the task definitions, and lm-eval's ``TaskManager`` takes about 16 s to build, so the
+YAML files are read here directly: ``include:`` is followed (the including file's keys win, as
+in lm-eval) and ``!function module.name`` is kept as its dotted name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.paths import tasks_dir
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of ours: what its YAML says, in the terms ``verify`` and ``score`` use."""
+
+    name: str
+    benchmark: str  # the ``benchmark:`` of its scoring filter: logiccat or tpcds
+    version: str | None  # metadata.version
+    dataset_kwargs: Mapping = field(default_factory=dict)  # e.g. {"subset": "mini"}
+    metadata: Mapping = field(default_factory=dict)  # e.g. {"dialect": "mysql"}
+    generation_kwargs: Mapping = field(default_factory=dict)
+    repeats: int = 1
+    sampled: bool = False  # several answers per item, scored by voting (the *_sc tasks)
+    doc_to_text: str = ""  # dotted name of the prompt function
+    metrics: tuple[str, ...] = ()
+
+    @property
+    def greedy(self) -> bool:
+        """The task asks for greedy decoding (no sampling, temperature 0)."""
+        return not self.generation_kwargs.get("do_sample", False)
+
+    @property
+    def max_gen_toks(self) -> int | None:
+        return self.generation_kwargs.get("max_gen_toks")
+
+    def data_options(self) -> dict:
+        """Options of the benchmark's ``load_items`` this task sets (its prompted dialect)."""
+        return {"dialect": self.metadata["dialect"]} if self.metadata.get("dialect") else {}
+
+    def prompt_function(self) -> Callable[[dict], str]:
+        """The function that turns one of our documents into this task's prompt."""
+        module, _, name = self.doc_to_text.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML with lm-eval's ``!function`` tag, read as the dotted name it holds."""
+
+
+_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def _read(path: Path) -> dict:
+    with path.open(encoding="utf-8") as stream:
+        config = yaml.load(stream, Loader=_Loader) or {}
+    parent = config.pop("include", None)
+    if parent is None:
+        return config
+    return {**_read(path.parent / parent), **config}
+
+
+@lru_cache(maxsize=1)
+def _configs() -> tuple[dict, ...]:
+    return tuple(_read(path) for path in sorted(tasks_dir().glob("*/*.yaml")))
+
+
+@lru_cache(maxsize=1)
+def task_specs() -> dict[str, TaskSpec]:
+    """Every task of ours by name (groups such as ``logiccat`` are not tasks)."""
+    specs = {}
+    for config in _configs():
+        name = config.get("task")
+        if not isinstance(name, str) or "group" in config:
+            continue
+        filters = [step for entry in config.get("filter_list", []) for step in entry["filter"]]
+        function = str(filters[0]["function"]) if filters else ""
+        metadata = dict(config.get("metadata") or {})
+        specs[name] = TaskSpec(
+            name=name,
+            benchmark=str(filters[0]["benchmark"]) if filters else "",
+            version=None if metadata.get("version") is None else str(metadata["version"]),
+            dataset_kwargs=dict(config.get("dataset_kwargs") or {}),
+            metadata=metadata,
+            generation_kwargs=dict(config.get("generation_kwargs") or {}),
+            repeats=int(config.get("repeats", 1)),
+            sampled=function.endswith("ExecuteAndScoreSamples"),
+            doc_to_text=str(config.get("doc_to_text", "")),
+            metrics=tuple(entry["metric"] for entry in config.get("metric_list", [])),
+        )
+    return specs
+
+
+@lru_cache(maxsize=1)
+def task_groups() -> dict[str, tuple[str, ...]]:
+    """Our lm-eval groups and their tasks (``logiccat``: the four category tasks)."""
+    return {
+        config["group"]: tuple(config["task"])
+        for config in _configs()
+        if isinstance(config.get("group"), str) and isinstance(config.get("task"), list)
+    }
+
+
+def benchmark_spec(name: str) -> TaskSpec | None:
+    """A task that stands for benchmark ``name`` as a whole (what ``score BENCHMARK`` scores):
+    the task of that name, or for a group of ours (``logiccat``: its four category tasks) its
+    first task over every item (``subset: all``); None when ``name`` is neither."""
+    specs = task_specs()
+    if name in specs:
+        return specs[name]
+    for config in _configs():
+        if config.get("group") == name and config.get("task"):
+            first = specs[config["task"][0]]
+            return replace(
+                first, name=name, dataset_kwargs={**first.dataset_kwargs, "subset": "all"}
+            )
+    return None
+
+
+def task_spec(name: str) -> TaskSpec:
+    """The task ``name``; a UserError naming ours otherwise."""
+    specs = task_specs()
+    if name not in specs:
+        raise UserError(f"{name!r} is not a sqlbench-lmeval task; ours: {', '.join(specs)}")
+    return specs[name]
+
+
+__all__ = ["TaskSpec", "benchmark_spec", "task_groups", "task_spec", "task_specs"]

@@ -1,0 +1,129 @@
+"""Real lm-eval output folders of scripted TPC-DS models, for the verify and leaderboard tests,
+and the edits that turn a clean run into a submission with exactly one problem.
+
+``run_tpcds(model, workdir, cache, answers)`` runs the real ``lm_eval`` CLI on the full
+``tpcds`` task (all 99 items, the sf 0.01 database of ``tpcds_cache`` in tests/conftest.py)
+against the loopback server; ``answers`` maps a query number to the model's output, and every
+other item gets :data:`WRONG`: a query that reads a table and answers nothing (so the clean run
+has no finding: no constant, no gold verbatim, nothing cut off). The folder is lm-eval's own.
+
+Edits work on the files lm-eval wrote: ``samples_lines``/``write_samples_lines`` read and
+write the samples file (its lines as JSON objects, lm-eval's bare ``NaN`` kept), and
+``results_json``/``write_results_json`` the results file. ``answer_differently`` is the
+consistent edit: one item's raw output replaced and scored again by our lm-eval filter, as if
+the model had written it, with the line's numbers and the task's aggregates updated to match.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+
+from conftest import TPCDS_SCALE_FACTOR
+from support.lm_eval_run import run_lm_eval
+
+#: Reads store_sales and answers no TPC-DS question (no gold returns this one text row).
+WRONG = "```sql\nSELECT 'no answer' AS answer FROM store_sales LIMIT 1\n```"
+QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
+#: The scale factor of the shared test database (``tpcds_cache`` in tests/conftest.py).
+SCALE_FACTOR = TPCDS_SCALE_FACTOR
+
+
+def scripted_tpcds(items, answers: dict[int, str]):
+    """``answer(prompt)``: ``answers[query number]`` of the item the prompt asks, else WRONG."""
+    by_question = {item.question.strip(): item.id for item in items}
+
+    def answer(prompt: str) -> str:
+        number = by_question[QUESTION.search(prompt).group(1).strip()]
+        return answers.get(number, WRONG)
+
+    return answer
+
+
+def run_tpcds(
+    workdir: Path,
+    cache: Path,
+    items,
+    answers: dict[int, str],
+    *,
+    task: str = "tpcds",
+    extra_args=(),
+) -> Path:
+    """The model folder lm-eval wrote for ``task`` answered by :func:`scripted_tpcds`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    run_lm_eval(
+        task,
+        answer=scripted_tpcds(items, answers),
+        workdir=workdir,
+        extra_args=["--metadata", json.dumps({"scale_factor": SCALE_FACTOR}), *extra_args],
+        env={"SQLBENCH_LMEVAL_CACHE": str(cache), "SQLBENCH_LMEVAL_WORKERS": "2"},
+    )
+    (folder,) = [
+        Path(p).parent for p in glob.glob(str(workdir / "lm_eval_output" / "*" / "results_*.json"))
+    ]
+    return folder
+
+
+def copy_run(folder: Path, destination: Path) -> Path:
+    """A copy of a model folder, to edit."""
+    shutil.copytree(folder, destination)
+    return destination
+
+
+def _constant(name: str) -> float:
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
+
+
+def samples_path(folder: Path) -> Path:
+    (path,) = folder.glob("samples_*.jsonl")
+    return path
+
+
+def samples_lines(folder: Path) -> list[dict]:
+    text = samples_path(folder).read_text(encoding="utf-8")
+    return [json.loads(line, parse_constant=_constant) for line in text.splitlines() if line]
+
+
+def write_samples_lines(folder: Path, lines: list[dict]) -> None:
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    samples_path(folder).write_text(text, encoding="utf-8")
+
+
+def results_path(folder: Path) -> Path:
+    (path,) = folder.glob("results_*.json")
+    return path
+
+
+def results_json(folder: Path) -> dict:
+    return json.loads(results_path(folder).read_text(encoding="utf-8"), parse_constant=_constant)
+
+
+def write_results_json(folder: Path, data: dict) -> None:
+    results_path(folder).write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def answer_differently(folder: Path, task: str, item_id: int, output: str) -> None:
+    """Make the run at ``folder`` look as if the model had answered ``item_id`` with ``output``:
+    the raw response, the filter's score dict, the line's numbers (``process_results``) and the
+    task's mean numbers in the results file all become what lm-eval would have written."""
+    from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore, process_results
+
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] == item_id:
+            (score,) = ExecuteAndScore(benchmark="tpcds").apply([[output]], [line["doc"]])
+            line["resps"] = [[output]]
+            line["filtered_resps"] = [str(score)]
+            line.update(process_results(line["doc"], [score]))
+    write_samples_lines(folder, lines)
+    data = results_json(folder)
+    block = data["results"][task]
+    for key in list(block):
+        name, _, kind = key.partition(",")
+        if kind and "_stderr" not in name and name in lines[0]:
+            block[key] = sum(line[name] for line in lines) / len(lines)
+    write_results_json(folder, data)
