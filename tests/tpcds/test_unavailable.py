@@ -60,10 +60,14 @@ def test_a_damaged_database_file_stops_score_and_gold(damaged_cache, tmp_path, c
 
 
 def test_workers_that_cannot_start_stop_score_and_gold(tpcds_cache, tmp_path, capsys, monkeypatch):
+    # A cache of its own without gold results: with the session's gold cached by earlier tests
+    # `gold` would need no worker at all.
+    cache = tmp_path / "cache"
+    shutil.copytree(database_dir(tpcds_cache, SF), database_dir(cache, SF))
     # The workers are fresh interpreters; with a Python home that does not exist they die
     # before running any code (this process, already running, is not affected).
     monkeypatch.setenv("PYTHONHOME", "/nonexistent-python-home")
-    assert_commands_stop(tpcds_cache, tmp_path, capsys, "SQL worker processes fail to start")
+    assert_commands_stop(cache, tmp_path, capsys, "SQL worker processes fail to start")
 
 
 def test_the_filter_raises_and_keeps_the_answers_for_later(
