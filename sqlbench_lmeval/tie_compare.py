@@ -27,7 +27,7 @@ equality), computed combinatorially: it can be astronomically large.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import comb, factorial
 
@@ -40,6 +40,9 @@ from sqlbench_lmeval.compare import (
 )
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.tie_probe import ExtraKey, OutputKey, TiePlan
+
+#: ``within(part, whole)``: can every row of ``part`` be paired with its own row of ``whole``?
+RowsWithin = Callable[[list[tuple], list[tuple]], bool]
 
 #: Reason of a prediction that is not gold's literal result but one of its tie resolutions.
 TIE_EQUIVALENT = "tie_equivalent"
@@ -178,8 +181,14 @@ def _runs(keys: Sequence[tuple]) -> list[tuple[int, int]] | None:
     return spans if keys else []
 
 
-def accepts(rows: Sequence[tuple], answers: TieGold) -> bool:
-    """Whether ``rows`` (a prediction's result) is one of the right answers."""
+def accepts(rows: Sequence[tuple], answers: TieGold, *, within: RowsWithin | None = None) -> bool:
+    """Whether ``rows`` (a prediction's result) is one of the right answers.
+
+    ``within(part, whole)`` decides whether ``part`` pairs row by row with rows of ``whole``;
+    by default the ``ex`` rules (``compare.multiset_within``, each column's magnitude taken over
+    the prediction and every candidate row). Another rule is for measurements only, e.g. the
+    cross-engine tolerance of ``logiccat.fidelity``.
+    """
     rows = list(rows)
     if len(rows) != answers.size:
         return False
@@ -189,14 +198,19 @@ def accepts(rows: Sequence[tuple], answers: TieGold) -> bool:
     width = len(candidates[0])
     if any(len(row) != width for row in rows + candidates):
         return False
-    magnitudes = column_magnitudes(rows + candidates)
+    if within is None:
+        magnitudes = column_magnitudes(rows + candidates)
+
+        def within(part: list[tuple], whole: list[tuple]) -> bool:
+            return multiset_within(part, whole, magnitudes)
+
     if not answers.ordered:
-        return all(multiset_within(rows, list(g.rows), magnitudes) for g in answers.groups[:1])
+        return all(within(rows, list(group.rows)) for group in answers.groups[:1])
     position = 0
     for group in answers.groups:
         segment = rows[position : position + group.need]
         position += group.need
-        if not multiset_within(segment, list(group.rows), magnitudes):
+        if not within(segment, list(group.rows)):
             return False
     return True
 

@@ -1,0 +1,118 @@
+"""How much work an engine did for a query, counted so that every machine and run agree.
+
+Efficiency metrics (``efficiency``) compare a prediction's work with gold's. Time differs by
+machine, load and cache state; these counters depend only on the engine's version, the data and
+the plan, so a score computed from them can be reproduced anywhere. Prototypes on raw
+connections (not yet wired into the sandboxed engines; see each function for what wiring needs):
+
+- SQLite: virtual-machine steps, counted by a progress handler every ``every`` steps
+  (:class:`StepCounter`). SQLite keeps one progress handler per connection and the sandbox's
+  deadline check is one, so the counter wraps it. Two conditions make the count exact and
+  repeatable: the statement must be freshly prepared (SQLite offsets the handler by the steps
+  a cached statement ran before: open connections with ``cached_statements=0``), and the
+  schema must already be loaded (the first statement of a connection also runs the schema
+  parse, :func:`load_schema`). The count is ``floor(steps / every)`` units of ``every``.
+- DuckDB: the rows every operator produced plus the rows scans read (profiling's
+  ``CUMULATIVE_CARDINALITY`` + ``CUMULATIVE_ROWS_SCANNED``; :func:`duckdb_work`). Profiling is
+  switched on with :data:`DUCKDB_PROFILING` before the sandbox locks the configuration.
+- MariaDB: the growth of the session's ``Handler_read%`` counters (row reads by the storage
+  engine and internal temporary tables) across the query, less what reading the counters
+  itself adds (:func:`mysql_work`); needs no privilege beyond the reader's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+from sqlbench_lmeval.execution.sqlite import PROGRESS_EVERY_OPS
+
+#: SQLite virtual-machine steps per progress-handler call when counting work: fine enough for
+#: LogicCat's small queries (median about 300 steps), coarse enough that the handler costs
+#: little on big ones (a Python call is ~1 us, a VM step ~0.2 us).
+SQLITE_STEP_UNIT = 16
+
+#: Statements that make a DuckDB connection profile every query silently (run them before
+#: ``SET lock_configuration = true``).
+DUCKDB_PROFILING = (
+    "PRAGMA enable_profiling = 'no_output'",
+    "PRAGMA custom_profiling_settings = "
+    '\'{"CUMULATIVE_CARDINALITY": "true", "CUMULATIVE_ROWS_SCANNED": "true"}\'',
+)
+
+#: The MariaDB session counters summed as work.
+MYSQL_WORK_STATUS = "Handler_read%"
+
+
+class StepCounter:
+    """A SQLite progress handler that counts calls and returns ``inner()``'s verdict (the
+    sandbox's deadline: non-zero aborts the statement); ``steps`` is the count in VM steps."""
+
+    __slots__ = ("calls", "every", "inner")
+
+    def __init__(self, inner: Callable[[], object] | None = None, every: int = SQLITE_STEP_UNIT):
+        self.calls = 0
+        self.every = every
+        self.inner = inner
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return int(bool(self.inner())) if self.inner is not None else 0
+
+    @property
+    def steps(self) -> int:
+        return self.calls * self.every
+
+
+def load_schema(conn) -> None:
+    """Make SQLite read the schema now, so that no query's count includes that work."""
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+
+
+def sqlite_work(conn, sql: str, counter: StepCounter) -> tuple[list[tuple], int]:
+    """Run ``sql`` on a SQLite connection with ``counter`` as its progress handler (restored
+    to ``counter.inner`` afterwards): its rows and the VM steps it took."""
+    counter.calls = 0
+    conn.set_progress_handler(counter, counter.every)
+    try:
+        rows = conn.execute(sql).fetchall()
+    finally:
+        conn.set_progress_handler(counter.inner, PROGRESS_EVERY_OPS if counter.inner else 0)
+    return rows, counter.steps
+
+
+def duckdb_work(conn, sql: str) -> tuple[list[tuple], int]:
+    """Run ``sql`` on a DuckDB connection that profiles (:data:`DUCKDB_PROFILING`): its rows
+    and the rows its operators produced and scanned."""
+    rows = conn.execute(sql).fetchall()
+    return rows, profiled_work(json.loads(conn.get_profiling_information(format="json")))
+
+
+def profiled_work(profile: Mapping) -> int:
+    """Work from DuckDB's JSON profile of a query (its root node's cumulative metrics)."""
+    return int(profile.get("cumulative_cardinality", 0)) + int(
+        profile.get("cumulative_rows_scanned", 0)
+    )
+
+
+def mysql_status(cursor) -> dict[str, int]:
+    """The session's :data:`MYSQL_WORK_STATUS` counters."""
+    cursor.execute(f"SHOW SESSION STATUS LIKE '{MYSQL_WORK_STATUS}'")
+    return {name: int(value) for name, value in cursor.fetchall()}
+
+
+def mysql_status_overhead(cursor) -> dict[str, int]:
+    """What reading the counters adds to them (the difference of two reads in a row)."""
+    first = mysql_status(cursor)
+    second = mysql_status(cursor)
+    return {name: second[name] - first[name] for name in second}
+
+
+def mysql_work(cursor, sql: str, overhead: Mapping[str, int]) -> tuple[list[tuple], int]:
+    """Run ``sql`` on a MariaDB cursor: its rows and the growth of the handler-read counters,
+    less ``overhead`` (:func:`mysql_status_overhead`, measured once per connection)."""
+    before = mysql_status(cursor)
+    cursor.execute(sql)
+    rows = list(cursor.fetchall())
+    after = mysql_status(cursor)
+    return rows, sum(after[name] - before[name] - overhead.get(name, 0) for name in after)
