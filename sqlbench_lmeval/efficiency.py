@@ -19,7 +19,8 @@ BIRD's cost is time: each of 100 iterations times the prediction then gold (conn
 fetch all, close) and records ``gold_time / pred_time``; ratios outside mean +- 3 population
 standard deviations are dropped and the rest averaged (:func:`bird_time_ratio`). Its reported
 R-VES is ``100 * mean(sqrt(reward))`` over items (:func:`bird_r_ves`), so an item at 1.25
-contributes 111.8, not 125.
+contributes 111.8, not 125. Our per-item ``r_ves`` is that ``sqrt(reward)``: its mean times 100
+is BIRD's figure, and gold as its own prediction scores 1.0.
 
 Ours (``r_ves``) applies the same buckets to the ratio of *work*: a count the engine reports
 identically on every machine and run (SQLite virtual-machine steps, DuckDB's operator output
@@ -29,8 +30,7 @@ reproduced anywhere. Departures from BIRD, and why:
 - the ratio is of deterministic work, not of time (BIRD's users report R-VES cannot be
   reproduced on other hardware); BIRD's time-based procedure stays available as
   :func:`bird_time_ratio`;
-- the per-item value is the bucket reward itself, averaged as a plain mean (``r_ves`` of
-  gold-as-prediction is 1.0); :func:`bird_r_ves` gives BIRD's square-root aggregate;
+- the score is a mean over items on a 0-1.118 scale, not BIRD's percentage;
 - "correct" is our ``ex`` (tie-aware, tolerant), not BIRD's ``set(pred) == set(gold)``;
 - BIRD's trimming with identical timings (standard deviation 0) keeps nothing and divides by
   zero, which its harness catches and scores 0: we keep every ratio when none lies outside.
@@ -70,8 +70,9 @@ def work_ratio(gold_work: int | None, pred_work: int | None) -> float | None:
 
 
 def r_ves(gold_work: int | None, pred_work: int | None, correct: bool) -> float:
-    """Our per-item ``r_ves``: BIRD's reward on the ratio of deterministic work."""
-    return r_ves_reward(work_ratio(gold_work, pred_work), correct)
+    """Our per-item ``r_ves``: the square root of BIRD's reward on the ratio of deterministic
+    work (BIRD's per-item term; the mean over items times 100 is BIRD's R-VES)."""
+    return math.sqrt(r_ves_reward(work_ratio(gold_work, pred_work), correct))
 
 
 def bird_trimmed_mean(values: Sequence[float], sigmas: float = BIRD_SIGMAS) -> float:

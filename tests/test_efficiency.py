@@ -47,9 +47,14 @@ def test_a_wrong_answer_earns_nothing_however_fast():
 
 def test_work_ratio_is_gold_over_prediction():
     assert work_ratio(300, 100) == 3.0
-    assert r_ves(gold_work=300, pred_work=100, correct=True) == 1.25
+
+
+def test_r_ves_is_birds_per_item_term_on_work():
+    # BIRD reports 100 * mean(sqrt(reward)): the per-item term is sqrt(reward).
+    assert r_ves(gold_work=300, pred_work=100, correct=True) == math.sqrt(1.25)
     assert r_ves(gold_work=300, pred_work=300, correct=True) == 1.0  # gold as prediction
-    assert r_ves(gold_work=300, pred_work=1300, correct=True) == 0.25
+    assert r_ves(gold_work=300, pred_work=1300, correct=True) == 0.5  # sqrt(0.25)
+    assert 100 * r_ves(300, 100, True) == bird_r_ves([1.25])
 
 
 def test_no_counted_work_counts_as_one_unit():
