@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import os
 import sqlite3
@@ -159,33 +160,62 @@ def measure_duckdb(args) -> None:
 
     items = load_items(cache_dir=args.cache_dir)
     path = items[0].database.path
-    counts, times = [], []
 
-    def one_pass(conn) -> tuple[list, list]:
-        found, seconds = [], []
+    def one_pass(conn) -> tuple[list, list, list]:
+        found, scanned, seconds = [], [], []
         for item in items:
             started = time.perf_counter()
             try:
-                _, amount = work.duckdb_work(conn, item.gold_sql)
+                conn.execute(item.gold_sql).fetchall()
+                profile = json.loads(conn.get_profiling_information(format="json"))
+                found.append(work.profiled_work(profile))
+                scanned.append(profile.get("cumulative_rows_scanned"))
             except Exception:
-                amount = None
+                found.append(None)
+                scanned.append(None)
             seconds.append(time.perf_counter() - started)
-            found.append(amount)
-        return found, seconds
+        return found, scanned, seconds
 
+    single, times, threaded, threaded_scans, single_scans = [], [], [], [], []
     for _ in range(args.runs):
         conn = _duckdb_connection(path, 1)
-        cold, seconds = one_pass(conn)
-        counts.append(cold)
+        cold, scans, seconds = one_pass(conn)
+        single += [cold, one_pass(conn)[0]]  # then warm: the same connection again
+        single_scans.append(scans)
         times.append(seconds)
-        counts.append(one_pass(conn)[0])  # warm: the same connection again
         conn.close()
     for threads in (2, 4):
         conn = _duckdb_connection(path, threads)
-        counts.append(one_pass(conn)[0])
+        found, scans, _ = one_pass(conn)
+        threaded.append(found)
+        threaded_scans.append(scans)
         conn.close()
-    report("duckdb", counts, times, f"{args.runs} cold runs with 1 thread, each then warm, and "
-           "2 and 4 threads")  # fmt: skip
+    report("duckdb", single, times, f"{args.runs} cold runs with 1 thread (the sandbox's), "
+           "each then warm")  # fmt: skip
+    report("duckdb, 1, 2 and 4 threads", single[:1] + threaded, times, "work")
+    report("duckdb, 1, 2 and 4 threads", single_scans[:1] + threaded_scans, times,
+           "rows scanned only")  # fmt: skip
+    # What counting costs: every gold query with the counting setup and without any (plain
+    # DuckDB, one thread), in alternating rounds.
+    rounds: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(2):
+        for counting in (False, True):
+            conn = _duckdb_connection(path, 1) if counting else duckdb_plain(path)
+            started = time.perf_counter()
+            for item in items:
+                conn.execute(item.gold_sql).fetchall()
+                if counting:
+                    conn.get_profiling_information(format="json")
+            rounds[counting].append(time.perf_counter() - started)
+            conn.close()
+    print(f"  all gold, plain: {[round(t, 2) for t in rounds[False]]} s; counting: "
+          f"{[round(t, 2) for t in rounds[True]]} s (load {os.getloadavg()[0]:.2f})")  # fmt: skip
+
+
+def duckdb_plain(path: str):
+    import duckdb
+
+    return duckdb.connect(path, read_only=True, config={"threads": 1})
 
 
 # -- MariaDB -----------------------------------------------------------------------------------
