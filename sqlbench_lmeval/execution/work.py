@@ -18,9 +18,12 @@ connections (not yet wired into the sandboxed engines; see each function for wha
   ``join_filter_pushdown`` optimizer, whose runtime filters let a scan pass one or two rows more
   or less from run to run (TPC-DS queries 88 and 96) - enough to put gold against itself below a
   ratio of 1. :data:`DUCKDB_PROFILING` sets this up before the sandbox locks the configuration.
-- MariaDB: the growth of the session's ``Handler_read%`` counters (row reads by the storage
-  engine and internal temporary tables) across the query, less what reading the counters
-  itself adds (:func:`mysql_work`); needs no privilege beyond the reader's.
+- MariaDB: the growth of the session's counters of rows read by the storage engines
+  (``Handler_read%``), written to and updated in internal temporary tables (``Handler_tmp%``:
+  GROUP BY, DISTINCT, UNION, derived tables) and sorted (``Sort_rows``) across the query, less
+  what reading the counters itself adds (:func:`mysql_work`); needs no privilege beyond the
+  reader's. Plans, and so counts, follow the tables' statistics: a server must have settled or
+  analysed them (InnoDB recomputes them in the background after a load).
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ DUCKDB_PROFILING = (
     '\'{"CUMULATIVE_CARDINALITY": "true", "CUMULATIVE_ROWS_SCANNED": "true"}\'',
 )
 
-#: The MariaDB session counters summed as work.
-MYSQL_WORK_STATUS = "Handler_read%"
+#: The MariaDB session counters summed as work (``LIKE`` patterns).
+MYSQL_WORK_STATUS = ("Handler_read%", "Handler_tmp%", "Sort_rows")
 
 
 class StepCounter:
@@ -101,7 +104,8 @@ def profiled_work(profile: Mapping) -> int:
 
 def mysql_status(cursor) -> dict[str, int]:
     """The session's :data:`MYSQL_WORK_STATUS` counters."""
-    cursor.execute(f"SHOW SESSION STATUS LIKE '{MYSQL_WORK_STATUS}'")
+    where = " OR ".join(f"Variable_name LIKE '{pattern}'" for pattern in MYSQL_WORK_STATUS)
+    cursor.execute(f"SHOW SESSION STATUS WHERE {where}")
     return {name: int(value) for name, value in cursor.fetchall()}
 
 
@@ -113,8 +117,8 @@ def mysql_status_overhead(cursor) -> dict[str, int]:
 
 
 def mysql_work(cursor, sql: str, overhead: Mapping[str, int]) -> tuple[list[tuple], int]:
-    """Run ``sql`` on a MariaDB cursor: its rows and the growth of the handler-read counters,
-    less ``overhead`` (:func:`mysql_status_overhead`, measured once per connection)."""
+    """Run ``sql`` on a MariaDB cursor: its rows and the growth of the work counters, less
+    ``overhead`` (:func:`mysql_status_overhead`, measured once per connection)."""
     before = mysql_status(cursor)
     cursor.execute(sql)
     rows = list(cursor.fetchall())
