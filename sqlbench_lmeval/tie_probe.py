@@ -291,14 +291,19 @@ def _cut(query: exp.Expression) -> tuple[int, int | None] | None:
 
 
 def _literal_count(node: exp.Expression) -> int | None:
+    value = _integer(node)
+    return value if value is not None and value >= 0 else None
+
+
+def _integer(node: exp.Expression) -> int | None:
+    """The value of an integer literal (parentheses looked through), else None."""
     while isinstance(node, exp.Paren):
         node = node.this
     if isinstance(node, exp.Literal) and not node.is_string:
         try:
-            value = int(node.this)
+            return int(node.this)
         except ValueError:
             return None
-        return value if value >= 0 else None
     return None
 
 
@@ -345,9 +350,8 @@ def _resolve_key(key: exp.Expression, projections: list[exp.Expression] | None):
     while isinstance(key, exp.Paren):
         key = key.this
     if isinstance(key, exp.Literal) and not key.is_string:
-        try:
-            position = int(key.this)
-        except ValueError:
+        position = _integer(key)
+        if position is None:
             return _CONSTANT  # ORDER BY 1.5: a constant, not a position
         if projections is not None and not 1 <= position <= len(projections):
             return POSITION_OUT_OF_RANGE
