@@ -82,18 +82,17 @@ def _sqlite_connection(path: str, timeout: float):
     return _SQLITE[path]
 
 
-def _sqlite_job(job: tuple[str, str, float, bool]) -> tuple[int | None, float]:
-    """(VM steps or None if it failed, seconds) of one query; ``count`` False: the sandbox's
-    handler alone (the baseline for the counter's cost)."""
-    path, sql, timeout, count = job
+def _sqlite_job(job: tuple[str, str, float, int]) -> tuple[int | None, float]:
+    """(VM steps or None if it failed, seconds) of one query, counted every ``unit`` steps;
+    ``unit`` 0: the sandbox's handler alone (the baseline for the counter's cost)."""
+    path, sql, timeout, unit = job
     conn = _sqlite_connection(path, timeout)
     deadline = conn.deadline
-    counter = work.StepCounter(deadline)
     started = time.perf_counter()
     deadline.at = time.monotonic() + timeout
     try:
-        if count:
-            _, steps = work.sqlite_work(conn, sql, counter)
+        if unit:
+            _, steps = work.sqlite_work(conn, sql, work.StepCounter(deadline, unit))
         else:
             conn.execute(sql).fetchall()
             steps = 0
@@ -114,7 +113,7 @@ def measure_sqlite(args) -> None:
     bundle = ensure_bundle(cache_dir=args.cache_dir, progress=False)
     golds = [(str(bundle.database_path(r.db_id)), r.gold_sql) for r in bundle.records
              if r.gold_status == "ok"]  # fmt: skip
-    jobs = [(path, sql, args.timeout, True) for path, sql in golds]
+    jobs = [(path, sql, args.timeout, work.SQLITE_STEP_UNIT) for path, sql in golds]
     counts, times = [], []
     for _ in range(args.runs):  # fresh processes: cold connections and page caches
         with _fresh_pool(1) as pool:
@@ -127,20 +126,29 @@ def measure_sqlite(args) -> None:
         counts.append([steps for steps, _ in pool.map(_sqlite_job, jobs, chunksize=7)])
     report("sqlite", counts, times, f"{args.runs} cold runs, each then warm, and {args.workers} "
            "processes")  # fmt: skip
-    # The counter's cost: every query with the counting handler and with the sandbox's alone,
-    # alternating rounds in one process.
-    with _fresh_pool(1) as pool:
-        rounds = {True: [], False: []}
-        for _ in range(args.runs):
-            for count in (False, True):
-                flagged = [(path, sql, args.timeout, count) for path, sql in golds]
-                started = time.perf_counter()
-                pool.map(_sqlite_job, flagged, chunksize=64)
-                rounds[count].append(time.perf_counter() - started)
-    base, counted = statistics.median(rounds[False]), statistics.median(rounds[True])
-    print(f"  all gold, sandbox handler only: {[round(t, 2) for t in rounds[False]]} s; with the "
-          f"counter every {work.SQLITE_STEP_UNIT} steps: {[round(t, 2) for t in rounds[True]]} s; "
-          f"median ratio {counted / base:.3f} (load {os.getloadavg()[0]:.2f})")  # fmt: skip
+    if args.skip_cost:
+        return
+    # The counter's cost, per query: the sandbox's handler alone and the counter every
+    # ``unit`` steps, alternately, best of 2 each (in this process, load-robust).
+    for unit in (16, 64, 256):
+        base, counted, coarse = [], [], 0
+        for path, sql in golds:
+            best = {}
+            for _ in range(2):
+                for each in (0, unit):
+                    steps, seconds = _sqlite_job((path, sql, args.timeout, each))
+                    best[each] = min(best.get(each, seconds), seconds)
+                    coarse += bool(each and steps is not None and steps < 4 * unit)
+            base.append(best[0])
+            counted.append(best[unit])
+        slowest = max(range(len(base)), key=base.__getitem__)
+        ratios = sorted(c / b for b, c in zip(base, counted, strict=True) if b > 0)
+        rest = sum(base) - base[slowest], sum(counted) - counted[slowest]
+        print(f"  counter every {unit} steps: all gold {sum(base):.2f} -> {sum(counted):.2f} s "
+              f"({sum(counted) / sum(base):.2f}x), without the slowest query {rest[0]:.2f} -> "
+              f"{rest[1]:.2f} s ({rest[1] / rest[0]:.2f}x), median per query "
+              f"{ratios[len(ratios) // 2]:.3f}x; queries under 4 units: {coarse // 2} "
+              f"(load {os.getloadavg()[0]:.2f})")  # fmt: skip
 
 
 # -- DuckDB ------------------------------------------------------------------------------------
@@ -294,6 +302,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--skip-cost", action="store_true", help="sqlite: no cost rounds")
     parser.add_argument("--save", help="mysql: write the first pass's counts here (JSON)")
     args = parser.parse_args()
     {"sqlite": measure_sqlite, "duckdb": measure_duckdb, "mysql": measure_mysql}[args.engine](args)

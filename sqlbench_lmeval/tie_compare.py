@@ -39,7 +39,7 @@ from sqlbench_lmeval.compare import (
     multiset_within,
 )
 from sqlbench_lmeval.execution.outcome import Outcome, Status
-from sqlbench_lmeval.tie_probe import ExtraKey, OutputKey, TiePlan
+from sqlbench_lmeval.tie_probe import OutputKey, TiePlan
 
 #: ``within(part, whole)``: can every row of ``part`` be paired with its own row of ``whole``?
 RowsWithin = Callable[[list[tuple], list[tuple]], bool]
@@ -146,10 +146,10 @@ def tie_gold(plan: TiePlan, gold: Outcome, probe: Outcome | None) -> TieGold | s
 
 
 def _keys(row: tuple, plan: TiePlan, width: int) -> tuple:
+    """The sort-key values of a probe row: gold's own columns, then the extra ones."""
     return tuple(
         row[key.index] if isinstance(key, OutputKey) else row[width + key.index]
         for key in plan.keys
-        if isinstance(key, (OutputKey, ExtraKey))
     )
 
 

@@ -26,8 +26,12 @@ Decisions, each with its reason:
   writer would change the meaning of some gold, e.g. LogicCat's MySQL-compatible ``DATE_ADD``).
 - **Constant keys** (``ORDER BY 'x'``, ``ORDER BY NULL``, ``ORDER BY 1 + 0``) order nothing:
   every row ties on them. A query ordered only by constants is unordered.
-- **DISTINCT and set operations** with a key that is not an output column cannot be probed: an
-  extra column would change which rows are distinct. Such gold is not handled (``reason``).
+- **A key that reads output aliases** (``ORDER BY ABS(diff)`` with ``diff`` an alias) cannot
+  be copied into the select list (SQLite and MySQL cannot read an alias there), and under
+  DISTINCT or a set operation an extra column would change which rows are distinct: such keys,
+  when they read only output columns, are computed over gold's result by a wrapper query
+  (``SELECT __tie_probe.*, <key> FROM (<gold>) AS __tie_probe ORDER BY <gold's ORDER BY>``).
+  Other keys of such queries are not handled (``reason``).
 - **LIMIT without ORDER BY**: any ``k`` rows of the full result are right. SQL leaves the row
   order of such a query unspecified and the engines do pick different rows (SQLite by rowid,
   MariaDB by its plan, DuckDB by thread); the query means "some k rows", exactly as
@@ -40,15 +44,17 @@ Decisions, each with its reason:
 - **No probe when gold's result suffices**: an ORDER BY without a cut whose keys are all output
   columns has its tie groups in gold's own rows (``probe_sql`` is None).
 
-The probe is SQL of gold's own dialect, written by sqlglot, and it runs on gold's engine under
-the same row cap. Its result is checked before use (``tie_compare.tie_gold``): keys must come
-out sorted into runs and gold's own result must be one of the answers it allows; a probe that
-fails, errors or exceeds the row cap leaves the item to today's literal comparison.
+The probe runs on gold's engine and ends in ``LIMIT <max_rows>`` (the row cap): only the rows
+up to the end of the group the cut goes through matter, and a big full result must not fail
+the cap. Its result is checked before use (``tie_compare.tie_gold``): keys must come out sorted
+into runs, the probe's own LIMIT must not stop inside the last group needed, and gold's own
+result must be one of the answers; a probe that fails, errors or fails a check leaves the item
+to today's literal comparison.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
@@ -200,7 +206,7 @@ def plan_ties(sql: str, dialect: str, max_rows: int = PROBE_ROWS) -> TiePlan:
     # Bounded, so the probe of a large result stays under the row cap: rows past the group
     # the cut goes through are never needed (``tie_compare`` refuses a probe cut inside it).
     probe = f"{probe.rstrip()}\nLIMIT {int(max_rows)}"
-    return TiePlan(**{**plan.__dict__, "probe_sql": probe, "probe_limit": int(max_rows)})
+    return replace(plan, probe_sql=probe, probe_limit=int(max_rows))
 
 
 def _needs_wrapper(
