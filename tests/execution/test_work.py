@@ -65,8 +65,16 @@ class TestSQLite:
 
     def test_the_inner_handler_still_aborts(self, tiny_sqlite):
         conn = sqlite_reader(tiny_sqlite)
+        asked = []
+
+        def deadline() -> bool:
+            asked.append(1)
+            return True
+
+        counter = work.StepCounter(inner=deadline, every=1, check=4)
         with pytest.raises(sqlite3.OperationalError, match="interrupted"):
-            work.sqlite_work(conn, SORTED_SCAN, work.StepCounter(inner=lambda: True, every=1))
+            work.sqlite_work(conn, PAIRS, counter)
+        assert counter.calls == 4 and len(asked) == 1  # asked on the 4th call, which aborted
 
 
 class TestDuckDB:
