@@ -274,12 +274,21 @@ _CONTAINER = ("$container",)  # lists/maps: no key (they go to the matching step
 
 def _multiset_equal(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
     """Rows of equal width as multisets under the ``ex`` rules (``magnitudes`` per column)."""
-    if len(pred) != len(gold):
+    return len(pred) == len(gold) and multiset_within(pred, gold, magnitudes)
+
+
+def multiset_within(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
+    """Whether every row of ``pred`` pairs with a row of its own in ``gold`` under the ``ex``
+    rules: ``pred`` is a sub-multiset of ``gold`` (rows of equal width, ``magnitudes`` per
+    column as :func:`column_magnitudes` of both). Of equal sizes: multiset equality. Tie-aware
+    EX (``tie_compare``) asks it of the rows taken from a tie group that a LIMIT cuts.
+    """
+    if len(pred) > len(gold):
         return False
     if not pred:
         return True
     try:
-        if Counter(pred) == Counter(gold):
+        if not Counter(pred) - Counter(gold):
             return True
     except TypeError:
         pass  # unhashable values (DuckDB lists): take the general route
@@ -297,7 +306,7 @@ def _multiset_equal(pred: list[tuple], gold: list[tuple], magnitudes: list[float
     except TypeError:  # unhashable exotic values: one group, settled by matching
         groups = {(): (pred, gold)}
     for group_key, (p_rows, g_rows) in groups.items():
-        if len(p_rows) != len(g_rows):
+        if len(p_rows) > len(g_rows):
             return False
         if not _group_is_tight(group_key, clusters) and not _perfect_matching(
             p_rows, g_rows, magnitudes
@@ -396,13 +405,14 @@ def _key(v: Any, cluster_of: dict) -> Any:
 
 
 def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
-    """Hopcroft-Karp: is there a pairing of all rows with every pair close?"""
+    """Hopcroft-Karp: can every row of ``pred`` be paired with its own row of ``gold`` (as
+    many or more rows), every pair close?"""
     n = len(pred)
     adjacency = [[j for j, g in enumerate(gold) if _rows_close(p, g, magnitudes)] for p in pred]
     if any(not edges for edges in adjacency):
         return False
     match_pred = [-1] * n
-    match_gold = [-1] * n
+    match_gold = [-1] * len(gold)
     infinity = n + 1
 
     def bfs() -> bool:

@@ -1,0 +1,100 @@
+"""Efficiency of a right answer relative to gold: BIRD's R-VES reward, on work or on time.
+
+BIRD mini-dev's *Reward-based Valid Efficiency Score* (``evaluation/evaluation_ves.py`` of the
+mini_dev repository) scores each item by the ratio ``gold cost / prediction cost`` of a correct
+prediction, bucketed (:func:`r_ves_reward`):
+
+======================  ======
+ratio                   reward
+======================  ======
+>= 2                    1.25
+[1, 2)                  1
+[0.5, 1)                0.75
+[0.25, 0.5)             0.5
+< 0.25 (but > 0)        0.25
+wrong, failed, or 0     0
+======================  ======
+
+BIRD's cost is time: each of 100 iterations times the prediction then gold (connect, execute,
+fetch all, close) and records ``gold_time / pred_time``; ratios outside mean +- 3 population
+standard deviations are dropped and the rest averaged (:func:`bird_time_ratio`). Its reported
+R-VES is ``100 * mean(sqrt(reward))`` over items (:func:`bird_r_ves`), so an item at 1.25
+contributes 111.8, not 125. Our per-item ``r_ves`` is that ``sqrt(reward)``: its mean times 100
+is BIRD's figure, and gold as its own prediction scores 1.0.
+
+Ours (``r_ves``) applies the same buckets to the ratio of *work*: a count the engine reports
+identically on every machine and run (SQLite virtual-machine steps, DuckDB's operator output
+rows, MariaDB's handler reads; see ``execution.work``), so the score of a run can be
+reproduced anywhere. Departures from BIRD, and why:
+
+- the ratio is of deterministic work, not of time (BIRD's users report R-VES cannot be
+  reproduced on other hardware); BIRD's time-based procedure stays available as
+  :func:`bird_time_ratio`;
+- the score is a mean over items on a 0-1.118 scale, not BIRD's percentage;
+- "correct" is our ``ex`` (tie-aware, tolerant), not BIRD's ``set(pred) == set(gold)``;
+- BIRD's trimming with identical timings (standard deviation 0) keeps nothing and divides by
+  zero, which its harness catches and scores 0: we keep every ratio when none lies outside.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+#: (lower bound of the ratio, reward), highest first: BIRD mini-dev's R-VES buckets.
+R_VES_BUCKETS = ((2.0, 1.25), (1.0, 1.0), (0.5, 0.75), (0.25, 0.5))
+R_VES_FLOOR = 0.25  # a correct answer slower than 4x gold still earns this
+
+#: BIRD's number of timed iterations and its outlier cut (standard deviations).
+BIRD_ITERATIONS = 100
+BIRD_SIGMAS = 3.0
+
+
+def r_ves_reward(ratio: float | None, correct: bool = True) -> float:
+    """BIRD's reward for a ``gold cost / prediction cost`` ratio; 0 when the prediction is not
+    correct or there is no ratio (None, 0, NaN)."""
+    if not correct or ratio is None or not ratio > 0:
+        return 0.0
+    for bound, reward in R_VES_BUCKETS:
+        if ratio >= bound:
+            return reward
+    return R_VES_FLOOR
+
+
+def work_ratio(gold_work: int | None, pred_work: int | None) -> float | None:
+    """``gold_work / pred_work``, with a query that did no counted work as 1 unit of work (a
+    constant SELECT on an engine that counts rows); None when either count is missing."""
+    if gold_work is None or pred_work is None:
+        return None
+    return max(gold_work, 1) / max(pred_work, 1)
+
+
+def r_ves(gold_work: int | None, pred_work: int | None, correct: bool) -> float:
+    """Our per-item ``r_ves``: the square root of BIRD's reward on the ratio of deterministic
+    work (BIRD's per-item term; the mean over items times 100 is BIRD's R-VES)."""
+    return math.sqrt(r_ves_reward(work_ratio(gold_work, pred_work), correct))
+
+
+def bird_trimmed_mean(values: Sequence[float], sigmas: float = BIRD_SIGMAS) -> float:
+    """BIRD's ``clean_abnormal`` then mean: keep values strictly within mean +- ``sigmas``
+    population standard deviations. When that keeps nothing (all values equal, standard
+    deviation 0), the plain mean (BIRD's harness would divide by zero and score 0)."""
+    if not values:
+        raise ValueError("no values to average")
+    mean = math.fsum(values) / len(values)
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    kept = [v for v in values if mean - sigmas * std < v < mean + sigmas * std]
+    return math.fsum(kept) / len(kept) if kept else mean
+
+
+def bird_time_ratio(gold_times: Sequence[float], pred_times: Sequence[float]) -> float:
+    """BIRD's time ratio: per iteration ``gold_time / pred_time``, trimmed mean of those."""
+    if len(gold_times) != len(pred_times):
+        raise ValueError("one gold time per prediction time")
+    return bird_trimmed_mean([g / p for g, p in zip(gold_times, pred_times, strict=True)])
+
+
+def bird_r_ves(rewards: Iterable[float]) -> float:
+    """BIRD's reported R-VES of per-item rewards: ``100 * mean(sqrt(reward))``."""
+    values = [math.sqrt(reward) for reward in rewards]
+    return 100 * math.fsum(values) / len(values) if values else 0.0

@@ -1,0 +1,572 @@
+"""Which rows could gold have returned? The tie probe: gold rewritten to show its sort keys.
+
+A gold query whose outermost ORDER BY leaves rows with equal sort keys, or whose LIMIT/OFFSET
+cuts through such rows, has more than one right answer: the engine's tie-break is arbitrary and
+differs between engines (and between runs of one). :func:`plan_ties` reads gold's sqlglot tree
+and derives a :class:`TiePlan`: whether the outermost query's order is in question at all, the
+*probe* query that returns gold's rows in gold's order with its sort keys as extra columns and
+without the LIMIT/OFFSET cut, and where the cut was. ``tie_compare`` turns the probe's result
+into the set of right answers.
+
+Decisions, each with its reason:
+
+- **The engine orders, Python only tests keys for equality.** The probe keeps gold's ORDER BY
+  clause as written, so NULL placement (first in SQLite and MySQL ascending, last in DuckDB), DESC,
+  collations and mixed types are the engine's own; tie groups are maximal runs of adjacent rows
+  whose key values are equal in Python. Python-equal keys are tied on every engine; keys the
+  engine ties but Python does not (``'abc'`` and ``'ABC'`` under a case-insensitive collation)
+  stay apart, which can only reject a right answer, never accept a wrong one.
+- **A key is read from gold's own output when it is one of its columns**: an ORDER BY position
+  (``ORDER BY 2``), an output name or alias (``ORDER BY total``; all three engines resolve a bare
+  name to an output alias first), or an expression equal to a projection (``ORDER BY COUNT(*)``
+  beside ``SELECT COUNT(*)``). Only other keys become extra columns, named ``__tie_key_<i>`` and
+  appended after gold's columns, each the ORDER BY term's own text.
+- **The probe is gold's text, edited, not re-written**: the outermost LIMIT/OFFSET clause is cut
+  off and the extra key columns are inserted before FROM; every other character stays (sqlglot's
+  writer would change the meaning of some gold, e.g. LogicCat's MySQL-compatible ``DATE_ADD``).
+- **Constant keys** (``ORDER BY 'x'``, ``ORDER BY NULL``, ``ORDER BY 1 + 0``) order nothing:
+  every row ties on them. A query ordered only by constants is unordered.
+- **A key that reads output aliases** (``ORDER BY ABS(diff)`` with ``diff`` an alias) cannot
+  be copied into the select list (SQLite and MySQL cannot read an alias there), and under
+  DISTINCT or a set operation an extra column would change which rows are distinct: such keys,
+  when they read only output columns, are computed over gold's result by a wrapper query
+  (``SELECT __tie_probe.*, <key> FROM (<gold>) AS __tie_probe ORDER BY <gold's ORDER BY>``).
+  Other keys of such queries are not handled (``reason``).
+- **LIMIT without ORDER BY**: any ``k`` rows of the full result are right. SQL leaves the row
+  order of such a query unspecified and the engines do pick different rows (SQLite by rowid,
+  MariaDB by its plan, DuckDB by thread); the query means "some k rows", exactly as
+  ``ORDER BY <constant> LIMIT k`` does, and both are treated alike.
+- **OFFSET** is a second cut: rows are needed from position ``offset`` to ``offset + limit``,
+  and a tie group either boundary cuts through contributes that many of its rows, any of them.
+- **Ties inside subqueries, CTEs and derived tables** are not handled: only the outermost
+  ORDER BY/LIMIT is read. Such gold keeps its ``nondeterministic_order`` flag (``inner_cuts``
+  says whether an inner ORDER BY ... LIMIT exists at all).
+- **No probe when gold's result suffices**: an ORDER BY without a cut whose keys are all output
+  columns has its tie groups in gold's own rows (``probe_sql`` is None).
+
+The probe runs on gold's engine and ends in ``LIMIT <max_rows>`` (the row cap): only the rows
+up to the end of the group the cut goes through matter, and a big full result must not fail
+the cap. Its result is checked before use (``tie_compare.tie_gold``): keys must come out sorted
+into runs, the probe's own LIMIT must not stop inside the last group needed, and gold's own
+result must be one of the answers; a probe that fails, errors or fails a check leaves the item
+to today's literal comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import Token, TokenType
+
+#: Prefix of the extra key columns a probe appends after gold's own columns.
+KEY_PREFIX = "__tie_key_"
+#: The most rows a probe returns (the default row cap of execution): it ends in LIMIT this.
+PROBE_ROWS = 10_000
+#: Name of gold's result inside a probe that computes keys over it.
+WRAPPER = "__tie_probe"
+
+# Why a plan is not handled (``TiePlan.reason``).
+UNPARSED = "unparsed"
+NOT_A_QUERY = "not_a_query"
+LIMIT_NOT_LITERAL = "limit_not_literal"
+KEY_NOT_IN_OUTPUT = "key_not_in_output"  # DISTINCT / set operation ordered by another value
+POSITION_OUT_OF_RANGE = "position_out_of_range"
+ORDER_ALL = "order_by_all"  # DuckDB's ORDER BY ALL over a SELECT *
+STAR_WITH_KEY = "star_with_key"  # MySQL: SELECT * over a join, ordered by a non-output value
+UNEXPECTED_TEXT = "unexpected_text"  # the tokens do not show the clauses the tree has
+
+_SET_OPERATIONS = (exp.Union, exp.Except, exp.Intersect)
+_QUERIES = (exp.Select, *_SET_OPERATIONS)
+
+
+@dataclass(frozen=True)
+class OutputKey:
+    """A sort key read from gold's own output column ``index`` (0-based)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ExtraKey:
+    """A sort key the probe appends: extra column ``index`` after gold's own columns."""
+
+    index: int
+
+
+Key = OutputKey | ExtraKey
+
+
+@dataclass(frozen=True)
+class TiePlan:
+    """What gold's outermost ORDER BY and LIMIT/OFFSET leave open, and how to see it.
+
+    ``handled`` False (``reason`` says why): compare literally, as without tie-awareness.
+    ``has_order_or_cut`` False: no outermost ORDER BY (or only constant keys) and no cut, so
+    rows compare as a multiset and nothing is probed. Otherwise ``keys`` are the non-constant
+    sort keys in ORDER BY order (empty: every row ties), ``offset``/``limit`` the cut (``limit``
+    None: no LIMIT), and ``probe_sql`` the query to run on gold's engine, or None when gold's
+    own result holds every key and there is no cut.
+    """
+
+    handled: bool
+    reason: str | None = None
+    keys: tuple[Key, ...] = ()
+    offset: int = 0
+    limit: int | None = None
+    probe_sql: str | None = None
+    probe_limit: int | None = None
+    extra_columns: int = 0
+    inner_cuts: bool = False
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the order between tie groups counts (some non-constant sort key)."""
+        return bool(self.keys)
+
+    @property
+    def has_cut(self) -> bool:
+        return self.limit is not None or self.offset > 0
+
+    @property
+    def has_order_or_cut(self) -> bool:
+        return self.ordered or self.has_cut
+
+
+def _not_handled(reason: str, inner_cuts: bool = False) -> TiePlan:
+    return TiePlan(handled=False, reason=reason, inner_cuts=inner_cuts)
+
+
+def plan_ties(sql: str, dialect: str, max_rows: int = PROBE_ROWS) -> TiePlan:
+    """The :class:`TiePlan` of gold ``sql`` written in sqlglot ``dialect``; the probe returns
+    at most ``max_rows`` rows (the row cap it runs under)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+        tokens = Dialect.get_or_raise(dialect or None).tokenize(sql)
+    except Exception:
+        return _not_handled(UNPARSED)
+    query = outermost_query(tree)
+    if not isinstance(query, _QUERIES):
+        return _not_handled(NOT_A_QUERY)
+    inner_cuts = any(
+        node is not query and node.args.get("order") and node.args.get("limit")
+        for node in tree.find_all(*_QUERIES)
+    )
+    cut = _cut(query)
+    if cut is None:
+        return _not_handled(LIMIT_NOT_LITERAL, inner_cuts)
+    offset, limit = cut
+    order = query.args.get("order")
+    terms = list(order.expressions) if order is not None else []
+    projections = _projections(query)
+    keys: list[Key] = []
+    extra_terms: list[int] = []  # ORDER BY terms (by position) that become extra columns
+    for position, term in enumerate(terms):
+        key = term.this if isinstance(term, exp.Ordered) else term
+        resolved = _resolve_key(key, projections)
+        if resolved is _CONSTANT:
+            continue
+        if isinstance(resolved, str):
+            return _not_handled(resolved, inner_cuts)
+        if isinstance(resolved, tuple):
+            keys.extend(resolved)
+            continue
+        if resolved is not None:
+            keys.append(resolved)
+            continue
+        keys.append(ExtraKey(len(extra_terms)))
+        extra_terms.append(position)
+    wrap = False
+    if extra_terms:
+        extra_keys = [terms[i].this if isinstance(terms[i], exp.Ordered) else terms[i]
+                      for i in extra_terms]  # fmt: skip
+        wrap = _needs_wrapper(query, extra_keys, projections)
+        if wrap is None:
+            return _not_handled(KEY_NOT_IN_OUTPUT, inner_cuts)
+    plan = TiePlan(
+        handled=True,
+        keys=tuple(keys),
+        offset=offset,
+        limit=limit,
+        extra_columns=len(extra_terms),
+        inner_cuts=inner_cuts,
+    )
+    if not plan.has_cut and not extra_terms:
+        return plan  # gold's own rows hold every key (or there is no order at all)
+    star = None
+    if extra_terms and projections is None:
+        star = _star_qualifier(query, dialect)
+        if star is None:
+            return _not_handled(STAR_WITH_KEY, inner_cuts)
+    probe, reason = _probe_text(sql, tokens, _depth_of(tree), len(terms), extra_terms, star, wrap)
+    if probe is None:
+        return _not_handled(reason or UNPARSED, inner_cuts)
+    # Bounded, so the probe of a large result stays under the row cap: rows past the group
+    # the cut goes through are never needed (``tie_compare`` refuses a probe cut inside it).
+    probe = f"{probe.rstrip()}\nLIMIT {int(max_rows)}"
+    return replace(plan, probe_sql=probe, probe_limit=int(max_rows))
+
+
+def _needs_wrapper(
+    query: exp.Expression, keys: list[exp.Expression], projections: list[exp.Expression] | None
+) -> bool | None:
+    """How extra keys are computed: in gold's own select list (False), or by a wrapper query
+    over gold's result (True), or not at all (None).
+
+    In gold's select list a key cannot read an output alias (SQLite and MySQL refuse it), and
+    under DISTINCT or a set operation an extra column would change the rows. A key that reads
+    only gold's output columns by name is computed over gold's result instead:
+    ``SELECT *, <key> FROM (<gold without the cut>) ORDER BY <gold's ORDER BY>``; it then needs
+    unique output names. Under a table column of the same name, ORDER BY reads the table's
+    column where the wrapper reads the output's: the tie groups then come out unsorted or gold
+    outside its own answers, and ``tie_compare.tie_gold`` refuses the probe.
+    """
+    plain = isinstance(query, exp.Select) and not query.args.get("distinct")
+    names = [_output_name(p) for p in projections or ()]
+    computed = {
+        p.alias.lower()
+        for p in projections or ()
+        if isinstance(p, exp.Alias)
+        and not (isinstance(p.this, exp.Column) and p.this.name.lower() == p.alias.lower())
+    }
+
+    def over_outputs(key: exp.Expression) -> bool:
+        columns = list(key.find_all(exp.Column))
+        return (
+            bool(columns)
+            and not any(True for _ in key.find_all(exp.Subquery, exp.Select))
+            and all(not c.table and c.name.lower() in names for c in columns)
+        )
+
+    reads_alias = any(
+        c.name.lower() in computed and not c.table for key in keys for c in key.find_all(exp.Column)
+    )
+    if plain and not reads_alias:
+        return False
+    unique = all(names) and len(set(names)) == len(names)
+    if projections is not None and unique and all(over_outputs(key) for key in keys):
+        return True
+    return None
+
+
+def outermost_query(tree: exp.Expression) -> exp.Expression:
+    """The query whose ORDER BY orders the result: parentheses around it are looked through
+    (as ``compare.gold_order_matters`` does)."""
+    while isinstance(tree, (exp.Subquery, exp.Paren)) and not tree.args.get("order"):
+        tree = tree.this
+    return tree
+
+
+def _cut(query: exp.Expression) -> tuple[int, int | None] | None:
+    """(offset, limit) of the outermost query; None when either is not a literal count."""
+    limit = query.args.get("limit")
+    offset = query.args.get("offset")
+    parent = query.parent
+    if limit is None and isinstance(parent, exp.Subquery):  # (SELECT ... ORDER BY ...) LIMIT n
+        limit, offset = parent.args.get("limit"), parent.args.get("offset")
+    count: int | None = None
+    skip = 0
+    if limit is not None:
+        if isinstance(limit, exp.Fetch):
+            value = limit.args.get("count")
+            options = limit.args.get("limit_options")
+            if options is not None and (
+                options.args.get("percent") or options.args.get("with_ties")
+            ):
+                return None
+        else:
+            value = limit.expression
+            if limit.args.get("offset") is not None:  # MySQL's LIMIT offset, count
+                parsed = _literal_count(limit.args["offset"])
+                if parsed is None:
+                    return None
+                skip = parsed
+        if value is None:
+            return None
+        count = _literal_count(value)
+        if count is None:
+            return None
+    if offset is not None:
+        parsed = _literal_count(offset.expression if isinstance(offset, exp.Offset) else offset)
+        if parsed is None:
+            return None
+        skip = parsed
+    return skip, count
+
+
+def _literal_count(node: exp.Expression) -> int | None:
+    value = _integer(node)
+    return value if value is not None and value >= 0 else None
+
+
+def _integer(node: exp.Expression) -> int | None:
+    """The value of an integer literal (parentheses looked through), else None."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return int(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+_CONSTANT = object()
+
+
+def _projections(query: exp.Expression) -> list[exp.Expression] | None:
+    """The output expressions of ``query`` (a set operation: its first branch's), or None when
+    a ``*`` hides how many there are."""
+    while isinstance(query, _SET_OPERATIONS):
+        query = query.left
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if not isinstance(query, exp.Select):
+        return None
+    for projection in query.expressions:
+        if isinstance(projection, exp.Star) or (
+            isinstance(projection, exp.Column) and projection.is_star
+        ):
+            return None
+    return list(query.expressions)
+
+
+def _unaliased(projection: exp.Expression) -> exp.Expression:
+    """A projection without its alias and parentheses (``DISTINCT(x)`` selects ``(x)``)."""
+    if isinstance(projection, exp.Alias):
+        projection = projection.this
+    while isinstance(projection, exp.Paren):
+        projection = projection.this
+    return projection
+
+
+def _output_name(projection: exp.Expression) -> str:
+    """The name an output column is known by: its alias, or a bare column's name ("" else)."""
+    if isinstance(projection, exp.Alias):
+        return projection.alias.lower()
+    projection = _unaliased(projection)
+    return projection.name.lower() if isinstance(projection, exp.Column) else ""
+
+
+def _resolve_key(key: exp.Expression, projections: list[exp.Expression] | None):
+    """An :class:`OutputKey`, ``_CONSTANT``, None (needs an extra column), or a reason (str)
+    why the key cannot be handled."""
+    while isinstance(key, exp.Paren):
+        key = key.this
+    if isinstance(key, exp.Literal) and not key.is_string:
+        position = _integer(key)
+        if position is None:
+            return _CONSTANT  # ORDER BY 1.5: a constant, not a position
+        if projections is not None and not 1 <= position <= len(projections):
+            return POSITION_OUT_OF_RANGE
+        return OutputKey(position - 1)
+    if isinstance(key, exp.Var) and key.name.upper() == "ALL":
+        # DuckDB's ORDER BY ALL: every output column, left to right.
+        return ORDER_ALL if projections is None else tuple(map(OutputKey, range(len(projections))))
+    if _is_constant(key):
+        return _CONSTANT
+    if projections is None:
+        return None
+    if isinstance(key, exp.Column) and not key.table:
+        name = key.name.lower()
+        for index, projection in enumerate(projections):
+            if _output_name(projection) == name:
+                return OutputKey(index)
+    for index, projection in enumerate(projections):
+        if _unaliased(projection) == key:
+            return OutputKey(index)
+    return None
+
+
+def _star_qualifier(query: exp.Expression, dialect: str) -> str | None:
+    """What a ``*`` becomes so that extra columns can follow it: itself, except on MySQL,
+    which refuses ``SELECT *, x`` and wants ``t.*`` (one table's columns: only when the query
+    reads one table, else None)."""
+    if dialect != "mysql":
+        return "*"
+    source = query.args.get("from_")
+    if query.args.get("joins") or source is None or not isinstance(source.this, exp.Table):
+        return None
+    return f"{exp.to_identifier(source.this.alias_or_name).sql(dialect=dialect)}.*"
+
+
+def _is_constant(node: exp.Expression) -> bool:
+    """No column, subquery, aggregate, window or function call that could vary by row."""
+    if isinstance(node, (exp.Column, exp.Subquery, exp.Select, exp.Window, exp.AggFunc)):
+        return False
+    if isinstance(node, (exp.Rand, exp.Anonymous)):
+        return False
+    if isinstance(node, exp.Func) and not isinstance(node, exp.Cast):
+        # A function of constants is a constant, but function calls are rare in ORDER BY and
+        # some read state (RANDOM(), clock): keep them as keys, which is only stricter.
+        return False
+    return all(_is_constant(child) for child in node.iter_expressions())
+
+
+# -- the probe's text ----------------------------------------------------------------------
+#
+# The probe is gold's own text with two kinds of edit, never a re-generated query: sqlglot's
+# writer does not always keep a query's meaning (LogicCat's SQLite gold calls MySQL-compatible
+# functions such as DATE_ADD(d, '1', 'YEAR') and VAR_SAMP that it would rewrite), while an edit
+# of the text leaves every other character as it was. The edits, found with sqlglot's tokenizer
+# at the outermost query's parenthesis depth: the LIMIT/OFFSET/FETCH clause is cut off, and each
+# extra key is copied from the ORDER BY term's own text (without ASC/DESC, NULLS FIRST/LAST and
+# COLLATE) into the select list, before FROM. A copied key that names an output alias fails on
+# SQLite and MySQL (a select list cannot read its own aliases) and the probe then errors, which
+# leaves the item to the literal comparison; a table column of the same name wins over an alias
+# in ORDER BY and in the select list alike, so the copy never reads another value than the key.
+
+_CUT_TOKENS = frozenset({TokenType.LIMIT, TokenType.OFFSET, TokenType.FETCH})
+_CUT_WORDS = frozenset({"FIRST", "NEXT", "ROW", "ROWS", "ONLY"})
+_DIRECTIONS = frozenset({TokenType.ASC, TokenType.DESC})
+
+
+def _depth_of(tree: exp.Expression) -> int:
+    """How many parentheses enclose the outermost query (see :func:`outermost_query`)."""
+    depth = 0
+    while isinstance(tree, (exp.Subquery, exp.Paren)) and not tree.args.get("order"):
+        tree = tree.this
+        depth += 1
+    return depth
+
+
+def _probe_text(
+    sql: str,
+    tokens: list[Token],
+    depth: int,
+    term_count: int,
+    extra_terms: list[int],
+    star: str | None,
+    wrap: bool = False,
+) -> tuple[str | None, str | None]:
+    """(the probe's text without its final LIMIT, None) or (None, why it cannot be made).
+
+    The text ends where gold's last token before the cut ends (a comment after it is dropped)
+    or with a line break, so that a LIMIT appended on a new line is never commented out.
+    """
+    depths = []
+    level = 0
+    for token in tokens:
+        if token.token_type == TokenType.R_PAREN:
+            level -= 1
+        depths.append(level)
+        if token.token_type == TokenType.L_PAREN:
+            level += 1
+    selects = [i for i, t in enumerate(tokens)
+               if t.token_type == TokenType.SELECT and depths[i] == depth]  # fmt: skip
+    if not selects:
+        return None, UNEXPECTED_TEXT
+    main = selects[-1]
+    cut = next(
+        (i for i in range(main, len(tokens))
+         if tokens[i].token_type in _CUT_TOKENS and depths[i] <= depth),
+        len(tokens),
+    )  # fmt: skip
+    closing = 0
+    for token in tokens[cut:]:
+        if token.token_type == TokenType.R_PAREN:
+            closing += 1
+        elif not (
+            token.token_type in _CUT_TOKENS
+            or token.token_type in (TokenType.NUMBER, TokenType.COMMA, TokenType.SEMICOLON)
+            or token.text.upper() in _CUT_WORDS
+        ):
+            return None, UNEXPECTED_TEXT  # something after the cut: not the last clause
+    body = [i for i in range(cut) if tokens[i].token_type != TokenType.SEMICOLON]
+    if not body:
+        return None, UNEXPECTED_TEXT
+    # Where the kept text ends: at the cut (its line break before it stays), else after the
+    # last token (trailing semicolons and comments go).
+    tail = tokens[cut].start if cut < len(tokens) else tokens[body[-1]].end + 1
+    edits: list[tuple[int, int, str]] = [(tail, len(sql), "\n" + ")" * closing if closing else "")]
+    if extra_terms:
+        spans = _order_terms(tokens, depths, depth, main, cut)
+        if spans is None or len(spans) != term_count:
+            return None, UNEXPECTED_TEXT
+        columns = "".join(
+            f", {sql[spans[term][0] : spans[term][1]]} AS {KEY_PREFIX}{index}"
+            for index, term in enumerate(extra_terms)
+        )
+        if wrap:
+            order = max(
+                i
+                for i in range(main, cut)
+                if tokens[i].token_type == TokenType.ORDER_BY and depths[i] == depth
+            )
+            order_text = sql[tokens[order].start : _clause_end(tokens, depths, depth, order, cut)]
+            inner = _edited(sql, edits).rstrip(" \t")
+            # A qualified star: MySQL refuses ``SELECT *, x``.
+            return f"SELECT {WRAPPER}.*{columns} FROM ({inner}\n) AS {WRAPPER} {order_text}", None
+        source = next(
+            (i for i in range(main, cut)
+             if tokens[i].token_type == TokenType.FROM and depths[i] == depth),
+            None,
+        )  # fmt: skip
+        if source is None:
+            return None, UNEXPECTED_TEXT
+        at = tokens[source - 1].end + 1
+        edits.append((at, at, columns))
+        if star is not None and star != "*":
+            for i in range(main + 1, source):
+                token = tokens[i]
+                if (
+                    token.token_type == TokenType.STAR
+                    and depths[i] == depth
+                    and (tokens[i - 1].token_type != TokenType.DOT)
+                ):
+                    edits.append((token.start, token.end + 1, star))
+    return _edited(sql, edits), None
+
+
+def _edited(sql: str, edits: list[tuple[int, int, str]]) -> str:
+    """``sql`` with each (start, end, replacement) applied, from the last one back."""
+    for start, end, replacement in sorted(edits, reverse=True):
+        sql = sql[:start] + replacement + sql[end:]
+    return sql
+
+
+def _clause_end(tokens: list[Token], depths: list[int], depth: int, start: int, stop: int) -> int:
+    """The character offset just past the last token of the clause starting at ``start``."""
+    end = start
+    for i in range(start, stop):
+        if depths[i] < depth or tokens[i].token_type == TokenType.SEMICOLON:
+            break
+        end = i
+    return tokens[end].end + 1
+
+
+def _order_terms(
+    tokens: list[Token], depths: list[int], depth: int, main: int, cut: int
+) -> list[tuple[int, int]] | None:
+    """Character spans of the outermost ORDER BY's keys (without direction, NULLS and
+    COLLATE), in order; None without such an ORDER BY."""
+    orders = [i for i in range(main, cut)
+              if tokens[i].token_type == TokenType.ORDER_BY and depths[i] == depth]  # fmt: skip
+    if not orders:
+        return None
+    terms: list[list[Token]] = [[]]
+    for i in range(orders[-1] + 1, cut):
+        token = tokens[i]
+        if depths[i] < depth or token.token_type == TokenType.SEMICOLON:
+            break
+        if token.token_type == TokenType.COMMA and depths[i] == depth:
+            terms.append([])
+        else:
+            terms[-1].append(token)
+    spans = []
+    for term in terms:
+        while len(term) > 1:
+            if term[-1].token_type in _DIRECTIONS:
+                term = term[:-1]
+            elif len(term) > 2 and term[-2].text.upper() == "NULLS":
+                term = term[:-2]
+            elif len(term) > 2 and term[-2].token_type == TokenType.COLLATE:
+                term = term[:-2]
+            else:
+                break
+        if not term:
+            return None
+        spans.append((term[0].start, term[-1].end + 1))
+    return spans
