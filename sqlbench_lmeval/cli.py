@@ -92,14 +92,16 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=["sqlite", "mysql"],
-        help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server)",
+        choices=["sqlite", "mysql", "duckdb", "postgres"],
+        help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server); "
+        "tpcds: duckdb (embedded, default) or postgres (a PostgreSQL server)",
     )
     parser.add_argument(
         "--url",
-        help="logiccat --engine mysql: mysql://user:pass@host:port (default: "
-        "$SQLBENCH_LMEVAL_MYSQL_URL); prepare needs an admin account, score/gold then run "
-        "under the read-only account prepare created",
+        help="the server of --engine mysql (mysql://user:pass@host:port, default "
+        "$SQLBENCH_LMEVAL_MYSQL_URL) or --engine postgres (postgresql://user:pass@host:port/db, "
+        "default $SQLBENCH_LMEVAL_POSTGRES_URL); prepare needs an admin account, score/gold "
+        "then run under the read-only account prepare created",
     )
 
 
@@ -178,7 +180,19 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
     from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
 
-    check_engine(args.engine)
+    if check_engine(args.engine) == "postgres":
+        from sqlbench_lmeval.tpcds.postgres import prepare_command, summary
+
+        manifest = prepare_command(
+            args.url,
+            args.cache_dir,
+            args.scale_factor,
+            reload=args.reload,
+            rotate_reader=args.rotate_reader,
+            workers=args.workers,
+        )
+        print(summary(manifest))
+        return 0
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
@@ -228,6 +242,16 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="--engine postgres: load the data again even if the server holds this dataset",
+    )
+    parser.add_argument(
+        "--rotate-reader",
+        action="store_true",
+        help="--engine postgres: give the read-only role a new password",
+    )
     parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
 
 

@@ -41,3 +41,14 @@ def mysql_admin_url():
     yield url
     if private is not None:
         private.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url():
+    """Admin URL of a PostgreSQL server (see tests/support/postgres_server.py), or a skip."""
+    from support.postgres_server import admin_url_or_skip
+
+    url, private = admin_url_or_skip()
+    yield url
+    if private is not None:
+        private.stop()

@@ -64,7 +64,7 @@ def connection(database: Database, limits: Limits) -> tuple[object, bool]:
     """
     engine = _engine(database.engine)
     key = (database.engine, database.path, database.setup, int(limits.memory_mb))
-    if database.engine == "mysql":
+    if database.engine in ("mysql", "postgres"):
         # A server, not a file: the engine module reconnects by itself when the server drops it.
         signature = ("server",)
     elif not os.path.isfile(database.path):
@@ -128,8 +128,12 @@ def _engine(name: str):
         from sqlbench_lmeval.execution import duckdb as engine
     elif name == "mysql":
         from sqlbench_lmeval.execution import mysql as engine
+    elif name == "postgres":
+        from sqlbench_lmeval.execution import postgres as engine
     else:
-        raise ValueError(f"unknown engine {name!r} (expected 'sqlite', 'duckdb' or 'mysql')")
+        raise ValueError(
+            f"unknown engine {name!r} (expected 'sqlite', 'duckdb', 'mysql' or 'postgres')"
+        )
     return engine
 
 
