@@ -55,7 +55,11 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per query (default: the engine's: 10, or 60 on postgres)",
+    )
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument(
@@ -139,7 +143,7 @@ def _score(args: argparse.Namespace) -> int:
         args.benchmark,
         predictions,
         cache_dir=args.cache_dir,
-        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        limits=Limits(timeout_s=_timeout(args), max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
         preview_rows=args.preview_rows,
@@ -174,6 +178,14 @@ def _score(args: argparse.Namespace) -> int:
 
         print(f"{metrics['n_truncated']} item(s) were truncated: {TRUNCATION_ADVICE}")
     return 0
+
+
+def _timeout(args: argparse.Namespace) -> float:
+    """``--timeout``, else the chosen engine's default time limit."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
+    timeout = getattr(args, "timeout", None)
+    return default_timeout(args.engine) if timeout is None else timeout
 
 
 def _prepare_tpcds(args: argparse.Namespace) -> int:
@@ -277,11 +289,13 @@ def _gold_args(parser: argparse.ArgumentParser) -> None:
 def _gold(args: argparse.Namespace) -> int:
     import json
 
+    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import gold_lines
 
     lines = gold_lines(
         args.benchmark,
         cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=_timeout(args)),
         workers=args.workers,
         progress=not args.no_progress,
         **_data_kwargs(args),

@@ -63,6 +63,18 @@ def create_database(admin_url: str, database: str) -> None:
             conn.execute(f"REVOKE EXECUTE ON FUNCTION {signature} FROM PUBLIC")
 
 
+def set_database_settings(admin_url: str, database: str, settings: dict[str, str]) -> None:
+    """Defaults of every session on ``database`` (``ALTER DATABASE ... SET``), whichever role
+    connects; a session's own change lasts until the engine resets it after the answer."""
+    with open_connection(admin_url) as conn:
+        for name, value in settings.items():
+            conn.execute(
+                sql.SQL("ALTER DATABASE {} SET {} = {}").format(
+                    sql.Identifier(database), sql.Identifier(name), sql.Literal(value)
+                )
+            )
+
+
 def drop_database(admin_url: str, database: str, roles: tuple[str, ...] = ()) -> None:
     """Drop ``database`` (ending its sessions) and then ``roles`` (tests)."""
     with open_connection(admin_url) as conn:

@@ -137,6 +137,16 @@ def _engine(name: str):
     return engine
 
 
+def default_timeout(engine: str | None) -> float:
+    """The time limit per query when the user gives none: the engine's own
+    (``DEFAULT_TIMEOUT_S`` of its module), else :data:`DEFAULT_LIMITS`'."""
+    try:
+        module = _engine(engine) if engine else None
+    except (ImportError, ValueError):  # its driver is missing, or no such engine: said later
+        module = None
+    return float(getattr(module, "DEFAULT_TIMEOUT_S", DEFAULT_LIMITS.timeout_s))
+
+
 def _close(conn) -> None:
     try:
         conn.close()

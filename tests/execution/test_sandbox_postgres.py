@@ -100,16 +100,17 @@ def test_dropped_connection_is_crashed_then_a_fresh_connection(postgres_attack_s
     """The admin terminates the session while the first answer sleeps: that item is
     ``crashed``, the next one (same worker) runs on a new connection."""
     database = postgres_attack_server.database()
-    marker = "SELECT pg_sleep(5) AS dropped_here"
+    role = postgres_attack_server.reader_url.split("//", 1)[1].split("@", 1)[0]
     stop = threading.Event()
 
     def terminate_when_seen() -> None:
+        # The answer runs as the cursor's FETCH, so look for the reader's busy session.
         with postgres_attack_server.admin() as conn:
             while not stop.is_set():
                 rows = conn.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE query LIKE %s AND pid <> pg_backend_pid()",
-                    ("%dropped_here%",),
+                    "WHERE usename = %s AND state = 'active' AND query LIKE 'FETCH%%'",
+                    (role,),
                 ).fetchall()
                 if rows:
                     return
@@ -117,7 +118,7 @@ def test_dropped_connection_is_crashed_then_a_fresh_connection(postgres_attack_s
 
     killer = threading.Thread(target=terminate_when_seen, daemon=True)
     killer.start()
-    jobs = [Job(database, marker), Job(database, "SELECT count(*) FROM t")]
+    jobs = [Job(database, "SELECT pg_sleep(5)"), Job(database, "SELECT count(*) FROM t")]
     try:
         dropped, after = execute_many(jobs, Limits(timeout_s=20), workers=1)
     finally:
