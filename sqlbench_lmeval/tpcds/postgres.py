@@ -62,8 +62,6 @@ GOLD_TIMEOUT_S = 60.0
 DATABASE_SETTINGS = {"jit": "off", "work_mem": "64MB", "enable_nestloop": "off"}
 SCHEMA = "public"
 LABEL_KIND = "sqlbench-lmeval tpcds"
-#: Gold queries whose PostgreSQL result may differ from DuckDB's, and why (the README's table).
-KNOWN_DIFFERENCES: dict[int, str] = {}
 
 #: DuckDB's column types of the TPC-DS tables -> PostgreSQL's.
 _TYPES = {"INTEGER": "integer", "BIGINT": "bigint", "VARCHAR": "varchar", "DATE": "date"}
