@@ -11,8 +11,9 @@ The scripted model answers in PostgreSQL:
 
 So (ves, ex, ves@retry, ex@retry, retries_used) is (0, 0, 1, 1, 1), (1, 1, 1, 1, 0) and
 (0, 0, 1, 0, 1): gold's own text returns gold's result (tests/tpcds/test_postgres.py), the
-others do not run or return one row of 1 where gold (query 3, at sf 0.01) returns none. ``score`` offline on the logged attempts agrees item
-by item, and ``report`` prints the paper's Table 3 beside the run's count.
+others do not run or return one row of 1 where gold (query 3, at sf 0.01) returns none.
+``score`` offline on the logged attempts agrees item by item, and ``report`` prints the
+paper's Table 3 beside the run's count.
 """
 
 from __future__ import annotations
