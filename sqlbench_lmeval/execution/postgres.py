@@ -65,7 +65,7 @@ from collections.abc import Callable
 import psycopg
 import psycopg.errors
 
-from sqlbench_lmeval.execution.deadline import Deadline
+from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -567,11 +567,11 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
         columns = tuple(d.name for d in cursor.description or ())
         outcome = fetch_limited(_Fetcher(cursor, deadline, limits), columns, limits, start)
     except _DeadlinePassed:
-        outcome = _timeout(limits, start)
+        outcome = stopped(limits.timeout_s, start)
     except psycopg.errors.QueryCanceled as error:
         # Our cancel or statement_timeout; an answer cancelling itself is its own error.
         if deadline.fired or "statement timeout" in str(error):
-            outcome = _timeout(limits, start)
+            outcome = stopped(limits.timeout_s, start)
         else:
             outcome = _error(error, start)
     except psycopg.OperationalError as error:
@@ -600,7 +600,7 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
     else:
         session.reset()
     if deadline.fired and outcome.status is not Status.TIMEOUT:
-        outcome = _timeout(limits, start)  # the cancel may surface as another error
+        outcome = stopped(limits.timeout_s, start)  # the cancel may surface as another error
     return outcome
 
 
@@ -609,14 +609,6 @@ def _cancel(conn: psycopg.Connection) -> None:
         conn.cancel_safe(timeout=CONNECT_TIMEOUT_S)
     except Exception:
         pass  # statement_timeout follows
-
-
-def _timeout(limits: Limits, start: float) -> Outcome:
-    return Outcome(
-        Status.TIMEOUT,
-        error=f"stopped after {limits.timeout_s:g} s",
-        elapsed_s=time.monotonic() - start,
-    )
 
 
 def _error(error: BaseException, start: float) -> Outcome:

@@ -24,6 +24,7 @@ import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlbench_lmeval.execution.deadline import stopped
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -116,7 +117,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return fetch_limited(cursor.fetchmany, columns, limits, start)
     except sqlite3.OperationalError as error:
         if str(error) == "interrupted" and time.monotonic() >= deadline.at:
-            return _timeout(limits, start)
+            return stopped(limits.timeout_s, start)
         return _error(error, start)
     except sqlite3.ProgrammingError as error:
         if str(error) == _SEVERAL_STATEMENTS:
@@ -142,14 +143,6 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
                 cursor.close()
             except Exception:
                 pass
-
-
-def _timeout(limits: Limits, start: float) -> Outcome:
-    return Outcome(
-        Status.TIMEOUT,
-        error=f"stopped after {limits.timeout_s:g} s",
-        elapsed_s=time.monotonic() - start,
-    )
 
 
 def _error(error: BaseException, start: float) -> Outcome:

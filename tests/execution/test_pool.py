@@ -97,7 +97,7 @@ def test_missing_database_is_an_error(database, fragment):
 
 
 def test_unknown_engine_is_an_error(tiny_sqlite):
-    outcome = execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
+    outcome = execute(Job(Database("oracle", str(tiny_sqlite)), "SELECT 1"))
     assert outcome.status is Status.ERROR and "unknown engine" in outcome.error
 
 

@@ -11,36 +11,18 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
+from support.private_server import ScriptServer
 
 URL_ENV = "SQLBENCH_LMEVAL_POSTGRES_URL"
-SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "postgres.sh"
 
 
-class PrivateServer:
+class PrivateServer(ScriptServer):
     """A cluster started from ``.ci/postgres.sh`` in a temporary folder."""
 
     def __init__(self) -> None:
-        # Short path: a unix socket path must stay under ~100 bytes.
-        self.folder = Path(tempfile.mkdtemp(prefix="sqlbench-pg-"))
-        started = subprocess.run(
-            ["bash", str(SCRIPT), "start", str(self.folder)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if started.returncode != 0:
-            self.stop()
-            raise RuntimeError(f"could not start a private PostgreSQL: {started.stderr.strip()}")
-        self.url = started.stdout.strip().splitlines()[-1]
-
-    def stop(self) -> None:
-        subprocess.run(["bash", str(SCRIPT), "stop", str(self.folder)], check=False)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        super().__init__("postgres.sh", "sqlbench-pg-", "PostgreSQL")
 
 
 def has_server_binaries() -> bool:
