@@ -47,9 +47,12 @@ Defences, per connection (one :class:`_Session` per URL in a process):
 queries (3, 5), functions the role may not execute (1), or writes a read-only transaction
 refuses (``lo_create``, ``lo_from_bytea``).
 
-A server that drops the connection (restart, termination) makes that item ``crashed``; the
-session reconnects for the next one. A server that cannot be reached or refuses the login, and
-a role that holds more than SELECT, raise ``EvaluationUnavailable``: no item is scored then.
+A server that drops the connection (restart, termination) or cannot be logged into makes that
+item ``crashed`` (never cached); the session reconnects for the next one. A role that holds
+more than SELECT raises ``EvaluationUnavailable``. Before any job reaches a worker, the
+benchmark logs in and checks the role in the main process
+(``sqlbench_lmeval.tpcds.postgres.server_manifest``), where each of these failures stops the
+run with ``EvaluationUnavailable``.
 """
 
 from __future__ import annotations
@@ -395,6 +398,10 @@ def database_fingerprint(url: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+class _LoginFailed(EvaluationUnavailable):
+    """The server cannot be reached or refuses the login (it may be restarting)."""
+
+
 class _Session:
     """One sandboxed connection to a database, checked once when it opens."""
 
@@ -414,7 +421,7 @@ class _Session:
             try:
                 conn = open_connection(self.url, options=sandbox_options(limits))
             except psycopg.Error as error:
-                raise unavailable(self.url, error) from error
+                raise _LoginFailed(str(unavailable(self.url, error))) from error
             try:
                 check_rights(conn, self.url)
             except BaseException:
@@ -540,8 +547,8 @@ class _Fetcher:
 
 
 def run(session: _Session, sql: str, limits: Limits) -> Outcome:
-    """Run one query; never raises for bad SQL or a lost server (``crashed``). Raises
-    EvaluationUnavailable when it cannot log in or the role holds more than SELECT."""
+    """Run one query; never raises for bad SQL or a server that is lost or cannot be logged
+    into (``crashed``). Raises EvaluationUnavailable when the role holds more than SELECT."""
     start = time.monotonic()
     if _code_start(sql) >= len(sql):
         return Outcome(Status.NO_SQL, error="no statement to run")
@@ -558,7 +565,12 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
             error=f"only SELECT statements are allowed (got {keyword or 'no keyword'})",
             elapsed_s=time.monotonic() - start,
         )
-    conn = session.ready(limits)
+    try:
+        conn = session.ready(limits)
+    except _LoginFailed as failed:
+        # Not cacheable, like a connection lost mid-query (the run's end is decided above the
+        # engine: the main process checked this login and these rights before any job).
+        return Outcome(Status.CRASHED, error=str(failed), elapsed_s=time.monotonic() - start)
     deadline = Deadline(limits.timeout_s, functools.partial(_cancel, conn))
     try:
         conn.execute("BEGIN TRANSACTION READ ONLY")

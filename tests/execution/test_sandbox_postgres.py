@@ -178,3 +178,18 @@ def test_redact_removes_the_password(url):
 )
 def test_first_keyword(sql, keyword):
     assert first_keyword(sql) == keyword
+
+
+@pytest.mark.postgres
+def test_a_login_that_fails_is_crashed_never_an_error(postgres_attack_server, tmp_path):
+    """A wrong password in a worker: the item is ``crashed`` (never cached as a result), the
+    message says why and shows no password."""
+    server = postgres_attack_server
+    wrong = tmp_path / "wrong.pgpass"
+    wrong.write_text(f"*:*:{server.name}:*:not-the-password\n")
+    wrong.chmod(0o600)
+    url = server.reader_url.split("?", 1)[0] + f"?passfile={wrong}"
+    (outcome,) = execute_many([Job(Database("postgres", url), "SELECT 1")], LIMITS, workers=1)
+    assert outcome.status is Status.CRASHED
+    assert "cannot log in" in outcome.error and "password authentication failed" in outcome.error
+    assert "not-the-password" not in outcome.error

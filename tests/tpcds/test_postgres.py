@@ -186,6 +186,16 @@ def test_an_admin_of_another_database_is_refused_before_anything_runs(
     assert "SUPERUSER" in str(refused.value) and "sqlbench_admin_pw" not in str(refused.value)
 
 
+def test_a_reader_that_cannot_log_in_stops_the_run(prepared, tmp_path):
+    wrong = tmp_path / "wrong.pgpass"
+    wrong.write_text("*:*:*:*:not-the-password\n")
+    wrong.chmod(0o600)
+    url = prepared["reader_url"].split("?", 1)[0] + f"?passfile={wrong}"
+    with pytest.raises(EvaluationUnavailable, match="password authentication failed") as stop:
+        postgres.server_manifest(url)
+    assert "--rotate-reader" in str(stop.value)
+
+
 def test_a_missing_table_stops_the_run(prepared, postgres_admin_url):
     with open_connection(with_database(postgres_admin_url, DATABASE)) as conn:
         conn.execute(f"REVOKE SELECT ON store FROM {postgres.reader_role(DATABASE)}")
