@@ -3,22 +3,24 @@
 ``prepare(admin_url, ...)`` (``sqlbench-lmeval prepare tpcds --engine postgres --url ...``):
 
 - the data is the DuckDB build's (:func:`sqlbench_lmeval.tpcds.data.ensure_database`, the same
-  scale factor): each table is exported by DuckDB as CSV and sent with ``COPY ... FROM STDIN``
-  over the admin connection (the server may be on another machine), into a database of its
-  own, ``sqlbench_tpcds_sf<F>``, created from ``template0`` with UTF-8 and the ``C`` collation
-  (strings sort by their bytes, as in DuckDB: gold's ``ORDER BY`` on text then agrees);
+  scale factor): each table streams from DuckDB as Arrow batches, written as CSV into
+  ``COPY ... FROM STDIN`` over the admin connection (the server may be on another machine),
+  into a database of its own, ``sqlbench_tpcds_sf<F>``, created from ``template0`` with UTF-8
+  and the ``C`` collation (strings sort by their bytes, as in DuckDB: gold's ``ORDER BY`` on
+  text then agrees), with the planner settings of :data:`DATABASE_SETTINGS`;
 - every table is checked against DuckDB: row count, non-NULL count of every column, the sum
   of every numeric column and the total length of every text column (so NULLs and empty
   strings came through as themselves); then primary keys and ``ANALYZE``;
 - the read-only role ``<database>_reader``: LOGIN, nothing else, CONNECT on this database,
   USAGE on its ``public`` schema, SELECT on its tables; PUBLIC loses CONNECT and TEMP on the
-  database and EXECUTE on ``pg_terminate_backend``/``pg_cancel_backend`` there (an answer
-  could otherwise end its own session). Its password goes into a libpq password file in the
-  cache (owner-only); the reader's URL names that file (``?passfile=``), never the password;
+  database and EXECUTE on the session-signalling and large-object functions there
+  (:mod:`sqlbench_lmeval.execution.postgres_admin`). Its password goes into a libpq password
+  file in the cache (owner-only); the reader's URL names that file (``?passfile=``), never the
+  password;
 - ``prepare`` proves the reader before gold: it logs in as the reader, checks its rights
   (:func:`sqlbench_lmeval.execution.postgres.check_rights`) and reads every table;
 - gold: DuckDB's rewrite of the specification queries, written as PostgreSQL by sqlglot
-  (:func:`gold_in_postgres`), run as the reader with :data:`GOLD_LIMITS`; each result is
+  (:func:`gold_in_postgres`), run as the reader within :data:`GOLD_TIMEOUT_S`; each result is
   compared with DuckDB's (the project's EX rule, gold's ORDER BY deciding order), its health
   judged as for LogicCat (``scoring.gold_health``), its run time recorded;
 - the manifest (``load_id``, versions, tables, load times, gold SQL, statuses and times) is the
@@ -465,13 +467,16 @@ def dataset_key(scale_factor: float) -> dict:
 
 
 def write_label(admin_url: str, database: str, manifest: dict) -> None:
+    """The manifest as the database's comment (a comment takes no query parameter)."""
+    from psycopg import sql
+
+    text = json.dumps(manifest, sort_keys=True)
     with _admin(admin_url, database) as conn:
-        text = json.dumps(manifest, sort_keys=True)
-        conn.execute(f"COMMENT ON DATABASE {_quote(database)} IS {_literal(text)}")
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+        conn.execute(
+            sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+                sql.Identifier(database), sql.Literal(text)
+            )
+        )
 
 
 def read_label(url: str) -> dict | None:
