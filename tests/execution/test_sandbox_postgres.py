@@ -193,3 +193,26 @@ def test_a_login_that_fails_is_crashed_never_an_error(postgres_attack_server, tm
     assert outcome.status is Status.CRASHED
     assert "cannot log in" in outcome.error and "password authentication failed" in outcome.error
     assert "not-the-password" not in outcome.error
+
+
+def test_the_default_time_limit_is_the_engines(monkeypatch):
+    """60 s on PostgreSQL (gold itself needs more than the other engines' 10 s), unless the
+    user sets one; a batch of items takes the longest of their engines' defaults."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+    from sqlbench_lmeval.lmeval_hooks import TIMEOUT_ENV, limits_from_env
+    from sqlbench_lmeval.scoring import Item
+
+    assert (default_timeout("postgres"), default_timeout("duckdb"), default_timeout(None)) == (
+        60.0,
+        10.0,
+        10.0,
+    )
+    on = {
+        engine: Item(1, "q", Database(engine, "x"), "SELECT 1", dialect=engine)
+        for engine in ("duckdb", "postgres")
+    }
+    monkeypatch.delenv(TIMEOUT_ENV, raising=False)
+    assert limits_from_env([on["duckdb"]]).timeout_s == 10.0
+    assert limits_from_env([on["duckdb"], on["postgres"]]).timeout_s == 60.0
+    monkeypatch.setenv(TIMEOUT_ENV, "3")
+    assert limits_from_env([on["postgres"]]).timeout_s == 3.0
