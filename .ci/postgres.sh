@@ -73,6 +73,7 @@ start() {
         chown "$user" "$dir"
     fi
     chmod 700 "$dir"
+    cd "$dir"   # the owner may not enter the caller's folder (a checkout under /root)
     as_owner "$user" "$bin/initdb" --pgdata="$dir/data" --username="$user" \
         --auth-local=peer --auth-host=scram-sha-256 --encoding=UTF8 --locale=C \
         >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; return 1; }
@@ -105,6 +106,7 @@ stop() {
     [[ -f "$dir/data/postmaster.pid" ]] || return 0
     bin="$(bin_dir)" || return 1
     user="$(cat "$dir/owner" 2>/dev/null || owner)"
+    cd "$dir"
     as_owner "$user" "$bin/pg_ctl" --pgdata="$dir/data" --silent -m fast -w stop || true
 }
 
