@@ -192,20 +192,20 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
     from sqlbench_lmeval.tpcds.data import empty_gold_queries, ensure_database
 
+    scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
     if check_engine(args.engine) == "postgres":
         from sqlbench_lmeval.tpcds.postgres import prepare_command, summary
 
         manifest = prepare_command(
             args.url,
             args.cache_dir,
-            args.scale_factor,
+            scale,
             reload=args.reload,
             rotate_reader=args.rotate_reader,
             workers=args.workers,
         )
         print(summary(manifest))
         return 0
-    scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
     print(
@@ -264,7 +264,11 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--engine postgres: give the read-only role a new password",
     )
-    parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="logiccat, tpcds --engine postgres (its gold): processes (default: CPU count)",
+    )
 
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)

@@ -601,18 +601,15 @@ def _verify_tables(admin_url: str, database: str, label: dict) -> None:
                 )
 
 
-def prepare_command(url: str | None, cache_dir, scale_factor, **options) -> dict:
+def prepare_command(url: str | None, cache_dir, scale_factor: float, **options) -> dict:
     """``prepare tpcds --engine postgres``: ``url`` (admin) or ``$SQLBENCH_LMEVAL_POSTGRES_URL``."""
-    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
-
     url = url or os.environ.get(URL_ENV)
     if not url:
         raise UserError(
             "--engine postgres needs --url postgresql://admin:pass@host:port/postgres or "
             f"${URL_ENV}"
         )
-    scale = DEFAULT_SCALE_FACTOR if scale_factor is None else scale_factor
-    return prepare(url, cache_dir, scale, **options)
+    return prepare(url, cache_dir, scale_factor, **options)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -209,6 +209,20 @@ def test_a_missing_table_stops_the_run(prepared, postgres_admin_url):
         postgres.server_manifest.cache_clear()
 
 
+def test_the_prepare_command_verifies_a_prepared_server(
+    prepared, postgres_admin_url, tpcds_cache, capsys
+):
+    from sqlbench_lmeval.cli import main
+
+    arguments = ["prepare", "tpcds", "--engine", "postgres", "--url", postgres_admin_url]
+    code = main([*arguments, "--scale-factor", str(SF), "--cache-dir", str(tpcds_cache)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "verified (already loaded, not reloaded)" in out and "read-only role" in out
+    assert "results equal to DuckDB's" in out
+    assert "sqlbench_admin_pw" not in out and postgres_password(tpcds_cache) not in out
+
+
 def test_prepare_again_verifies_then_reload_and_rotation(prepared, postgres_admin_url, tpcds_cache):
     """Idempotent: the same dataset is verified (same load, same password); ``rotate_reader``
     gives a new password (the old one no longer logs in); ``reload`` loads anew."""
