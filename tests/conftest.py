@@ -148,3 +148,22 @@ def tpcds_items(tpcds_cache):
     from sqlbench_lmeval.tpcds.benchmark import load_items
 
     return load_items(cache_dir=tpcds_cache, scale_factor=TPCDS_SCALE_FACTOR)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url():
+    """Admin URL of a PostgreSQL server (see tests/support/postgres_server.py), or a skip.
+
+    ``$SQLBENCH_LMEVAL_POSTGRES_URL`` (the URL evaluations run under) is kept out of the
+    session: the tests name their servers and roles themselves."""
+    from support.postgres_server import admin_url_or_skip
+
+    from sqlbench_lmeval.tpcds.postgres import URL_ENV
+
+    outside = os.environ.pop(URL_ENV, None)
+    url, private = admin_url_or_skip()
+    yield url
+    if private is not None:
+        private.stop()
+    if outside is not None:
+        os.environ[URL_ENV] = outside

@@ -30,6 +30,7 @@ import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlbench_lmeval.execution.deadline import stopped
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -137,7 +138,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return fetch_limited(cursor.fetchmany, columns, limits, start)
     except sqlite3.OperationalError as error:
         if str(error) == "interrupted" and time.monotonic() >= deadline.at:
-            return _timeout(limits, start)
+            return stopped(limits.timeout_s, start)
         _raise_if_broken_file(error, conn)
         return _error(error, start)
     except sqlite3.ProgrammingError as error:
@@ -181,14 +182,6 @@ def _raise_if_broken_file(error: BaseException, conn: SandboxConnection) -> None
             f"the SQLite database file {conn.path} is damaged or gone: {error} (rebuild the "
             "benchmark's data: `sqlbench-lmeval prepare`)"
         )
-
-
-def _timeout(limits: Limits, start: float) -> Outcome:
-    return Outcome(
-        Status.TIMEOUT,
-        error=f"stopped after {limits.timeout_s:g} s",
-        elapsed_s=time.monotonic() - start,
-    )
 
 
 def _error(error: BaseException, start: float) -> Outcome:

@@ -107,7 +107,7 @@ def test_missing_database_file_stops_the_evaluation(database, no_retry_pause):
 
 def test_unknown_engine_stops_the_evaluation(tiny_sqlite, no_retry_pause):
     with pytest.raises(EvaluationUnavailable, match="unknown engine"):
-        execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
+        execute(Job(Database("oracle", str(tiny_sqlite)), "SELECT 1"))
 
 
 def test_rebuilt_database_file_is_reopened(tmp_path):
