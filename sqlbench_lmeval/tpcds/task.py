@@ -44,7 +44,7 @@ def load_dataset(
     """
     import datasets
 
-    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine)
+    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine, url)
     integers = ("id", "query_nr")
     features = datasets.Features(
         {
@@ -63,6 +63,7 @@ def documents(
     questions_file=None,
     dialect: str | None = None,
     engine: str | None = None,
+    url: str | None = None,
     **_options,
 ) -> list[dict]:
     """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
