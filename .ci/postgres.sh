@@ -6,6 +6,8 @@
 #                               an admin role with a password, print its URL
 #                               (postgresql://user:pass@127.0.0.1:port/postgres)
 #   .ci/postgres.sh stop DIR    stop the server started in DIR (pg_ctl stop -m fast)
+#   .ci/postgres.sh restart DIR stop it at once, as a crash would (pg_ctl -m immediate), and
+#                               start it again with the same options; wait until it answers
 #
 # initdb and postgres refuse to run as root. Run as root (CI), the cluster belongs to an
 # unprivileged account: Debian's `postgres` (the postgresql package creates it), else one this
@@ -110,11 +112,22 @@ stop() {
     as_owner "$user" "$bin/pg_ctl" --pgdata="$dir/data" --silent -m fast -w stop || true
 }
 
+restart() {
+    local dir="$1" bin user
+    bin="$(bin_dir)" || return 1
+    user="$(cat "$dir/owner")"
+    cd "$dir"
+    # pg_ctl restart starts the server with the options of its last start (postmaster.opts).
+    as_owner "$user" "$bin/pg_ctl" --pgdata="$dir/data" --log="$dir/server.log" --silent \
+        -m immediate -w restart >/dev/null
+}
+
 case "${1:-}" in
 start) start "${2:?directory}" ;;
 stop) stop "${2:?directory}" ;;
+restart) restart "${2:?directory}" ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2
+    echo "usage: $0 start|stop|restart DIR" >&2
     exit 2
     ;;
 esac

@@ -47,12 +47,17 @@ Defences, per connection (one :class:`_Session` per URL in a process):
 queries (3, 5), functions the role may not execute (1), or writes a read-only transaction
 refuses (``lo_create``, ``lo_from_bytea``).
 
-A server that drops the connection (restart, termination) or cannot be logged into makes that
-item ``crashed`` (never cached); the session reconnects for the next one. A role that holds
-more than SELECT raises ``EvaluationUnavailable``. Before any job reaches a worker, the
-benchmark logs in and checks the role in the main process
-(``sqlbench_lmeval.tpcds.postgres.server_manifest``), where each of these failures stops the
-run with ``EvaluationUnavailable``.
+Failures of the evaluation itself are never an item's outcome, as on the MySQL engine: a server
+that cannot be reached, a login the server refuses, a database that is missing or that the role
+may not open, and a role that holds more than SELECT raise
+:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` (the runner retries once
+on a fresh connection, then the run stops). A server that was answering and drops the
+connection (restart, ``pg_terminate_backend``), or a query cancelled by anyone but our own
+deadline and ``statement_timeout`` (an operator, a server shutting down), raises
+:class:`~sqlbench_lmeval.execution.unavailable.ConnectionLost`: the runner waits for the server
+and runs the query again on a fresh session (:func:`connection_failure` tells the two apart).
+Before any job reaches a worker, the benchmark logs in and checks the role in the main process
+(``sqlbench_lmeval.tpcds.postgres.server_manifest``).
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
-from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
 SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT_S = 10
@@ -222,6 +227,42 @@ def server_version(conn: psycopg.Connection) -> str:
     if major >= 10:
         return f"PostgreSQL {major}.{number % 10000}"
     return f"PostgreSQL {major}.{number // 100 % 100}.{number % 100}"
+
+
+# What libpq says when the server is not there (any more), or turns connections away for now
+# (starting up, shutting down, full): worth waiting for. Any other failure to connect (a
+# password, a role or a database refused) is not.
+_GONE_MESSAGES = (
+    "connection refused",
+    "could not connect",
+    "no such file or directory",  # the unix socket of a server that is down
+    "the database system is starting up",
+    "the database system is shutting down",
+    "the database system is in recovery mode",
+    "the database system is not yet accepting connections",
+    "too many clients already",
+    "server closed the connection unexpectedly",
+    "connection reset",
+    "timeout expired",
+    "terminating connection",
+)
+
+
+def connection_failure(
+    url: str, error: BaseException, *, was_connected: bool = False
+) -> EvaluationUnavailable:
+    """What a failure to open a session on ``url`` means for the evaluation: the one place that
+    tells the cases apart, for the engine and for the checks before a run. ``was_connected``:
+    this process had a session, so a server that is not there now went away (ConnectionLost,
+    waited for); otherwise, and for every refusal, :func:`unavailable`."""
+    if isinstance(error, EvaluationUnavailable):
+        return error
+    message = _message(error).lower()
+    if was_connected and any(gone in message for gone in _GONE_MESSAGES):
+        return ConnectionLost(
+            f"lost the connection to PostgreSQL at {redact(url)}: {_message(error)}"
+        )
+    return unavailable(url, error)
 
 
 def unavailable(url: str, error: BaseException) -> EvaluationUnavailable:
@@ -398,10 +439,6 @@ def database_fingerprint(url: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-class _LoginFailed(EvaluationUnavailable):
-    """The server cannot be reached or refuses the login (it may be restarting)."""
-
-
 class _Session:
     """One sandboxed connection to a database, checked once when it opens."""
 
@@ -409,10 +446,12 @@ class _Session:
         self.url = url
         self.conn: psycopg.Connection | None = None
         self.timeout_s: float | None = None  # the limit its statement_timeout was set for
+        self.was_connected = False  # a connection opened once: a refusal now means it went away
 
     def ready(self, limits: Limits) -> psycopg.Connection:
         """The live, checked connection; a new one when the server dropped the old one or the
-        time limit changed. Raises EvaluationUnavailable when no login or check succeeds."""
+        time limit changed. Raises EvaluationUnavailable (ConnectionLost for a server that went
+        away) when no login or check succeeds."""
         if self.conn is not None and (
             self.conn.closed or self.conn.broken or self.timeout_s != float(limits.timeout_s)
         ):
@@ -421,13 +460,19 @@ class _Session:
             try:
                 conn = open_connection(self.url, options=sandbox_options(limits))
             except psycopg.Error as error:
-                raise _LoginFailed(str(unavailable(self.url, error))) from error
+                raise connection_failure(
+                    self.url, error, was_connected=self.was_connected
+                ) from error
             try:
                 check_rights(conn, self.url)
+            except psycopg.Error as error:  # the server went away between login and check
+                conn.close()
+                raise connection_failure(self.url, error, was_connected=True) from error
             except BaseException:
                 conn.close()
                 raise
             self.conn, self.timeout_s = conn, float(limits.timeout_s)
+            self.was_connected = True
         return self.conn
 
     def reset(self) -> None:
@@ -547,8 +592,10 @@ class _Fetcher:
 
 
 def run(session: _Session, sql: str, limits: Limits) -> Outcome:
-    """Run one query; never raises for bad SQL or a server that is lost or cannot be logged
-    into (``crashed``). Raises EvaluationUnavailable when the role holds more than SELECT."""
+    """Run one query; never raises for bad SQL. Raises :class:`EvaluationUnavailable` when no
+    session can be opened (or the role holds more than SELECT), :class:`ConnectionLost` when
+    the server dropped the connection or someone else cancelled the query (see the module
+    docstring)."""
     start = time.monotonic()
     if _code_start(sql) >= len(sql):
         return Outcome(Status.NO_SQL, error="no statement to run")
@@ -565,13 +612,9 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
             error=f"only SELECT statements are allowed (got {keyword or 'no keyword'})",
             elapsed_s=time.monotonic() - start,
         )
-    try:
-        conn = session.ready(limits)
-    except _LoginFailed as failed:
-        # Not cacheable, like a connection lost mid-query (the run's end is decided above the
-        # engine: the main process checked this login and these rights before any job).
-        return Outcome(Status.CRASHED, error=str(failed), elapsed_s=time.monotonic() - start)
+    conn = session.ready(limits)
     deadline = Deadline(limits.timeout_s, functools.partial(_cancel, conn))
+    lost: ConnectionLost | None = None
     try:
         conn.execute("BEGIN TRANSACTION READ ONLY")
         cursor = conn.cursor(CURSOR_NAME, scrollable=False)
@@ -581,22 +624,25 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
     except _DeadlinePassed:
         outcome = stopped(limits.timeout_s, start)
     except psycopg.errors.QueryCanceled as error:
-        # Our cancel or statement_timeout; an answer cancelling itself is its own error.
         if deadline.fired or "statement timeout" in str(error):
-            outcome = stopped(limits.timeout_s, start)
+            outcome = stopped(limits.timeout_s, start)  # our cancel, or statement_timeout
         else:
-            outcome = _error(error, start)
-    except psycopg.OperationalError as error:
+            # Not ours (the role may not cancel queries: check_rights): an operator, a server
+            # shutting down. Not the answer's outcome: it runs again.
+            lost = ConnectionLost(
+                f"a query on PostgreSQL at {redact(session.url)} was cancelled by someone "
+                f"other than the evaluation: {_message(error)}",
+                during_query=True,
+            )
+    except psycopg.Error as error:
         if conn.broken or conn.closed:
-            outcome = Outcome(
-                Status.CRASHED,
-                error=f"server connection lost: {_message(error)}",
-                elapsed_s=time.monotonic() - start,
+            lost = ConnectionLost(
+                f"lost the connection to PostgreSQL at {redact(session.url)} during a query: "
+                f"{_message(error)}",
+                during_query=True,
             )
         else:
             outcome = _error(error, start)
-    except psycopg.Error as error:
-        outcome = _error(error, start)
     except MemoryError:
         outcome = Outcome(
             Status.ERROR,
@@ -611,6 +657,8 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
         session.close()
     else:
         session.reset()
+    if lost is not None:
+        raise lost
     if deadline.fired and outcome.status is not Status.TIMEOUT:
         outcome = stopped(limits.timeout_s, start)  # the cancel may surface as another error
     return outcome

@@ -8,6 +8,8 @@ registered as a benchmark database: the engine refuses any other account); skipp
 reason, when there is no server. ``postgres_attack_server``: the same on a PostgreSQL server
 (``postgres_admin_url``): a database of its own with table ``t``, a schema the reader may not
 read, and the read-only role.
+``restartable_postgres``: the same on a private cluster of the test's own, which it may restart.
+``no_retry_pause``: the runner's pause before its one retry, shortened.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
 clock; hooks that fail, kill their process, or fail on the first open only) placed on sys.path,
 so the worker processes can import it.
@@ -199,6 +201,13 @@ class PostgresServer:
         """The attacked database as the read-only role sees it."""
         return Database("postgres", self.reader_url)
 
+    @property
+    def role(self) -> str:
+        """The read-only role."""
+        import urllib.parse
+
+        return urllib.parse.urlsplit(self.reader_url).username
+
     def admin(self):
         """A new admin connection to the attacked database (the caller closes it)."""
         from sqlbench_lmeval.execution.postgres import open_connection, with_database
@@ -222,16 +231,16 @@ class PostgresServer:
             }
 
 
-@pytest.fixture(scope="session")
-def postgres_attack_server(postgres_admin_url, tmp_path_factory):
-    """A :class:`PostgresServer`: its database and role are dropped at the end."""
+def make_postgres_attack_database(admin_url: str, folder: Path) -> PostgresServer:
+    """On the server of ``admin_url``: a database with ``t`` (:data:`ROWS`), a secret schema
+    beside it, and a read-only role whose password file goes into ``folder``."""
     from sqlbench_lmeval.execution import postgres_admin as admin
     from sqlbench_lmeval.execution.postgres import with_database
 
     suffix = str(os.getpid())
     name, reader, secret = f"sqlbench_attack_{suffix}", f"reader_{suffix}", "secret_schema"
-    admin.create_database(postgres_admin_url, name)
-    with admin.open_connection(with_database(postgres_admin_url, name)) as conn:
+    admin.create_database(admin_url, name)
+    with admin.open_connection(with_database(admin_url, name)) as conn:
         conn.execute("CREATE TABLE t (a integer, b varchar(20), c double precision)")
         with conn.cursor() as cursor:
             cursor.executemany("INSERT INTO t VALUES (%s, %s, %s)", ROWS)
@@ -239,12 +248,46 @@ def postgres_attack_server(postgres_admin_url, tmp_path_factory):
         conn.execute(f"CREATE TABLE {secret}.s (k varchar(20))")
         conn.execute(f"INSERT INTO {secret}.s VALUES ('secret')")
     password = admin.new_password()
-    admin.grant_reader(postgres_admin_url, name, reader, password, ["t"])
-    passfile = tmp_path_factory.mktemp("pgpass") / "reader.pgpass"
+    admin.grant_reader(admin_url, name, reader, password, ["t"])
+    passfile = folder / "reader.pgpass"
     admin.write_passfile(passfile, name, reader, password)
-    reader_url = admin.reader_url(postgres_admin_url, name, reader, passfile)
-    yield PostgresServer(postgres_admin_url, reader_url, name, secret)
+    reader_url = admin.reader_url(admin_url, name, reader, passfile)
+    return PostgresServer(admin_url, reader_url, name, secret)
+
+
+def drop_postgres_attack_database(server: PostgresServer) -> None:
     from sqlbench_lmeval.execution import postgres
+    from sqlbench_lmeval.execution import postgres_admin as admin
 
     postgres.close_all()
-    admin.drop_database(postgres_admin_url, name, roles=(reader,))
+    admin.drop_database(server.admin_url, server.name, roles=(server.role,))
+
+
+@pytest.fixture
+def restartable_postgres(tmp_path):
+    """(a private cluster of the test's own, which it may restart; its attack database)."""
+    from support.postgres_server import private_or_skip
+
+    private = private_or_skip()
+    try:
+        server = make_postgres_attack_database(private.url, tmp_path)
+        yield private, server
+        drop_postgres_attack_database(server)
+    finally:
+        private.stop()
+
+
+@pytest.fixture
+def no_retry_pause(monkeypatch):
+    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
+    from sqlbench_lmeval.execution import runner
+
+    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
+
+
+@pytest.fixture(scope="session")
+def postgres_attack_server(postgres_admin_url, tmp_path_factory):
+    """A :class:`PostgresServer`: its database and role are dropped at the end."""
+    server = make_postgres_attack_database(postgres_admin_url, tmp_path_factory.mktemp("pgpass"))
+    yield server
+    drop_postgres_attack_database(server)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many, runner
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many
 from sqlbench_lmeval.execution import pool as pool_module
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
@@ -62,12 +62,6 @@ def test_setup_hook_functions_are_callable_under_the_authorizer(tiny_sqlite, hoo
     database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
     (outcome,) = execute_many([Job(database, "SELECT frozen_now()")], workers=1)
     assert outcome.rows == (("2024-01-01 00:00:00",),)
-
-
-@pytest.fixture
-def no_retry_pause(monkeypatch):
-    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
-    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
 
 
 def test_failing_setup_hook_stops_the_batch_on_duckdb(tiny_duckdb, hooks_dir):

@@ -1,8 +1,10 @@
 """The ``postgres`` engine's own sandbox behaviour, beyond the attack suite it shares with the
 other engines (tests/execution/test_sandbox.py, the ``postgres-*`` cases): session state that
 must not outlive its answer, the rights check that refuses an account with more than SELECT,
-a dropped connection, the byte budget, and the first-keyword filter. The server and the
-read-only role: ``postgres_attack_server`` (conftest.py).
+a dropped connection (the answer runs again), a server restarted mid-run (the run waits for
+it), a login that fails (the run stops), the byte budget, and the first-keyword filter. The
+server and the read-only role: ``postgres_attack_server`` (conftest.py); the restarted server
+is a cluster of the test's own (``restartable_postgres``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from sqlbench_lmeval.execution.postgres import (  # noqa: E402
     redact,
     with_database,
 )
-from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable  # noqa: E402
+from sqlbench_lmeval.execution.unavailable import (  # noqa: E402
+    ConnectionLost,
+    EvaluationUnavailable,
+)
 
 LIMITS = Limits(timeout_s=0.5, max_rows=1000, memory_mb=256)
 
@@ -68,18 +73,14 @@ def test_the_readers_rights_pass_and_the_admins_are_refused(postgres_attack_serv
 @pytest.mark.postgres
 def test_an_admin_url_never_runs_a_prediction(postgres_attack_server, tmp_path):
     """Through the worker pool: the job on the admin's URL does not run (``COPY ... TO`` by a
-    superuser would write the file); its outcome names the refusal."""
+    superuser would write the file); the run stops with the refusal."""
     server = postgres_attack_server
     target = tmp_path / "written"
     admin = Database("postgres", with_database(server.admin_url, server.name))
     sql = f"SELECT * FROM pg_read_file('/etc/hostname') AS x, pg_ls_dir('{tmp_path}') AS d"
-    try:
-        (outcome,) = execute_many([Job(admin, sql)], LIMITS, workers=1)
-    except EvaluationUnavailable as stopped:  # the run stops (the shared contract)
-        message = str(stopped)
-    else:  # or, where the pool does not pass it on yet, the item says why
-        assert outcome.status is not Status.OK
-        message = outcome.error or ""
+    with pytest.raises(EvaluationUnavailable) as stopped:  # the run stops
+        execute_many([Job(admin, sql)], LIMITS, workers=1)
+    message = str(stopped.value)
     assert "more than SELECT" in message and "sqlbench_admin_pw" not in message
     assert not target.exists()
 
@@ -100,38 +101,96 @@ def test_a_role_with_one_extra_right_is_refused(postgres_attack_server):
         assert privileges_beyond_select(reader) == []
 
 
-@pytest.mark.postgres
-def test_dropped_connection_is_crashed_then_a_fresh_connection(postgres_attack_server):
-    """The admin terminates the session while the first answer sleeps: that item is
-    ``crashed``, the next one (same worker) runs on a new connection."""
-    database = postgres_attack_server.database()
-    role = postgres_attack_server.reader_url.split("//", 1)[1].split("@", 1)[0]
+def _terminate_answers(server, times: int, stop: threading.Event) -> None:
+    """``pg_terminate_backend``, as the admin, of the reader's session while it runs an answer
+    (an answer runs as the cursor's FETCH), ``times`` times."""
+    terminated: set[int] = set()
+    with server.admin() as conn:
+        while not stop.is_set() and len(terminated) < times:
+            pids = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE usename = %s AND state = 'active' "
+                "AND query LIKE 'FETCH%%'",
+                (server.role,),
+            ).fetchall()
+            for (pid,) in pids:
+                if pid not in terminated:
+                    conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+                    terminated.add(pid)
+            time.sleep(0.05)
+
+
+def _run_while_terminating(server, times: int):
     stop = threading.Event()
-
-    def terminate_when_seen() -> None:
-        # The answer runs as the cursor's FETCH, so look for the reader's busy session.
-        with postgres_attack_server.admin() as conn:
-            while not stop.is_set():
-                rows = conn.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE usename = %s AND state = 'active' AND query LIKE 'FETCH%%'",
-                    (role,),
-                ).fetchall()
-                if rows:
-                    return
-                time.sleep(0.05)
-
-    killer = threading.Thread(target=terminate_when_seen, daemon=True)
+    killer = threading.Thread(target=_terminate_answers, args=(server, times, stop), daemon=True)
     killer.start()
-    jobs = [Job(database, "SELECT pg_sleep(5)"), Job(database, "SELECT count(*) FROM t")]
+    jobs = [
+        Job(server.database(), "SELECT count(*) FROM t, pg_sleep(1)"),
+        Job(server.database(), "SELECT count(*) FROM t"),
+    ]
     try:
-        dropped, after = execute_many(jobs, Limits(timeout_s=20), workers=1)
+        return execute_many(jobs, Limits(timeout_s=20), workers=1)
     finally:
         stop.set()
         killer.join()
-    assert dropped.status is Status.CRASHED, dropped
-    assert "connection lost" in dropped.error
+
+
+@pytest.mark.postgres
+def test_dropped_connection_runs_the_query_again_on_a_fresh_connection(postgres_attack_server):
+    """The admin terminates the session while the first answer runs: the evaluation lost its
+    connection, not the model its answer, so the item runs again on a new connection; the
+    next one (same worker) runs as usual."""
+    dropped, after = _run_while_terminating(postgres_attack_server, times=1)
+    assert dropped.status is Status.OK and dropped.rows == ((100,),), dropped
     assert after.status is Status.OK and after.rows == ((100,),)
+
+
+@pytest.mark.postgres
+def test_a_query_whose_connection_drops_every_time_is_crashed(postgres_attack_server):
+    """The session dies each of the LOSSES_ALLOWED times the query runs while the server stays
+    up: taken as the query's own doing, the item is ``crashed`` and the run goes on."""
+    from sqlbench_lmeval.execution.runner import LOSSES_ALLOWED
+
+    dropped, after = _run_while_terminating(postgres_attack_server, times=LOSSES_ALLOWED)
+    assert dropped.status is Status.CRASHED, dropped
+    assert f"lost each of the {LOSSES_ALLOWED} times" in dropped.error
+    assert "terminating connection" in dropped.error
+    assert after.status is Status.OK and after.rows == ((100,),)
+
+
+@pytest.mark.postgres
+def test_a_server_restarted_mid_run_changes_no_item(restartable_postgres, capfd):
+    """The server stops at once (as in a crash) and starts again while an answer runs: the
+    worker waits for it, runs the interrupted answer again, and every item ends as in an
+    undisturbed run."""
+    private, server = restartable_postgres
+    answers = [f"SELECT a, b FROM t WHERE a % 8 = {k} ORDER BY a" for k in range(8)]
+    marker = "SELECT count(*) FROM t, pg_sleep(2)"  # the one answer that runs for seconds
+    jobs = [Job(server.database(), sql) for sql in [*answers[:4], marker, *answers[4:]]]
+    undisturbed = execute_many(jobs, Limits(timeout_s=20), workers=2)
+
+    errors: list[Exception] = []
+
+    def restart_while_the_marker_runs() -> None:
+        try:
+            with server.admin() as conn:
+                while not conn.execute(
+                    "SELECT 1 FROM pg_stat_activity WHERE usename = %s AND state = 'active' "
+                    "AND query LIKE 'FETCH%%' AND clock_timestamp() - query_start > '0.5 s'",
+                    (server.role,),
+                ).fetchall():
+                    time.sleep(0.02)
+            private.restart()
+        except Exception as error:  # reported by the test
+            errors.append(error)
+
+    restarter = threading.Thread(target=restart_while_the_marker_runs, daemon=True)
+    restarter.start()
+    disturbed = execute_many(jobs, Limits(timeout_s=20), workers=2)
+    restarter.join(timeout=60)
+    assert not restarter.is_alive() and not errors, errors
+    assert all(o.status is Status.OK for o in undisturbed), undisturbed
+    assert [(o.status, o.rows) for o in disturbed] == [(o.status, o.rows) for o in undisturbed]
+    assert "waiting up to" in capfd.readouterr().err  # the operator is told
 
 
 @pytest.mark.postgres
@@ -181,18 +240,22 @@ def test_first_keyword(sql, keyword):
 
 
 @pytest.mark.postgres
-def test_a_login_that_fails_is_crashed_never_an_error(postgres_attack_server, tmp_path):
-    """A wrong password in a worker: the item is ``crashed`` (never cached as a result), the
-    message says why and shows no password."""
+def test_a_login_that_fails_stops_the_run(postgres_attack_server, tmp_path, no_retry_pause):
+    """A wrong password in a worker is the evaluation's failure, never the model's: no item
+    gets an outcome, the run stops (after one retry on a fresh connection) with the cause,
+    and the message shows no password."""
     server = postgres_attack_server
     wrong = tmp_path / "wrong.pgpass"
     wrong.write_text(f"*:*:{server.name}:*:not-the-password\n")
     wrong.chmod(0o600)
     url = server.reader_url.split("?", 1)[0] + f"?passfile={wrong}"
-    (outcome,) = execute_many([Job(Database("postgres", url), "SELECT 1")], LIMITS, workers=1)
-    assert outcome.status is Status.CRASHED
-    assert "cannot log in" in outcome.error and "password authentication failed" in outcome.error
-    assert "not-the-password" not in outcome.error
+    jobs = [Job(Database("postgres", url), "SELECT 1"), Job(Database("postgres", url), "SELECT 2")]
+    with pytest.raises(EvaluationUnavailable) as stopped:
+        execute_many(jobs, LIMITS, workers=1)
+    assert not isinstance(stopped.value, ConnectionLost)
+    message = str(stopped.value)
+    assert "cannot log in" in message and "password authentication failed" in message
+    assert "not-the-password" not in message
 
 
 def test_the_default_time_limit_is_the_engines(monkeypatch):

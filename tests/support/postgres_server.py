@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import subprocess
 
 import pytest
 from support.private_server import ScriptServer
@@ -25,6 +26,13 @@ class PrivateServer(ScriptServer):
 
     def __init__(self) -> None:
         super().__init__("postgres.sh", "sqlbench-pg-", "PostgreSQL")
+
+    def restart(self) -> None:
+        """Stop the server at once, as a crash would, and start it again (same folder, port
+        and options); returns once it answers."""
+        subprocess.run(
+            ["bash", str(self.script), "restart", str(self.folder)], check=True, capture_output=True
+        )
 
 
 def has_server_binaries() -> bool:
@@ -44,3 +52,12 @@ def admin_url_or_skip() -> tuple[str, PrivateServer | None]:
         )
     server = PrivateServer()
     return server.url, server
+
+
+def private_or_skip() -> PrivateServer:
+    """A cluster of the caller's own, never the one ``$SQLBENCH_LMEVAL_TEST_POSTGRES_URL``
+    names (restarting a server the test did not start is not the test's to do), or a skip."""
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    if not has_server_binaries():
+        pytest.skip("no PostgreSQL binaries (initdb) to start a private server with")
+    return PrivateServer()
