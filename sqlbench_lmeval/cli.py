@@ -277,6 +277,8 @@ def _prepare_tpcds(args: argparse.Namespace) -> int:
         )
         print(summary(manifest))
         return 0
+    if args.reload or args.rotate_reader:
+        raise UserError(SERVER_ONLY_OPTIONS)
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
     print(
@@ -311,7 +313,7 @@ def _prepare_logiccat(args: argparse.Namespace) -> int:
         )
         return 0
     if args.reload or args.rotate_reader:
-        raise UserError("--reload and --rotate-reader are for --engine mysql")
+        raise UserError(SERVER_ONLY_OPTIONS)
     try:
         if args.force:
             raise logiccat.BundleMissing("rebuild requested")
@@ -324,6 +326,11 @@ def _prepare_logiccat(args: argparse.Namespace) -> int:
     print(f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})")
     return 0
 
+
+SERVER_ONLY_OPTIONS = (
+    "--reload and --rotate-reader are for a server: logiccat --engine mysql, tpcds --engine "
+    "postgres"
+)
 
 # `prepare NAME` dispatches here; each benchmark adds its own entry.
 _PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -34,13 +34,22 @@ class Database:
             from sqlbench_lmeval.execution.mysql import database_name
 
             return database_name(self.path)
+        if self.engine == "postgres":
+            from sqlbench_lmeval.execution.postgres import database_name
+
+            return database_name(self.path) or ""
         return PurePath(self.path).stem
 
     @property
     def public_path(self) -> str:
-        """``path`` as outputs show it: a server URL without password or option file."""
+        """``path`` as outputs show it: a server URL without password, option file or password
+        file."""
         if self.engine == "mysql":
             from sqlbench_lmeval.execution.mysql import public_url
+
+            return public_url(self.path)
+        if self.engine == "postgres":
+            from sqlbench_lmeval.execution.postgres import public_url
 
             return public_url(self.path)
         return self.path

@@ -148,6 +148,22 @@ def redact(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
+def public_url(url: str) -> str:
+    """``url`` as outputs show it: no password and no password file (a path of one machine that
+    holds a secret), so every machine that evaluates on the same server writes the same text."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    user = f"{parts.username}@" if parts.username else ""
+    query = [
+        (name, value)
+        for name, value in urllib.parse.parse_qsl(parts.query)
+        if name.lower() not in ("password", "passfile")
+    ]
+    return urllib.parse.urlunsplit(
+        parts._replace(netloc=user + host, query=urllib.parse.urlencode(query))
+    )
+
+
 def database_name(url: str) -> str | None:
     """The database a URL names (its path, else a ``dbname=`` parameter), or None."""
     parts = urllib.parse.urlsplit(url)

@@ -755,9 +755,16 @@ def dataset_version_part(url: str | None, cache_dir, scale_factor: float) -> str
     return f"postgres{release}-loader{manifest['loader_version']}-gold{manifest['gold_version']}"
 
 
+def reader_passfile(url: str) -> str | None:
+    """The password file a reader's URL names (``passfile=``), or None."""
+    import urllib.parse
+
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("passfile", [None])[0]
+
+
 def summary(manifest: Mapping) -> str:
     """What ``prepare`` did, for the terminal: the load, the reader, gold against DuckDB."""
-    from sqlbench_lmeval.execution.postgres import redact
+    from sqlbench_lmeval.execution.postgres import public_url
 
     gold = manifest["gold"]
     equal = sorted((int(n) for n, g in gold.items() if g["equal"]))
@@ -774,8 +781,10 @@ def summary(manifest: Mapping) -> str:
         f"tpcds: sf{manifest['scale_factor']:g} in {manifest['database']} on "
         f"{manifest['server_version']} at {manifest['server']}: {done}; row counts and column "
         "sums equal to DuckDB's",
-        f"read-only role {manifest['reader_role']} logged in and read every table; its URL: "
-        f"{redact(manifest['reader_url'])}",
+        f"read-only role {manifest['reader_role']} logged in and read every table; evaluate as "
+        f"it: {public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: with its "
+        f"password file {reader_passfile(manifest['reader_url'])}, see README 'TPC-DS on a "
+        "PostgreSQL server')",
         f"gold on PostgreSQL: {len(equal)} of {len(gold)} results equal to DuckDB's"
         + (f"; differing: {', '.join(map(str, differ))}" if differ else ""),
         f"gold queries with no rows at this scale: {', '.join(map(str, empty)) or 'none'}",

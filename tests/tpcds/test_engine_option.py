@@ -45,3 +45,12 @@ def test_engine_metadata_on_the_tpcds_task_is_a_user_error(tmp_path):
 def test_duckdb_postgres_or_no_engine_is_accepted():
     assert benchmark.check_engine(None) == benchmark.check_engine(" DuckDB ") == "duckdb"
     assert benchmark.check_engine(" Postgres") == "postgres"
+
+
+@pytest.mark.parametrize("option", ["--reload", "--rotate-reader"])
+def test_server_options_on_the_embedded_engine_are_a_user_error(option, tmp_path, capsys):
+    """``--reload``/``--rotate-reader`` act on a server; on DuckDB they would do nothing."""
+    code = main(["prepare", "tpcds", option, "--cache-dir", str(tmp_path / "cache")])
+    assert code == 2
+    assert "--reload and --rotate-reader are for a server" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.duckdb"))

@@ -171,8 +171,27 @@ def test_gold_as_prediction_scores_ex_1_on_every_healthy_item(
         healthy = prepared["gold"][str(item["id"])]["status"] == "ok"
         assert item["ex"] == (1 if healthy else item["ex"]), item["id"]
         assert "_reader@" in item["db_path"]  # the reader's URL, never the admin's
+        assert "passfile" not in item["db_path"]  # nor a path of this machine
     text = output.read_text() + done.stdout + done.stderr
     assert "sqlbench_admin_pw" not in text and postgres_password(tpcds_cache) not in text
+
+
+def test_gold_lines_name_the_database_alone(prepared, tpcds_cache, tmp_path, capsys):
+    """``gold tpcds --engine postgres``: ``db_id`` is the database's name, as on MySQL (not
+    the reader's URL with its password file)."""
+    from sqlbench_lmeval.cli import main
+
+    output = tmp_path / "gold.jsonl"
+    code = main(
+        ["gold", "tpcds", "--engine", "postgres", "--scale-factor", str(SF)]
+        + ["--cache-dir", str(tpcds_cache), "--output", str(output), "--no-progress"]
+    )
+    assert code == 0, capsys.readouterr()
+    lines = [json.loads(line) for line in output.read_text().splitlines()]
+    assert len(lines) == 99 and {line["db_id"] for line in lines} == {DATABASE}
+    statuses = {str(line["id"]): line["gold_status"] for line in lines}
+    assert statuses == {n: g["status"] for n, g in prepared["gold"].items()}
+    assert postgres_password(tpcds_cache) not in output.read_text()
 
 
 def test_an_admin_of_another_database_is_refused_before_anything_runs(
