@@ -43,13 +43,7 @@ def mysql_admin_url():
 
     from sqlbench_lmeval.logiccat.server import URL_ENV
 
-    outside = os.environ.pop(URL_ENV, None)
-    url, private = admin_url_or_skip()
-    yield url
-    if private is not None:
-        private.stop()
-    if outside is not None:
-        os.environ[URL_ENV] = outside
+    yield from _session_server(admin_url_or_skip, URL_ENV)
 
 
 @pytest.fixture(scope="session")
@@ -160,10 +154,18 @@ def postgres_admin_url():
 
     from sqlbench_lmeval.tpcds.postgres import URL_ENV
 
-    outside = os.environ.pop(URL_ENV, None)
-    url, private = admin_url_or_skip()
-    yield url
-    if private is not None:
-        private.stop()
-    if outside is not None:
-        os.environ[URL_ENV] = outside
+    yield from _session_server(admin_url_or_skip, URL_ENV)
+
+
+def _session_server(admin_url_or_skip, url_env: str):
+    """Yield the admin URL ``admin_url_or_skip()`` gives (a private server is stopped after
+    the session) while ``$url_env``, the URL evaluations run under, is out of the environment."""
+    outside = os.environ.pop(url_env, None)
+    try:
+        url, private = admin_url_or_skip()
+        yield url
+        if private is not None:
+            private.stop()
+    finally:
+        if outside is not None:
+            os.environ[url_env] = outside

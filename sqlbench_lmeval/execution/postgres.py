@@ -41,7 +41,8 @@ Defences, per connection (one :class:`_Session` per URL in a process):
 4. the deadline: a timer sends the cancel request at ``timeout_s`` (it stops ``pg_sleep`` and
    anything else running); ``statement_timeout`` stops a statement on the server should the
    client be gone;
-5. only statements whose first keyword is SELECT, WITH, VALUES or TABLE are sent.
+5. only statements whose first keyword is SELECT, WITH, VALUES or TABLE are sent, read with
+   PostgreSQL's comments (they nest) by :mod:`~sqlbench_lmeval.execution.statement`.
 
 ``COPY ... PROGRAM``, ``pg_read_file``, ``lo_import`` and extensions are out of reach: not
 queries (3, 5), functions the role may not execute (1), or writes a read-only transaction
@@ -65,7 +66,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -74,9 +74,10 @@ import psycopg
 import psycopg.errors
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
-from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
+from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.statement import refusal
 from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
 SCHEMES = ("postgresql", "postgres")
@@ -91,6 +92,7 @@ DEFAULT_TIMEOUT_S = 60.0
 SERVER_LIMIT_MARGIN_S = 0.5
 IDLE_IN_TRANSACTION_S = 60
 ALLOWED_FIRST_KEYWORDS = frozenset({"SELECT", "WITH", "VALUES", "TABLE"})
+DIALECT = "postgres"  # sqlglot's name of this engine's SQL (its comments and strings: lexis)
 CURSOR_NAME = "sqlbench_answer"
 APPLICATION_NAME = "sqlbench-lmeval"
 
@@ -503,7 +505,8 @@ class _Session:
             self.close()
 
     def close(self) -> None:
-        _close(self.conn)
+        if self.conn is not None:
+            self.conn.close()  # psycopg's close never raises, on a broken connection neither
         self.conn = None
 
 
@@ -526,49 +529,6 @@ def close_all() -> None:
     """Close every session (tests)."""
     while _sessions:
         _sessions.popitem()[1].close()
-
-
-_COMMENT_OR_SPACE = re.compile(r"\s+|--[^\n]*(?:\n|$)")
-_WORD = re.compile(r"[A-Za-z_]+")
-
-
-def _skip_block_comment(sql: str, position: int) -> int:
-    """Past the ``/* ... */`` starting at ``position`` (PostgreSQL's nest)."""
-    depth = 0
-    while position < len(sql):
-        if sql.startswith("/*", position):
-            depth += 1
-            position += 2
-        elif sql.startswith("*/", position):
-            depth -= 1
-            position += 2
-            if depth == 0:
-                return position
-        else:
-            position += 1
-    return position
-
-
-def _code_start(sql: str) -> int:
-    """Where the code starts after blanks, comments and opening parentheses."""
-    position = 0
-    while position < len(sql):
-        match = _COMMENT_OR_SPACE.match(sql, position)
-        if match:
-            position = match.end()
-        elif sql.startswith("/*", position):
-            position = _skip_block_comment(sql, position)
-        elif sql[position] == "(":
-            position += 1
-        else:
-            break
-    return position
-
-
-def first_keyword(sql: str) -> str:
-    """The statement's first keyword in upper case ('' if it does not start with a word)."""
-    word = _WORD.match(sql, _code_start(sql))
-    return word.group(0).upper() if word else ""
 
 
 class _DeadlinePassed(Exception):
@@ -613,19 +573,13 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
     the server dropped the connection or someone else cancelled the query (see the module
     docstring)."""
     start = time.monotonic()
-    if _code_start(sql) >= len(sql):
-        return Outcome(Status.NO_SQL, error="no statement to run")
+    refused = refusal(sql, DIALECT, ALLOWED_FIRST_KEYWORDS, start)
+    if refused is not None:
+        return refused
     if "\x00" in sql:  # libpq would send the text up to it and drop the rest unseen
         return Outcome(
             Status.ERROR,
             error="the query holds a NUL character",
-            elapsed_s=time.monotonic() - start,
-        )
-    keyword = first_keyword(sql)
-    if keyword not in ALLOWED_FIRST_KEYWORDS:
-        return Outcome(
-            Status.ERROR,
-            error=f"only SELECT statements are allowed (got {keyword or 'no keyword'})",
             elapsed_s=time.monotonic() - start,
         )
     conn = session.ready(limits)
@@ -660,11 +614,7 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
         else:
             outcome = _error(error, start)
     except MemoryError:
-        outcome = Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = out_of_memory(limits, start)
     except (UnicodeError, ValueError) as error:  # text libpq cannot send (a NUL, a surrogate)
         outcome = _error(error, start)
     finally:
@@ -702,12 +652,3 @@ def _message(error: BaseException) -> str:
             text = f"[{error.sqlstate}] {text}"
         return text
     return str(error).strip() or type(error).__name__
-
-
-def _close(conn) -> None:
-    if conn is None:
-        return
-    try:
-        conn.close()
-    except Exception:
-        pass

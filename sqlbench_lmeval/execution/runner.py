@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 
+from sqlbench_lmeval.execution.fetch import out_of_memory
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
@@ -306,11 +307,7 @@ def _execute_once(job: Job, sql: str, limits: Limits) -> Outcome:
     except EvaluationUnavailable:
         raise
     except MemoryError:
-        return Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        return out_of_memory(limits, start)
     except Exception as error:
         message = f"{type(error).__name__}: {str(error) or type(error).__name__}"
         return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)

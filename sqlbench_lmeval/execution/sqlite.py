@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sqlbench_lmeval.execution.deadline import stopped
-from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
+from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -151,11 +151,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return _error(error, start)
     except MemoryError:
         # hard_heap_limit surfaces as MemoryError, which is not a sqlite3.Error.
-        return Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        return out_of_memory(limits, start)
     except Exception as error:  # sqlite3.Error, UnicodeEncodeError of lone surrogates, ...
         _raise_if_broken_file(error, conn)
         return _error(error, start)

@@ -2,9 +2,9 @@
 other engines (tests/execution/test_sandbox.py, the ``postgres-*`` cases): session state that
 must not outlive its answer, the rights check that refuses an account with more than SELECT,
 a dropped connection (the answer runs again), a server restarted mid-run (the run waits for
-it), a login that fails (the run stops), the byte budget, and the first-keyword filter. The
-server and the read-only role: ``postgres_attack_server`` (conftest.py); the restarted server
-is a cluster of the test's own (``restartable_postgres``).
+it), a login that fails (the run stops) and the byte budget (the first-keyword filter:
+tests/test_lexis.py). The server and the read-only role: ``postgres_attack_server``
+(conftest.py); the restarted server is a cluster of the test's own (``restartable_postgres``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ pytest.importorskip("psycopg")
 from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many  # noqa: E402
 from sqlbench_lmeval.execution.postgres import (  # noqa: E402
     check_rights,
-    first_keyword,
     open_connection,
     privileges_beyond_select,
     redact,
@@ -219,24 +218,6 @@ def test_byte_budget_then_the_next_answer(postgres_attack_server):
 def test_redact_removes_the_password(url):
     shown = redact(url)
     assert "s3cret" not in shown and "admin" in shown and "127.0.0.1:5432" in shown
-
-
-@pytest.mark.parametrize(
-    ("sql", "keyword"),
-    [
-        ("select 1", "SELECT"),
-        ("  -- note\n/* a /* nested */ comment */ ((select 1))", "SELECT"),
-        ("WITH x AS (SELECT 1) SELECT * FROM x", "WITH"),
-        ("VALUES (1)", "VALUES"),
-        ("TABLE t", "TABLE"),
-        ("/* unclosed", ""),
-        ("# not a comment here\nSELECT 1", ""),
-        ("'SELECT'", ""),
-        ("", ""),
-    ],
-)
-def test_first_keyword(sql, keyword):
-    assert first_keyword(sql) == keyword
 
 
 @pytest.mark.postgres
