@@ -560,7 +560,11 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per query (default: the run's engine's: 10, or 60 on postgres)",
+    )
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
@@ -573,22 +577,22 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.submission import read_submissions
-    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, verify_submission
+    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, run_limits, verify_submission
     from sqlbench_lmeval.verify_report import report_stem, write_verification
 
     submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
+    options = _verify_data(args)
     verifications = cross_run_findings(
         [
             verify_submission(
                 submission,
                 cache_dir=args.cache_dir,
-                limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+                limits=run_limits(submission, options, args.timeout, args.max_rows),
                 workers=args.workers,
                 progress=not args.no_progress,
                 source=args.source,
-                options=_verify_data(args),
+                options=options,
             )
             for submission in submissions
         ]
@@ -636,7 +640,6 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
     "different; writes leaderboard.html/.csv/.json/.md",
 )(_leaderboard_args)
 def _leaderboard(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.leaderboard import build_leaderboard
     from sqlbench_lmeval.report.stats import SEED
 
@@ -646,7 +649,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         args.runs,
         args.output,
         cache_dir=args.cache_dir,
-        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        timeout_s=args.timeout,
+        max_rows=args.max_rows,
         workers=args.workers,
         resamples=args.resamples,
         seed=SEED if args.seed is None else args.seed,

@@ -12,21 +12,23 @@ The scripted model answers in PostgreSQL:
 So (ves, ex, ves@retry, ex@retry, retries_used) is (0, 0, 1, 1, 1), (1, 1, 1, 1, 0) and
 (0, 0, 1, 0, 1): gold's own text returns gold's result (tests/tpcds/test_postgres.py), the
 others do not run or return one row of 1 where gold (query 3, at sf 0.01) returns none.
-``score`` offline on the logged attempts agrees item by item, and ``report`` prints the
-paper's Table 3 beside the run's count.
+Then, on what the run wrote: ``score tpcds_postgres RUN`` scores the run as it was run (its
+items, its engine) and agrees with the run item by item; ``verify``
+re-scores it on PostgreSQL and records the engine; ``report`` prints the paper's Table 3 beside
+the run's count and, beside a score of the same answers on DuckDB, the verdicts that change
+with the engine.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 
 import pytest
 from support.openai_server import ScriptedOpenAIServer
 from support.repair_run import run_repair
 
+from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.paths import tasks_dir
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -75,6 +77,7 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
             env={"SQLBENCH_LMEVAL_CACHE": str(tpcds_cache), "SQLBENCH_LMEVAL_TIMEOUT": "2"},
         )  # fmt: skip
         prompts = [r.prompt for r in server.requests]
+    run = tmp_path / "out"  # the lm-eval output folder
     logged = samples["tpcds_postgres"]
     by_number = {s["doc"]["query_nr"]: s for s in logged}
     assert sorted(by_number) == [1, 2, 3]
@@ -106,50 +109,49 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     password = read_passfile(
         postgres.passfile_path(tpcds_cache, database), postgres.reader_role(database)
     )
-    written = "".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    written = "".join(p.read_text() for p in run.rglob("*") if p.is_file())
     assert password and password not in written
 
-    # Offline: `score tpcds --engine postgres` on the logged envelopes, item by item.
-    predictions = tmp_path / "retried.jsonl"
-    predictions.write_text(
-        "".join(
-            json.dumps({"id": s["doc"]["id"], "prediction": s["resps"][0][0]}) + "\n"
-            for s in logged
-        )
-    )
-    output = tmp_path / "scores.json"
-    subprocess.run(
-        [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "tpcds", str(predictions),
-            "--engine", "postgres", "--dialect", "postgres", "--scale-factor", str(SF),
-            "--cache-dir", str(tpcds_cache), "--timeout", "2", "--output", str(output),
-            "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
-    scored = json.loads(output.read_text())
-    assert scored["engine"] == "postgres"
+    # Offline: `score TASK RUN` scores the run as it was run (its task, its 3 items, its
+    # engine, the logged attempts), in agreement item by item.
+    limit = ["--timeout", "2"]  # the run's
+    data = ["--scale-factor", str(SF), "--cache-dir", str(tpcds_cache), *limit, "--no-progress"]
+    as_run = tmp_path / "as-run.json"
+    assert main(["score", "tpcds_postgres", str(run), *data, "-o", str(as_run)]) == 0
+    scored = json.loads(as_run.read_text())
+    assert (scored["task"], scored["engine"]) == ("tpcds_postgres", "postgres")
     items = {item["id"]: item for item in scored["items"]}
+    assert sorted(items) == [1, 2, 3]
+    compared = (*names, "structural_similarity")
     for sample in logged:
         item = items[sample["doc"]["id"]]
-        assert {n: item[n] for n in (*names, "structural_similarity")} == {
-            n: sample[n] for n in (*names, "structural_similarity")
-        }
+        assert {n: item[n] for n in compared} == {n: sample[n] for n in compared}
+    # The same answers on DuckDB (translated from PostgreSQL): another engine's run.
+    on_duckdb = tmp_path / "on-duckdb.json"
+    command = ["score", "tpcds_postgres", str(run), "--engine", "duckdb", *data]
+    assert main([*command, "-o", str(on_duckdb)]) == 0
+    assert json.loads(on_duckdb.read_text())["engine"] == "duckdb"
 
-    # The report: the run's count after 3 retries beside the paper's Table 3.
-    report = tmp_path / "report"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sqlbench_lmeval",
-            "report",
-            str(tmp_path / "out"),
-            "-o",
-            str(report),
-        ],
-        check=True,
+    # verify: re-scored on PostgreSQL under the run's limit, the engine recorded as run.
+    from sqlbench_lmeval.submission import read_submissions
+    from sqlbench_lmeval.verify import run_limits, verify_submission
+
+    (submission,) = read_submissions(str(run))
+    assert run_limits(submission).timeout_s == 60.0  # the postgres engine's default
+    verification = verify_submission(
+        submission, cache_dir=tpcds_cache, limits=run_limits(submission, timeout_s=2), workers=2
     )
+    (task,) = verification.tasks
+    assert task.facts["engine"] == "postgres" and "-postgres" in task.dataset_version
+    assert not [f for f in task.findings if f.check == "rescoring" and f.severity != "info"]
+    assert task.metrics_logged["ex@retry"] == pytest.approx(2 / 3)
+
+    # The report: the run's count after 3 retries beside the paper's Table 3, and the verdicts
+    # that change with the engine.
+    report = tmp_path / "report"
+    runs = [f"postgres={run}", f"duckdb={on_duckdb}"]
+    assert main(["report", *runs, "-o", str(report)]) == 0
     text = (report / "report.md").read_text()
     assert "arXiv:2407.19517, Table 3" in text and "| gpt-4 | 94 |" in text
     assert "| codellama-7b | 17 |" in text
+    assert "postgres on postgres against duckdb on duckdb" in text
