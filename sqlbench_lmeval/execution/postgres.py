@@ -431,25 +431,28 @@ def table_checksums(conn: psycopg.Connection) -> dict[str, str]:
     return checksums
 
 
-_fingerprints: dict[str, str] = {}
+_checksums: dict[str, dict[str, str]] = {}
 
 
 def database_fingerprint(url: str) -> str:
     """``"PostgreSQL 15.18 <sha256>"`` for the gold cache key (the server's counterpart of a
     file's hash): the server version and the loader's ``load_id`` and ``settings`` (a reload
     changes the id, and with it the plans and the order of tied rows), else a checksum of every
-    table's rows.
-    Once per process and URL; raises psycopg errors."""
-    if url not in _fingerprints:
-        with open_connection(url) as conn:
-            label = load_label(conn)
+    table's rows. Not the URL: every spelling of the server's address, and every machine,
+    keys the same gold. The label is read on every call (one query), so a reload by another
+    machine changes the key at once; the checksums once per process and URL. Raises psycopg
+    errors."""
+    with open_connection(url) as conn:
+        label = load_label(conn)
+        if label:
             # The load, and the settings it left (they choose plans, so the order of ties).
-            content = [label["load_id"], label.get("settings")] if label else table_checksums(conn)
-            where = [conn.info.host, conn.info.port, conn.info.dbname]
-            text = json.dumps([where, content], sort_keys=True)
-            digest = hashlib.sha256(text.encode()).hexdigest()
-            _fingerprints[url] = f"{server_version(conn)} {digest}"
-    return _fingerprints[url]
+            content = [label["load_id"], label.get("settings")]
+        else:
+            if url not in _checksums:
+                _checksums[url] = table_checksums(conn)
+            content = _checksums[url]
+        digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+        return f"{server_version(conn)} {digest}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -410,10 +410,13 @@ def gold_limits():
 
 def judge_gold(reader_url: str, duckdb_path: str, cache_dir, *, workers=None) -> dict:
     """Gold on the server vs on DuckDB, per query: ``{nr: {"sql", "status", "rows",
-    "seconds", "duckdb_status", "duckdb_seconds", "equal"}}``. DuckDB's side goes through the
-    gold cache; the server's runs fresh (this is its judgement)."""
+    "seconds", "duckdb_status", "duckdb_seconds", "equal"}}``. Both sides go through the gold
+    cache: the server's key names this load (``execution.postgres.database_fingerprint``), so
+    a new load runs fresh, and the results it stores are the gold that ``score`` and the
+    lm-eval filter on this machine then need not run again (same limits: the engine's default
+    time limit is gold's)."""
     from sqlbench_lmeval.compare import compare, gold_order_matters
-    from sqlbench_lmeval.execution import Database, GoldCache, Job, execute_many
+    from sqlbench_lmeval.execution import Database, GoldCache, Job
     from sqlbench_lmeval.paths import gold_cache_dir
     from sqlbench_lmeval.scoring import gold_health
     from sqlbench_lmeval.tpcds.data import gold_queries
@@ -421,12 +424,13 @@ def judge_gold(reader_url: str, duckdb_path: str, cache_dir, *, workers=None) ->
     limits = gold_limits()
     duck = gold_queries()
     numbers = sorted(duck)
+    cache = GoldCache(gold_cache_dir(cache_dir))
     pg_database = Database(ENGINE, reader_url)
-    pg_outcomes = execute_many(
+    pg_outcomes = cache.run(
         [Job(pg_database, postgres_gold()[n]) for n in numbers], limits, workers=workers
     )
     duck_database = Database("duckdb", duckdb_path)
-    duck_outcomes = GoldCache(gold_cache_dir(cache_dir)).run(
+    duck_outcomes = cache.run(
         [Job(duck_database, duck[n]) for n in numbers], limits, workers=workers
     )
     judged = {}
@@ -562,6 +566,11 @@ def prepare(
         or manifest.get("gold_timeout_s") != (GOLD_TIMEOUT_S)
         or "gold" not in manifest
     ):
+        # The label first names the load without gold: gold's cache keys name the load
+        # (``database_fingerprint``), and no reader takes the database for prepared until the
+        # label holds gold again (``server_manifest``).
+        manifest.pop("gold", None)
+        write_label(admin_url, database, manifest)
         say("running the 99 gold queries on the server as the reader and on DuckDB ...")
         gold_started = time.monotonic()
         manifest["gold"] = judge_gold(reader_url, duck["database"], cache_dir, workers=workers)
@@ -702,6 +711,12 @@ def server_manifest(url: str) -> dict:
             raise EvaluationUnavailable(
                 f"{redact(url)} is not a TPC-DS database prepared by sqlbench-lmeval: run "
                 "`sqlbench-lmeval prepare tpcds --engine postgres --url <admin URL>`"
+            )
+        if "gold" not in label:
+            raise EvaluationUnavailable(
+                f"{redact(url)}: prepare loaded this database but has not judged its gold (it "
+                "is running, or it stopped): wait for it, or run `sqlbench-lmeval prepare tpcds "
+                "--engine postgres` again"
             )
         present = {
             name

@@ -13,8 +13,7 @@ import contextlib
 import json
 import os
 import stat
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
@@ -138,33 +137,33 @@ def test_the_password_file_is_private_and_nothing_else_holds_a_password(prepared
     assert password not in postgres.summary(prepared)
 
 
-def score(tpcds_cache, predictions, tmp_path, *extra):
+def score(tpcds_cache, predictions, tmp_path, *extra) -> tuple[int, Path]:
+    """``sqlbench-lmeval score tpcds --engine postgres`` of ``predictions``: (exit code,
+    output)."""
+    from sqlbench_lmeval.cli import main
+
     source = tmp_path / "predictions.jsonl"
     source.write_text("".join(json.dumps(p) + "\n" for p in predictions))
     output = tmp_path / "scores.json"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "tpcds", str(source),
-            "--engine", "postgres", "--scale-factor", str(SF), "--cache-dir", str(tpcds_cache),
-            "--output", str(output), "--no-progress", *extra,
-        ],
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    return done, output
+    code = main(
+        ["score", "tpcds", str(source), "--engine", "postgres", "--scale-factor", str(SF)]
+        + ["--cache-dir", str(tpcds_cache), "--output", str(output), "--no-progress", *extra]
+    )
+    return code, output
 
 
 def test_gold_as_prediction_scores_ex_1_on_every_healthy_item(
-    prepared, tpcds_cache, tmp_path, postgres_admin_url
+    prepared, tpcds_cache, tmp_path, postgres_admin_url, capfd
 ):
     """``score --engine postgres --dialect postgres`` on gold's own PostgreSQL text, given the
     admin URL: the predictions run as the reader (the same prepared database), gold's health
     counts, and no password reaches the output."""
     predictions = [{"id": int(n), "prediction": g["sql"]} for n, g in prepared["gold"].items()]
-    done, output = score(
+    code, output = score(
         tpcds_cache, predictions, tmp_path, "--dialect", "postgres", "--url", postgres_admin_url
     )
-    assert done.returncode == 0, done.stderr
+    printed = capfd.readouterr()
+    assert code == 0, printed.err
     result = json.loads(output.read_text())
     assert result["engine"] == "postgres" and "-postgres" in result["dataset_version"]
     for item in result["items"]:
@@ -172,7 +171,7 @@ def test_gold_as_prediction_scores_ex_1_on_every_healthy_item(
         assert item["ex"] == (1 if healthy else item["ex"]), item["id"]
         assert "_reader@" in item["db_path"]  # the reader's URL, never the admin's
         assert "passfile" not in item["db_path"]  # nor a path of this machine
-    text = output.read_text() + done.stdout + done.stderr
+    text = output.read_text() + printed.out + printed.err
     assert "sqlbench_admin_pw" not in text and postgres_password(tpcds_cache) not in text
 
 
