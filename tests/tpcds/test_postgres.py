@@ -227,6 +227,43 @@ def test_a_missing_table_stops_the_run(prepared, postgres_admin_url):
         postgres.server_manifest.cache_clear()
 
 
+def test_a_load_whose_gold_is_not_judged_is_not_prepared(prepared, postgres_admin_url):
+    """The label prepare writes before it judges gold (it names the load for gold's cache
+    keys) does not make the database usable: a reader is told to wait or prepare again."""
+    postgres.server_manifest.cache_clear()
+    label = postgres.server_manifest(prepared["reader_url"])
+    postgres.write_label(
+        postgres_admin_url, DATABASE, {k: v for k, v in label.items() if k != "gold"}
+    )
+    try:
+        postgres.server_manifest.cache_clear()
+        with pytest.raises(EvaluationUnavailable, match="has not judged its gold"):
+            postgres.server_manifest(prepared["reader_url"])
+    finally:
+        postgres.write_label(postgres_admin_url, DATABASE, label)
+        postgres.server_manifest.cache_clear()
+
+
+def test_prepare_leaves_gold_in_the_machines_gold_cache(items, tpcds_cache, monkeypatch):
+    """Gold that prepare judged is what score and lm_eval need here: none of it runs again,
+    whichever spelling of the server's address the URL uses (the key names the load)."""
+    from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, cache
+    from sqlbench_lmeval.execution.postgres import DEFAULT_TIMEOUT_S
+    from sqlbench_lmeval.paths import gold_cache_dir
+
+    ran = []
+    real = cache.execute_many
+    monkeypatch.setattr(
+        cache, "execute_many", lambda jobs, *a, **k: real(ran.extend(jobs) or jobs, *a, **k)
+    )
+    url = items[1].database.path
+    respelled = url.replace("@127.0.0.1:", "@localhost:") if "@127.0.0.1:" in url else url
+    gold = [Job(item.database, item.gold_sql) for item in items.values()]
+    gold += [Job(Database("postgres", respelled), item.gold_sql) for item in items.values()]
+    outcomes = GoldCache(gold_cache_dir(tpcds_cache)).run(gold, Limits(timeout_s=DEFAULT_TIMEOUT_S))
+    assert ran == [] and all(outcome.ok for outcome in outcomes)
+
+
 def test_the_prepare_command_verifies_a_prepared_server(
     prepared, postgres_admin_url, tpcds_cache, capsys
 ):
