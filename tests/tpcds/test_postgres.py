@@ -214,6 +214,30 @@ def test_a_reader_that_cannot_log_in_stops_the_run(prepared, tmp_path):
     assert "--rotate-reader" in str(stop.value)
 
 
+def test_score_and_gold_stop_with_exit_3_and_no_file_when_the_reader_cannot_log_in(
+    prepared, tpcds_cache, tmp_path, capsys
+):
+    """The commands, as on every engine: the cause on stderr, exit 3, nothing written."""
+    from sqlbench_lmeval.cli import main
+
+    wrong = tmp_path / "wrong.pgpass"
+    wrong.write_text("*:*:*:*:not-the-password\n")
+    wrong.chmod(0o600)
+    url = prepared["reader_url"].split("?", 1)[0] + f"?passfile={wrong}"
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(json.dumps({"id": 1, "prediction": "SELECT 1"}) + "\n")
+    data = ["--engine", "postgres", "--url", url, "--scale-factor", str(SF)]
+    data += ["--cache-dir", str(tpcds_cache), "--no-progress"]
+    for command, output in (
+        (["score", "tpcds", str(predictions)], tmp_path / "scores.json"),
+        (["gold", "tpcds"], tmp_path / "gold.jsonl"),
+    ):
+        assert main([*command, *data, "--output", str(output)]) == 3
+        err = capsys.readouterr().err
+        assert "password authentication failed" in err and "not-the-password" not in err
+        assert not output.exists()
+
+
 def test_a_missing_table_stops_the_run(prepared, postgres_admin_url):
     with open_connection(with_database(postgres_admin_url, DATABASE)) as conn:
         conn.execute(f"REVOKE SELECT ON store FROM {postgres.reader_role(DATABASE)}")
