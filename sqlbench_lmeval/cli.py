@@ -72,7 +72,11 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per query (default: the engine's: 10, or 60 on postgres)",
+    )
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument(
@@ -109,15 +113,18 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=["sqlite", "mysql"],
-        help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server)",
+        choices=["sqlite", "mysql", "duckdb", "postgres"],
+        help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server); "
+        "tpcds: duckdb (embedded, default) or postgres (a PostgreSQL server)",
     )
     parser.add_argument(
         "--url",
-        help="logiccat --engine mysql: mysql://user:pass@host:port (default: "
-        "$SQLBENCH_LMEVAL_MYSQL_URL); prepare needs an admin account; score/gold need a "
-        "read-only one (the reader prepare creates; on the machine that ran prepare it is the "
-        "default) and refuse any account with more than SELECT",
+        help="the server of --engine mysql (logiccat: mysql://user:pass@host:port, default "
+        "$SQLBENCH_LMEVAL_MYSQL_URL) or --engine postgres (tpcds: "
+        "postgresql://user:pass@host:port/db, default $SQLBENCH_LMEVAL_POSTGRES_URL); prepare "
+        "needs an admin account; score/gold need a read-only one (the reader prepare creates; "
+        "on the machine that ran prepare it is the default) and refuse any account with more "
+        "than SELECT",
     )
 
 
@@ -176,7 +183,7 @@ def _score(args: argparse.Namespace) -> int:
         benchmark,
         predictions,
         cache_dir=args.cache_dir,
-        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        limits=Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
         workers=args.workers,
         progress=not args.no_progress,
         preview_rows=args.preview_rows,
@@ -243,12 +250,35 @@ def _is_lmeval_output(path: str) -> bool:
     return candidate.name.startswith(("samples_", "results_"))
 
 
+def _timeout(args: argparse.Namespace, engine: str | None = None) -> float:
+    """``--timeout``, else the default time limit of the engine (``engine``: the one a logged
+    run used, else ``--engine``)."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
+    timeout = getattr(args, "timeout", None)
+    return default_timeout(engine or args.engine) if timeout is None else timeout
+
+
 def _prepare_tpcds(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
     from sqlbench_lmeval.tpcds.data import empty_gold_queries, empty_gold_summary, ensure_database
 
-    check_engine(args.engine)
     scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
+    if check_engine(args.engine) == "postgres":
+        from sqlbench_lmeval.tpcds.postgres import prepare_command, summary
+
+        manifest = prepare_command(
+            args.url,
+            args.cache_dir,
+            scale,
+            reload=args.reload,
+            rotate_reader=args.rotate_reader,
+            workers=args.workers,
+        )
+        print(summary(manifest))
+        return 0
+    if args.reload or args.rotate_reader:
+        raise UserError(SERVER_ONLY_OPTIONS)
     manifest = ensure_database(args.cache_dir, scale, progress=True)
     empty = empty_gold_queries(manifest)
     print(
@@ -283,7 +313,7 @@ def _prepare_logiccat(args: argparse.Namespace) -> int:
         )
         return 0
     if args.reload or args.rotate_reader:
-        raise UserError("--reload and --rotate-reader are for --engine mysql")
+        raise UserError(SERVER_ONLY_OPTIONS)
     try:
         if args.force:
             raise logiccat.BundleMissing("rebuild requested")
@@ -296,6 +326,11 @@ def _prepare_logiccat(args: argparse.Namespace) -> int:
     print(f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})")
     return 0
 
+
+SERVER_ONLY_OPTIONS = (
+    "--reload and --rotate-reader are for a server: logiccat --engine mysql, tpcds --engine "
+    "postgres"
+)
 
 # `prepare NAME` dispatches here; each benchmark adds its own entry.
 _PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -312,16 +347,21 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reload",
         action="store_true",
-        help="logiccat --engine mysql: load the dumps again although the server already holds "
-        "this dataset version (default: verify it and load nothing)",
+        help="--engine mysql (logiccat) or postgres (tpcds): load the data again although the "
+        "server already holds this dataset version (default: verify it and load nothing)",
     )
     parser.add_argument(
         "--rotate-reader",
         action="store_true",
-        help="logiccat --engine mysql: give the read-only account a new password (default: "
-        "keep it; every evaluating machine then needs the new option file)",
+        help="--engine mysql (logiccat) or postgres (tpcds): give the read-only account a new "
+        "password (default: keep it; every evaluating machine then needs the new option or "
+        "password file)",
     )
-    parser.add_argument("--workers", type=int, help="logiccat: processes (default: CPU count)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="logiccat, tpcds --engine postgres (its gold): processes (default: CPU count)",
+    )
 
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)
@@ -346,11 +386,13 @@ def _gold_args(parser: argparse.ArgumentParser) -> None:
 def _gold(args: argparse.Namespace) -> int:
     import json
 
+    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import gold_lines
 
     lines = gold_lines(
         args.benchmark,
         cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=_timeout(args)),
         workers=args.workers,
         progress=not args.no_progress,
         **_data_kwargs(args),
@@ -518,7 +560,11 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per query")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per query (default: the run's engine's: 10, or 60 on postgres)",
+    )
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
@@ -531,22 +577,22 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.submission import read_submissions
-    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, verify_submission
+    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, run_limits, verify_submission
     from sqlbench_lmeval.verify_report import report_stem, write_verification
 
     submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
+    options = _verify_data(args)
     verifications = cross_run_findings(
         [
             verify_submission(
                 submission,
                 cache_dir=args.cache_dir,
-                limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+                limits=run_limits(submission, options, args.timeout, args.max_rows),
                 workers=args.workers,
                 progress=not args.no_progress,
                 source=args.source,
-                options=_verify_data(args),
+                options=options,
             )
             for submission in submissions
         ]
@@ -594,7 +640,6 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
     "different; writes leaderboard.html/.csv/.json/.md",
 )(_leaderboard_args)
 def _leaderboard(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.leaderboard import build_leaderboard
     from sqlbench_lmeval.report.stats import SEED
 
@@ -604,7 +649,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         args.runs,
         args.output,
         cache_dir=args.cache_dir,
-        limits=Limits(timeout_s=args.timeout, max_rows=args.max_rows),
+        timeout_s=args.timeout,
+        max_rows=args.max_rows,
         workers=args.workers,
         resamples=args.resamples,
         seed=SEED if args.seed is None else args.seed,

@@ -511,7 +511,7 @@ def _end_of_statement(text: str, start: int = 0) -> tuple[str, bool]:
     confirm = rules.dialect == "sqlite"
     window = text[start : start + MAX_STATEMENT_CHARS]
     confirmations = 0
-    for match in rules.scan.finditer(window):
+    for match in rules.marks(window):
         if match.lastgroup != "semicolon":
             continue
         end = match.end()
@@ -648,10 +648,8 @@ def _other_statements() -> tuple[type, ...]:
 
 def _skip_comments(text: str, *, empty_statements: bool = False) -> str:
     """``text`` without leading blanks and comments of its dialect (and ``;``, the empty
-    statement, when ``empty_statements``); one regex match, so linear in what it skips."""
-    rules = _rules()
-    pattern = rules.leading_empty if empty_statements else rules.leading
-    return text[pattern.match(text).end() :]
+    statement, when ``empty_statements``); linear in what it skips."""
+    return text[_rules().skip(text, empty_statements=empty_statements) :]
 
 
 def _clean(sql: str) -> str:

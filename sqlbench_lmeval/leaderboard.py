@@ -43,6 +43,7 @@ from sqlbench_lmeval import __version__
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.report.explorer import asset as explorer_asset
 from sqlbench_lmeval.report.explorer import script_json
 from sqlbench_lmeval.report.stats import (
@@ -63,6 +64,7 @@ from sqlbench_lmeval.verify import (
     TaskVerification,
     Verification,
     cross_run_findings,
+    run_limits,
     verdict_of,
     verify_submission,
 )
@@ -89,7 +91,8 @@ def build_leaderboard(
     output: str | Path,
     *,
     cache_dir=None,
-    limits: Limits = Limits(),
+    timeout_s: float | None = None,
+    max_rows: int = DEFAULT_LIMITS.max_rows,
     workers: int | None = None,
     resamples: int = RESAMPLES,
     seed: int = SEED,
@@ -97,7 +100,9 @@ def build_leaderboard(
     source=None,
     options=None,
 ) -> LeaderboardFiles:
-    """Verify (or take from the cache) every run of ``specs`` and write the leaderboard."""
+    """Verify (or take from the cache) every run of ``specs`` and write the leaderboard. Each
+    run is re-scored with ``max_rows`` and ``timeout_s``, else its engine's default time limit
+    (``verify.run_limits``)."""
     folder = Path(output)
     reports = folder / REPORTS
     reports.mkdir(parents=True, exist_ok=True)
@@ -105,6 +110,7 @@ def build_leaderboard(
     hashes = _FileHashes(reports / "file-hashes.json")
     for spec in specs:
         for submission in read_submissions(spec, hasher=hashes):
+            limits = run_limits(submission, options, timeout_s, max_rows)
             key = _cache_key(submission.inputs, submission.name, limits, options)
             path = reports / f"cache-{key}.json"
             if path.exists():

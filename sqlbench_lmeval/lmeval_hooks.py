@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from lm_eval.api.filter import Filter
@@ -39,9 +40,15 @@ WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
 TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
 
 
-def limits_from_env() -> Limits:
+def limits_from_env(items: Sequence[Item] = ()) -> Limits:
+    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
     timeout = os.environ.get(TIMEOUT_ENV)
-    return Limits(timeout_s=float(timeout)) if timeout else Limits()
+    if timeout:
+        return Limits(timeout_s=float(timeout))
+    engines = {item.database.engine for item in items}
+    return Limits(timeout_s=max((default_timeout(e) for e in engines), default=Limits().timeout_s))
 
 
 def workers_from_env() -> int | None:
@@ -137,7 +144,7 @@ class ExecuteAndScore(Filter):
             lambda some_items, texts: score_items(
                 some_items,
                 texts,
-                limits=limits_from_env(),
+                limits=limits_from_env(some_items),
                 workers=workers_from_env(),
                 gold_cache=gold_cache(),
                 preview_rows=preview_rows_from_env(),

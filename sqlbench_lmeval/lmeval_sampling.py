@@ -32,7 +32,7 @@ class ExecuteAndScoreSamples(ExecuteAndScore):
         return score_samples(
             items,
             [_responses(responses) for responses in resps],
-            limits=limits_from_env(),
+            limits=limits_from_env(items),
             workers=workers_from_env(),
             gold_cache=gold_cache(),
             **scoring_hooks(self.module),

@@ -101,15 +101,13 @@ def normalize(
         # (cheaper than a copy kept for the rare failure).
         resolved = qualify_names(_before_names(tree.copy(), dialect), dialect, schema)
         # Again: qualify writes names in the dialect's case (Snowflake's are upper case).
-        _resolve_sources(_lowercase_identifiers(resolved), schema or {})
+        _resolve_sources(_plain_identifiers(resolved), schema or {})
         tree = resolved
     except Exception:
         # sqlglot could not resolve the names (it happens with odd predictions): keep them as
         # written; ``qualified`` reports it.
         tree = _before_names(tree.copy(), dialect)
         qualified = False
-    for identifier in tree.find_all(exp.Identifier):
-        identifier.set("quoted", False)  # tokens are compared, never run
     return tree, qualified
 
 
@@ -130,8 +128,8 @@ def qualify_names(tree: exp.Expression, dialect: str, schema: Mapping | None) ->
 
 def _before_names(tree: exp.Expression, dialect: str) -> exp.Expression:
     """The rules applied before names are resolved."""
-    # Lower-cased before qualify, so that names match the schema's whatever their quoting.
-    tree = _lowercase_identifiers(_drop_positions_next_to_star(tree))
+    # Plain before qualify, so that names match the schema's whatever their quoting.
+    tree = _plain_identifiers(_drop_positions_next_to_star(tree))
     tree = _drop_redundant_aliases(tree)
     # Constants first: the definitions that replace derived-column names are then folded too.
     return _fold_constants(tree, dialect)
@@ -154,10 +152,17 @@ def _sqlglot_schema(schema: Mapping | None, dialect: str) -> MappingSchema | Non
     return _SCHEMAS[key][1]
 
 
-def _lowercase_identifiers(tree: exp.Expression) -> exp.Expression:
-    """Lower-case every identifier, quoted ones too (DuckDB and SQLite match names caselessly)."""
+def _plain_identifiers(tree: exp.Expression) -> exp.Expression:
+    """Every identifier in lower case and unquoted (DuckDB and SQLite match names caselessly).
+
+    Before names are resolved, not only in the tokens: a quoted name would keep its quotes in
+    the name a derived column gets from its definition (``SUM(t."x")``, which a window or a
+    CTE then quotes again), and a quoted lower-case name does not match the schema of a dialect
+    that folds names to upper case (Snowflake). Tokens are compared, never run, so no quote is
+    ever needed in them."""
     for identifier in tree.find_all(exp.Identifier):
         identifier.set("this", identifier.this.lower())
+        identifier.set("quoted", False)
     return tree
 
 

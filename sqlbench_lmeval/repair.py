@@ -101,10 +101,11 @@ def check(requests, answers: list[str]) -> list[dict]:
     for name, indices in by_benchmark.items():
         hooks = scoring_hooks(benchmark_module(name)) if name else {}
         hooks.pop("item_metrics", None)  # only whether it ran matters here
+        batch = [Item.from_doc(requests[i].doc) for i in indices]
         scored = score_items(
-            [Item.from_doc(requests[i].doc) for i in indices],
+            batch,
             [answers[i] for i in indices],
-            limits=limits_from_env(),
+            limits=limits_from_env(batch),
             workers=workers_from_env(),
             gold_cache=gold_cache(),
             progress=False,

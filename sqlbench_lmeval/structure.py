@@ -14,7 +14,9 @@ Rules (form -> canonical form):
   bigquery, tsql, sqlite (first that reads it; ``Structure.dialect``, logged as ``parsed_dialect``);
   none: unparseable, 0.0
 - tokens of a query read in any dialect -> rendered in DuckDB's dialect (one spelling per structure)
-- ``"Store_Sales"``, ``STORE_SALES`` -> ``store_sales`` (names are case-insensitive)
+- ``"Store_Sales"``, ``STORE_SALES`` -> ``store_sales`` (names are case-insensitive; quotes are
+  dropped before names resolve, so none reaches a token, in a window function or a
+  derived-column name either)
 - ``ss1.x``, ``store_sales.x``, bare ``x`` (base table) -> ``store_sales.x``
 - bare ``x`` in a query over one source that sqlglot leaves bare (the source is behind ``SELECT *``)
   -> the column of that source

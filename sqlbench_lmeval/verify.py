@@ -51,6 +51,7 @@ from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.sampling import normalized_sql
 from sqlbench_lmeval.scoring import (
@@ -252,14 +253,17 @@ def verify_submission(
     submission: Submission,
     *,
     cache_dir=None,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     workers: int | None = None,
     progress: bool = False,
     source=None,
     options: Mapping | None = None,
 ) -> Verification:
     """Verify every task of ours in ``submission`` (see the module docstring). ``options``
-    choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded."""
+    choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded.
+    ``limits``: what the answers are re-scored under; None: :func:`run_limits`."""
+    if limits is None:
+        limits = run_limits(submission, options)
     findings = []
     if submission.other_tasks:
         findings.append(
@@ -303,6 +307,27 @@ def verify_submission(
         inputs=submission.inputs,
         settings=_run_settings(submission.settings),
     )
+
+
+def run_limits(
+    submission: Submission,
+    options: Mapping | None = None,
+    timeout_s: float | None = None,
+    max_rows: int = DEFAULT_LIMITS.max_rows,
+) -> Limits:
+    """The limits ``submission`` is re-scored under: ``timeout_s``, else the default time limit
+    of the engine its tasks ran on (the longest, should they differ; ``options`` choose the
+    engine over what the run recorded), which is what the run's own scoring used unless it was
+    told otherwise: 60 s on PostgreSQL, 10 s elsewhere (``runner.default_timeout``)."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
+    if timeout_s is None:
+        engines = {
+            {**_run_options(logged, submission), **(options or {})}.get("engine")
+            for logged in submission.tasks
+        }
+        timeout_s = max(default_timeout(engine) for engine in engines or {None})
+    return Limits(timeout_s=timeout_s, max_rows=max_rows)
 
 
 def _spec_of(name: str) -> TaskSpec:

@@ -43,13 +43,7 @@ def mysql_admin_url():
 
     from sqlbench_lmeval.logiccat.server import URL_ENV
 
-    outside = os.environ.pop(URL_ENV, None)
-    url, private = admin_url_or_skip()
-    yield url
-    if private is not None:
-        private.stop()
-    if outside is not None:
-        os.environ[URL_ENV] = outside
+    yield from _session_server(admin_url_or_skip, URL_ENV)
 
 
 @pytest.fixture(scope="session")
@@ -148,3 +142,30 @@ def tpcds_items(tpcds_cache):
     from sqlbench_lmeval.tpcds.benchmark import load_items
 
     return load_items(cache_dir=tpcds_cache, scale_factor=TPCDS_SCALE_FACTOR)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url():
+    """Admin URL of a PostgreSQL server (see tests/support/postgres_server.py), or a skip.
+
+    ``$SQLBENCH_LMEVAL_POSTGRES_URL`` (the URL evaluations run under) is kept out of the
+    session: the tests name their servers and roles themselves."""
+    from support.postgres_server import admin_url_or_skip
+
+    from sqlbench_lmeval.tpcds.postgres import URL_ENV
+
+    yield from _session_server(admin_url_or_skip, URL_ENV)
+
+
+def _session_server(admin_url_or_skip, url_env: str):
+    """Yield the admin URL ``admin_url_or_skip()`` gives (a private server is stopped after
+    the session) while ``$url_env``, the URL evaluations run under, is out of the environment."""
+    outside = os.environ.pop(url_env, None)
+    try:
+        url, private = admin_url_or_skip()
+        yield url
+        if private is not None:
+            private.stop()
+    finally:
+        if outside is not None:
+            os.environ[url_env] = outside

@@ -285,6 +285,8 @@ def test_the_progress_bar_total_never_changes(database, tmp_path, capsys, cached
     totals = set(re.findall(r"\b\d+/(\d+)\b", capsys.readouterr().err))
     # With the cache, the 12 gold queries are one query run once (same SQL, same database).
     assert totals == ({"13"} if cached else {"24"})
+
+
 @pytest.mark.parametrize(
     ("raw", "constant"),
     [

@@ -2,8 +2,8 @@
 and extraction alone, in each setting's dialect, refuses exactly the answers the table refuses.
 Every row runs for real, through ``score`` and the lm-eval filter, in
 tests/logiccat/test_statement_rule.py (SQLite, and SQLite asked in MySQL),
-tests/tpcds/test_statement_rule.py (DuckDB) and tests/logiccat/test_statement_rule_mysql.py
-(MariaDB)."""
+tests/tpcds/test_statement_rule.py (DuckDB), tests/logiccat/test_statement_rule_mysql.py
+(MariaDB) and tests/tpcds/test_statement_rule_postgres.py (PostgreSQL)."""
 
 from __future__ import annotations
 

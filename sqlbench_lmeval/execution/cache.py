@@ -6,7 +6,9 @@ over everything that can change a gold result:
 - the database file's content (sha256; memoized by path, inode, size and mtime, in memory and
   in the cache file, so unchanged files are hashed once); for the ``mysql`` engine the server's
   version and ``CHECKSUM TABLE`` of every table (:func:`~sqlbench_lmeval.execution.mysql.
-  database_fingerprint`, once per process and database);
+  database_fingerprint`, once per process and database); for ``postgres`` the server's version
+  and the id of the load that filled the database (:func:`~sqlbench_lmeval.execution.postgres.
+  database_fingerprint`);
 - the exact SQL text;
 - the engine and its version (SQLite library version, DuckDB package version);
 - the setup hook and a fingerprint of its module's source file (a hook that imports helpers from
@@ -158,6 +160,11 @@ class GoldCache:
             if database.engine == "mysql":
                 # A server database: its server version and CHECKSUM TABLE of every table.
                 from sqlbench_lmeval.execution.mysql import database_fingerprint
+
+                file_hash = database_fingerprint(database.path)
+            elif database.engine == "postgres":
+                # A server database: its server version and the load that filled it.
+                from sqlbench_lmeval.execution.postgres import database_fingerprint
 
                 file_hash = database_fingerprint(database.path)
             else:
@@ -314,10 +321,12 @@ def _engine_version(engine: str) -> str:
         else:
             from importlib.metadata import PackageNotFoundError, version
 
+            # postgres: the driver's (the server's version is in the database fingerprint).
+            package = {"postgres": "psycopg"}.get(engine, engine)
             try:
-                _engine_versions[engine] = f"{engine} {version(engine)}"
+                _engine_versions[engine] = f"{package} {version(package)}"
             except PackageNotFoundError:
-                _engine_versions[engine] = f"{engine} unknown"
+                _engine_versions[engine] = f"{package} unknown"
     return _engine_versions[engine]
 
 

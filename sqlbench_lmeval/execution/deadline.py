@@ -4,7 +4,20 @@ another thread (DuckDB's ``interrupt()``, a MySQL server's ``KILL QUERY``)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+
+
+def stopped(timeout_s: float, start: float) -> Outcome:
+    """The outcome of a query stopped at its deadline (``start``: ``time.monotonic()`` when it
+    began)."""
+    return Outcome(
+        Status.TIMEOUT,
+        error=f"stopped after {timeout_s:g} s",
+        elapsed_s=time.monotonic() - start,
+    )
 
 
 class Deadline:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import duckdb
 
-from sqlbench_lmeval.execution.deadline import Deadline
-from sqlbench_lmeval.execution.fetch import fetch_limited
+from sqlbench_lmeval.execution.deadline import Deadline, stopped
+from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -90,17 +90,9 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         columns = tuple(d[0] for d in conn.description or ())
         outcome = fetch_limited(conn.fetchmany, columns, limits, start)
     except duckdb.InterruptException:
-        outcome = Outcome(
-            Status.TIMEOUT,
-            error=f"stopped after {limits.timeout_s:g} s",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = stopped(limits.timeout_s, start)
     except MemoryError:
-        outcome = Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = out_of_memory(limits, start)
     except Exception as error:
         if isinstance(error, duckdb.IOException) and _DAMAGED_FILE in str(error):
             raise EvaluationUnavailable(
@@ -112,11 +104,7 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         deadline.stop()
     if deadline.fired and outcome.status is not Status.TIMEOUT:
         # The interrupt may surface as another error type (or mid-fetch); the clock decides.
-        outcome = Outcome(
-            Status.TIMEOUT,
-            error=f"stopped after {limits.timeout_s:g} s",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = stopped(limits.timeout_s, start)
     return outcome
 
 

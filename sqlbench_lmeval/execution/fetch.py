@@ -1,4 +1,5 @@
-"""Fetching a result under the row cap and a byte budget (shared by both engines)."""
+"""Fetching a result under the row cap and a byte budget, and the outcome of a query that ran
+out of memory (shared by every engine)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,16 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 
 MIB = 1024 * 1024
 FETCH_CHUNK = 1024  # rows per fetchmany call
+
+
+def out_of_memory(limits: Limits, start: float) -> Outcome:
+    """The outcome of a query that ran out of the worker's memory (``start``:
+    ``time.monotonic()`` when it began)."""
+    return Outcome(
+        Status.ERROR,
+        error=f"out of memory (limit {limits.memory_mb} MiB)",
+        elapsed_s=time.monotonic() - start,
+    )
 
 
 def fetch_limited(fetchmany, columns: tuple[str, ...], limits: Limits, start: float) -> Outcome:

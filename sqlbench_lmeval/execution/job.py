@@ -9,10 +9,13 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class Database:
-    """A database file that is opened read-only, or (engine ``mysql``) a database on a server.
+    """A database file that is opened read-only, or (engines ``mysql``, ``postgres``) a
+    database on a server.
 
     For ``mysql``, ``path`` is a URL ``mysql://user:password@host:port/dbname`` (see
-    :mod:`sqlbench_lmeval.execution.mysql`); the setup hook gets the PyMySQL connection.
+    :mod:`sqlbench_lmeval.execution.mysql`); the setup hook gets the PyMySQL connection. For
+    ``postgres``, a libpq URL ``postgresql://user@host:port/dbname?passfile=...`` (see
+    :mod:`sqlbench_lmeval.execution.postgres`; no setup hook).
 
     ``setup`` names a trusted hook ``"pkg.module:function"``; it is imported in the worker and
     called with every new raw connection (``sqlite3.Connection`` or duckdb connection) after the
@@ -20,7 +23,7 @@ class Database:
     is closed, e.g. to register MySQL-compatible functions and a frozen clock.
     """
 
-    engine: Literal["sqlite", "duckdb", "mysql"]
+    engine: Literal["sqlite", "duckdb", "mysql", "postgres"]
     path: str
     setup: str | None = None
 
@@ -31,13 +34,22 @@ class Database:
             from sqlbench_lmeval.execution.mysql import database_name
 
             return database_name(self.path)
+        if self.engine == "postgres":
+            from sqlbench_lmeval.execution.postgres import database_name
+
+            return database_name(self.path) or ""
         return PurePath(self.path).stem
 
     @property
     def public_path(self) -> str:
-        """``path`` as outputs show it: a server URL without password or option file."""
+        """``path`` as outputs show it: a server URL without password, option file or password
+        file."""
         if self.engine == "mysql":
             from sqlbench_lmeval.execution.mysql import public_url
+
+            return public_url(self.path)
+        if self.engine == "postgres":
+            from sqlbench_lmeval.execution.postgres import public_url
 
             return public_url(self.path)
         return self.path

@@ -39,7 +39,8 @@ process, shared by all its databases through ``COM_INIT_DB``):
    ``KILL CONNECTION`` (not drained) and the next query gets a new connection;
 5. only statements whose first keyword is SELECT or WITH are sent (``SET``, ``KILL``, ``DO``,
    ``CALL``, ``LOAD DATA``, ... never reach the server; an executable comment ``/*! ... */`` in
-   front counts as a statement of unknown kind and is refused too).
+   front counts as a statement of unknown kind and is refused too; read with MySQL's comments
+   by :mod:`~sqlbench_lmeval.execution.statement`).
 
 Failures of the evaluation itself are never an item's outcome: a server that cannot be reached,
 a login the server refuses, a benchmark database that is missing or that the account may not
@@ -67,10 +68,11 @@ from functools import partial
 import pymysql
 import pymysql.cursors
 
-from sqlbench_lmeval.execution.deadline import Deadline
-from sqlbench_lmeval.execution.fetch import fetch_limited
+from sqlbench_lmeval.execution.deadline import Deadline, stopped
+from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.execution.statement import refusal
 from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
 VERSION = pymysql.VERSION_STRING
@@ -81,6 +83,7 @@ CONNECT_TIMEOUT_S = 10
 # knows the deadline was the reason.
 SERVER_LIMIT_MARGIN_S = 0.5
 ALLOWED_FIRST_KEYWORDS = frozenset({"SELECT", "WITH"})
+DIALECT = "mysql"  # sqlglot's name of this engine's SQL (its comments and strings: lexis)
 # Internal temporary tables on disk (Aria), never in memory (HEAP). With HEAP temporary tables
 # the order of rows tied under an ORDER BY that sorts a temporary table ("Using temporary;
 # Using filesort": most joins and GROUP BYs sorted on a computed key), and which tied rows its
@@ -630,47 +633,14 @@ def close_all() -> None:
         _close(session.killer)
 
 
-_COMMENT_OR_SPACE = re.compile(r"\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|/\*(?![!M])[\s\S]*?\*/")
-_WORD = re.compile(r"[A-Za-z_]+")
-
-
-def _code_start(sql: str) -> int:
-    """Where the code starts after blanks, ``--``/``#``/ordinary ``/* */`` comments and ``(``.
-
-    An executable comment (``/*!``, ``/*M!``) is code, so it is not skipped.
-    """
-    position = 0
-    while position < len(sql):
-        match = _COMMENT_OR_SPACE.match(sql, position)
-        if match:
-            position = match.end()
-        elif sql[position] == "(":
-            position += 1
-        else:
-            break
-    return position
-
-
-def first_keyword(sql: str) -> str:
-    """The statement's first keyword in upper case ('' if it does not start with a word)."""
-    word = _WORD.match(sql, _code_start(sql))
-    return word.group(0).upper() if word else ""
-
-
 def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     """Run one SELECT on the handle's database; never raises for bad SQL. Raises
     :class:`EvaluationUnavailable` when no session can be opened, :class:`ConnectionLost` when
     the server dropped the connection or interrupted the query (see the module docstring)."""
     start = time.monotonic()
-    if _code_start(sql) >= len(sql):
-        return Outcome(Status.NO_SQL, error="no statement to run")
-    keyword = first_keyword(sql)
-    if keyword not in ALLOWED_FIRST_KEYWORDS:
-        return Outcome(
-            Status.ERROR,
-            error=f"only SELECT statements are allowed (got {keyword or 'no keyword'})",
-            elapsed_s=time.monotonic() - start,
-        )
+    refused = refusal(sql, DIALECT, ALLOWED_FIRST_KEYWORDS, start)
+    if refused is not None:
+        return refused
     session = handle.session
     try:
         conn = session.ready(handle.database, limits)
@@ -697,11 +667,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
         outcome = _classify(error, start, limits)
     except MemoryError:
         abandoned = True
-        outcome = Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = out_of_memory(limits, start)
     finally:
         deadline.stop()
     if abandoned:
@@ -718,11 +684,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     ):
         # SLEEP()/BENCHMARK() stopped by KILL QUERY or by the server's limit return a value
         # without an error; the clock decides.
-        outcome = Outcome(
-            Status.TIMEOUT,
-            error=f"stopped after {limits.timeout_s:g} s",
-            elapsed_s=time.monotonic() - start,
-        )
+        outcome = stopped(limits.timeout_s, start)
     return outcome
 
 
@@ -767,11 +729,7 @@ def _connection_lost(error: pymysql.err.Error, deadline_fired: bool) -> bool:
 
 def _classify(error: pymysql.err.Error, start: float, limits: Limits) -> Outcome:
     if _error_code(error) in _TIMEOUT_ERRORS:
-        return Outcome(
-            Status.TIMEOUT,
-            error=f"stopped after {limits.timeout_s:g} s",
-            elapsed_s=time.monotonic() - start,
-        )
+        return stopped(limits.timeout_s, start)
     return Outcome(Status.ERROR, error=_message(error), elapsed_s=time.monotonic() - start)
 
 

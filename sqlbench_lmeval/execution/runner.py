@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 
+from sqlbench_lmeval.execution.fetch import out_of_memory
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
@@ -35,6 +36,7 @@ RETRY_PAUSE_S = 1.0  # before the one retry of a failure of the evaluation itsel
 RECONNECT_WINDOW_S = 60.0  # how long a server that went away may take to come back
 RECONNECT_STEP_S = 0.5  # between two attempts to reach it (a heartbeat each time)
 LOSSES_ALLOWED = 3  # runs of one query that lost the connection before it counts as crashed
+SERVER_ENGINES = ("mysql", "postgres")  # a URL of a database on a server, not a file
 
 # key (engine, path, setup, memory_mb) -> (file signature, connection)
 _connections: OrderedDict[tuple, tuple[tuple, object]] = OrderedDict()
@@ -79,7 +81,7 @@ def _key(database: Database, limits: Limits) -> tuple:
 
 def _file_signature(database: Database) -> tuple:
     # A server, not a file: the engine module reconnects by itself when the server drops it.
-    return ("server",) if database.engine == "mysql" else _signature(database.path)
+    return ("server",) if database.engine in SERVER_ENGINES else _signature(database.path)
 
 
 def is_open(database: Database, limits: Limits) -> bool:
@@ -110,7 +112,7 @@ def connection(database: Database, limits: Limits) -> tuple[object, bool]:
 def _connection(database: Database, limits: Limits) -> tuple[object, bool]:
     engine = _engine(database.engine)
     key = _key(database, limits)
-    if database.engine != "mysql" and not os.path.isfile(database.path):
+    if database.engine not in SERVER_ENGINES and not os.path.isfile(database.path):
         raise FileNotFoundError("no such file")
     signature = _file_signature(database)
     if database.engine == "sqlite":
@@ -135,11 +137,7 @@ def _connection(database: Database, limits: Limits) -> tuple[object, bool]:
 
 def describe(database: Database) -> str:
     """``database`` for a message: the engine and the file, or the server URL without password."""
-    if database.engine == "mysql":
-        from sqlbench_lmeval.execution.mysql import redact
-
-        return f"mysql database {redact(database.path)}"
-    return f"{database.engine} database {database.path}"
+    return f"{database.engine} database {database.public_path}"
 
 
 def _open_failure(database: Database, error: BaseException) -> str:
@@ -202,9 +200,23 @@ def _engine(name: str):
         from sqlbench_lmeval.execution import duckdb as engine
     elif name == "mysql":
         from sqlbench_lmeval.execution import mysql as engine
+    elif name == "postgres":
+        from sqlbench_lmeval.execution import postgres as engine
     else:
-        raise ValueError(f"unknown engine {name!r} (expected 'sqlite', 'duckdb' or 'mysql')")
+        raise ValueError(
+            f"unknown engine {name!r} (expected 'sqlite', 'duckdb', 'mysql' or 'postgres')"
+        )
     return engine
+
+
+def default_timeout(engine: str | None) -> float:
+    """The time limit per query when the user gives none: the engine's own
+    (``DEFAULT_TIMEOUT_S`` of its module), else :data:`DEFAULT_LIMITS`'."""
+    try:
+        module = _engine(engine) if engine else None
+    except (ImportError, ValueError):  # its driver is missing, or no such engine: said later
+        module = None
+    return float(getattr(module, "DEFAULT_TIMEOUT_S", DEFAULT_LIMITS.timeout_s))
 
 
 def _close(conn) -> None:
@@ -219,9 +231,10 @@ def close_all() -> None:
     a server logs a connection dropped without a goodbye as aborted)."""
     while _connections:
         _close(_connections.popitem()[1][1])
-    mysql = sys.modules.get("sqlbench_lmeval.execution.mysql")  # imported only when used
-    if mysql is not None:
-        mysql.close_all()
+    for name in SERVER_ENGINES:
+        module = sys.modules.get(f"sqlbench_lmeval.execution.{name}")  # imported only when used
+        if module is not None:
+            module.close_all()
 
 
 def execute(
@@ -294,11 +307,7 @@ def _execute_once(job: Job, sql: str, limits: Limits) -> Outcome:
     except EvaluationUnavailable:
         raise
     except MemoryError:
-        return Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        return out_of_memory(limits, start)
     except Exception as error:
         message = f"{type(error).__name__}: {str(error) or type(error).__name__}"
         return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)

@@ -30,7 +30,8 @@ import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlbench_lmeval.execution.fetch import MIB, fetch_limited
+from sqlbench_lmeval.execution.deadline import stopped
+from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -137,7 +138,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return fetch_limited(cursor.fetchmany, columns, limits, start)
     except sqlite3.OperationalError as error:
         if str(error) == "interrupted" and time.monotonic() >= deadline.at:
-            return _timeout(limits, start)
+            return stopped(limits.timeout_s, start)
         _raise_if_broken_file(error, conn)
         return _error(error, start)
     except sqlite3.ProgrammingError as error:
@@ -150,11 +151,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return _error(error, start)
     except MemoryError:
         # hard_heap_limit surfaces as MemoryError, which is not a sqlite3.Error.
-        return Outcome(
-            Status.ERROR,
-            error=f"out of memory (limit {limits.memory_mb} MiB)",
-            elapsed_s=time.monotonic() - start,
-        )
+        return out_of_memory(limits, start)
     except Exception as error:  # sqlite3.Error, UnicodeEncodeError of lone surrogates, ...
         _raise_if_broken_file(error, conn)
         return _error(error, start)
@@ -181,14 +178,6 @@ def _raise_if_broken_file(error: BaseException, conn: SandboxConnection) -> None
             f"the SQLite database file {conn.path} is damaged or gone: {error} (rebuild the "
             "benchmark's data: `sqlbench-lmeval prepare`)"
         )
-
-
-def _timeout(limits: Limits, start: float) -> Outcome:
-    return Outcome(
-        Status.TIMEOUT,
-        error=f"stopped after {limits.timeout_s:g} s",
-        elapsed_s=time.monotonic() - start,
-    )
 
 
 def _error(error: BaseException, start: float) -> Outcome:

@@ -12,6 +12,10 @@ loop asks again only while an answer is not valid, so an item's answer is valid
 VES's count and the largest r is ``ves@retry``'s); EX after retries is ``ex@retry``'s mean.
 The largest r shown is the most retries any item of the view used in any run (the configured
 limit is not in the sample log; an item that used every retry and is still not valid shows it).
+
+On TPC-DS run on PostgreSQL (``tpcds_postgres`` with ``{"engine": "postgres"}``, or ``score
+tpcds --engine postgres``) that count after 3 retries is the measure of the paper's Table 3
+(:data:`PAPER_TABLE_3`), and the section prints the paper's figures beside it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,27 @@ from sqlbench_lmeval.report.tables import Section, Table, fmt
 
 RETRIES_USED = "retries_used"
 
+#: Ma, Pu and Zhu (2024), "Evaluating LLMs for Text-to-SQL Generation With Complex SQL
+#: Workload", arXiv:2407.19517, Table 3: of the 99 TPC-DS queries, how many each model's
+#: PostgreSQL ran on PostgreSQL after up to 3 retries with the error message fed back.
+PAPER_TABLE_3 = {
+    "gpt-4": 94,
+    "gemini-1.5": 86,
+    "codestral": 77,
+    "mistral-large": 75,
+    "llama3-70b": 74,
+    "mixtral-8x22b": 67,
+    "codellama-70b": 56,
+    "codellama-34b": 29,
+    "codellama-13b": 18,
+    "codellama-7b": 17,
+}
+PAPER_RETRIES = 3
+PAPER_CITATION = (
+    "Ma, Pu and Zhu (2024), Evaluating LLMs for Text-to-SQL Generation With Complex SQL "
+    "Workload, arXiv:2407.19517, Table 3"
+)
+
 
 @dataclass(frozen=True)
 class RetryRow:
@@ -39,6 +64,7 @@ class RetryRow:
     ex_first: float  # mean EX of the first attempts
     ex_after: float  # mean ex@retry (the last attempts)
     retries_used: tuple[int, ...]  # [r] = items that used exactly r retries (the histogram)
+    paper_measure: bool = False  # TPC-DS run on PostgreSQL: the paper's Table 3 setting
 
     @property
     def never_valid(self) -> int:
@@ -86,9 +112,57 @@ def retry_rows(runs: Sequence[Run]) -> list[RetryRow]:
                     ex_first=_mean([item.ex for item in items]),
                     ex_after=_mean([_ex_after(item) for item in items]),
                     retries_used=tuple(used[r] for r in range(most + 1)),
+                    paper_measure=is_paper_setting(result),
                 )
             )
     return rows
+
+
+def is_paper_setting(result) -> bool:
+    """TPC-DS whose SQL ran on PostgreSQL (the engine recorded, the dataset version TPC-DS's)."""
+    return result.engine == "postgres" and (result.dataset_version or "").startswith("tpcds")
+
+
+def valid_after_paper_retries(row: RetryRow) -> int:
+    """Items valid after at most :data:`PAPER_RETRIES` retries (fewer if no item used so many)."""
+    return row.valid_after[min(PAPER_RETRIES, len(row.valid_after) - 1)]
+
+
+def paper_comparison(rows: Sequence[RetryRow]) -> tuple[str, Table, Table]:
+    """The paper's Table 3 beside ours: a paragraph on how the two relate, our count per run,
+    the paper's per model."""
+    text = (
+        f"TPC-DS on PostgreSQL is the paper's setting: {PAPER_CITATION} counts, of the 99 "
+        f"queries, those whose generated PostgreSQL ran on PostgreSQL after up to "
+        f"{PAPER_RETRIES} retries with the error message fed back. Our count is the same "
+        f"measure when the run asked for PostgreSQL (tpcds_postgres), ran it natively on the "
+        f"postgres engine and retried {PAPER_RETRIES} times (sqlbench-repair, retries=3): an "
+        "answer is valid when it ran without error, as a count of the 99 items (not a mean, "
+        "and not over parseable answers only). It differs in what the model saw and in what "
+        "stops a query: our questions name every constant of gold (the paper used the "
+        "specification's business questions), and a query that exceeds the time limit or the "
+        "row cap is not valid here (the paper names no limits). The models differ too: "
+        "compare a model with itself, not across the two tables."
+    )
+    ours = Table(
+        ("Run", "n", f"valid after ≤ {PAPER_RETRIES} retries", "share"),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                str(valid_after_paper_retries(row)),
+                f"{valid_after_paper_retries(row) / row.n:.1%}" if row.n else "–",
+            )
+            for row in rows
+        ),
+        (False, True, True, True),
+    )
+    paper = Table(
+        ("Model (paper)", "valid of 99 after ≤ 3 retries"),
+        tuple((model, str(count)) for model, count in PAPER_TABLE_3.items()),
+        (False, True),
+    )
+    return text, ours, paper
 
 
 def _ex_after(item: ScoredItem) -> float:
@@ -160,5 +234,7 @@ def retry_sections(runs: Sequence[Run], views: Sequence[str], charts) -> list[Se
             (False, *(True for _ in range(most + 5))),
         )
         image = charts.draw("retries", view, plot_retries_histogram, view_rows)
-        sections.append(Section(view, (table, *image), level=3))
+        paper_rows = [row for row in view_rows if row.paper_measure]
+        comparison = paper_comparison(paper_rows) if paper_rows else ()
+        sections.append(Section(view, (table, *image, *comparison), level=3))
     return sections

@@ -5,8 +5,11 @@ through :func:`item_metrics`: the structural similarity of the predicted query t
 complexity counts of both, so the paper's Table 1 ratios (model mean / gold mean) can be read off
 any run.
 
-The queries run on DuckDB. With ``dialect`` (the paper prompted for PostgreSQL) predictions are
-translated to DuckDB by sqlglot (:func:`transpile_prediction`) before they run, and their
+The queries run on DuckDB, or with ``engine="postgres"`` on a PostgreSQL server that
+``prepare tpcds --engine postgres`` loaded (``sqlbench_lmeval.tpcds.postgres``; gold there is
+DuckDB's gold written as PostgreSQL by sqlglot). With ``dialect`` (the paper prompted for
+PostgreSQL) predictions are translated to the engine's dialect by sqlglot
+(:func:`transpile_prediction`) before they run, unless it is the engine's own, and their
 structure is read as written, in that dialect.
 """
 
@@ -29,19 +32,21 @@ from sqlbench_lmeval.structure import SIMILARITY_METRICS, Structure, similarity,
 DEFAULT_SCALE_FACTOR = 1.0
 
 DIALECT = "duckdb"
-ENGINE = "duckdb"  # the only engine TPC-DS runs on
+ENGINE = "duckdb"  # the default engine
+ENGINES = ("duckdb", "postgres")
 
 
 def check_engine(engine: str | None) -> str:
-    """``engine`` when it is DuckDB (or not given), else a UserError: an ``--engine mysql`` or
-    ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
+    """``engine`` when TPC-DS runs on it (default DuckDB), else a UserError: an ``--engine
+    mysql`` or ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
     from sqlbench_lmeval.errors import UserError
 
     name = (engine or ENGINE).strip().lower()
-    if name != ENGINE:
+    if name not in ENGINES:
         raise UserError(
-            f"TPC-DS runs on {ENGINE} only, not on engine {engine!r} (the sqlite and mysql "
-            "engines are LogicCat's): leave --engine / the engine option out"
+            f"TPC-DS runs on {' or '.join(ENGINES)}, not on engine {engine!r} (the sqlite and "
+            "mysql engines are LogicCat's): leave --engine / the engine option out, or choose "
+            "postgres"
         )
     return name
 
@@ -52,19 +57,27 @@ def load_items(
     questions_file=None,
     dialect: str | None = None,
     engine: str | None = None,
+    url: str | None = None,
     **_options,
 ) -> list[Item]:
     """The 99 TPC-DS items, building the database at ``scale_factor`` on first use.
 
     ``questions_file`` replaces our questions (JSONL with ``query_nr`` and ``question``);
-    ``dialect`` is the sqlglot dialect answers are asked in (default: DuckDB's own).
+    ``dialect`` is the sqlglot dialect answers are asked in (default: the engine's own).
+    ``engine="postgres"`` runs them on the server ``prepare tpcds --engine postgres`` loaded
+    (``url``, else ``$SQLBENCH_LMEVAL_POSTGRES_URL``, else this cache's read-only role).
     """
-    from sqlbench_lmeval.tpcds.data import ensure_database, gold_queries
+    from sqlbench_lmeval.tpcds.data import check_scale_factor, ensure_database, gold_queries
     from sqlbench_lmeval.tpcds.questions import load_questions
 
-    check_engine(engine)
-    prompted = check_dialect(dialect, DIALECT)
     questions = load_questions(questions_file)
+    if check_engine(engine) == "postgres":
+        from sqlbench_lmeval.tpcds import postgres
+
+        prompted = check_dialect(dialect, postgres.DIALECT)
+        scale = check_scale_factor(scale_factor)
+        return postgres.server_items(url, cache_dir, scale, questions, prompted)
+    prompted = check_dialect(dialect, DIALECT)
     manifest = ensure_database(cache_dir, scale_factor)
     database = Database(engine=ENGINE, path=manifest["database"])
     rows = manifest["gold_row_counts"]
@@ -94,24 +107,31 @@ def dataset_version(
     scale_factor: float = DEFAULT_SCALE_FACTOR,
     questions_file=None,
     engine: str | None = None,
+    url: str | None = None,
     **_options,
 ) -> str:
-    """Names the data scored: scale factor, DuckDB (and extension) version, builder, questions."""
+    """Names the data scored: scale factor, DuckDB (and extension) version, builder, questions;
+    on PostgreSQL also the server's release, the loader and the gold translation."""
     import duckdb
 
-    check_engine(engine)
     from sqlbench_lmeval.tpcds.data import BUILDER_VERSION, check_scale_factor, scale_factor_label
     from sqlbench_lmeval.tpcds.questions import questions_fingerprint
 
-    label = scale_factor_label(check_scale_factor(scale_factor))
+    scale = check_scale_factor(scale_factor)
+    server = ""
+    if check_engine(engine) == "postgres":
+        from sqlbench_lmeval.tpcds.postgres import dataset_version_part
+
+        server = "-" + dataset_version_part(url, cache_dir, scale)
     return (
-        f"tpcds-sf{label}-duckdb{duckdb.__version__}-builder{BUILDER_VERSION}"
-        f"-questions{questions_fingerprint(questions_file)}"
+        f"tpcds-sf{scale_factor_label(scale)}-duckdb{duckdb.__version__}-builder{BUILDER_VERSION}"
+        f"{server}-questions{questions_fingerprint(questions_file)}"
     )
 
 
 def transpile_prediction(item: Item, sql: str) -> str:
-    """A prediction written in ``item.prediction_dialect`` as DuckDB SQL (sqlglot alone)."""
+    """A prediction written in ``item.prediction_dialect`` in the engine's dialect
+    ``item.dialect`` (DuckDB's or PostgreSQL's; sqlglot alone)."""
     return sqlglot_transpile(sql, read=item.prompted_dialect, write=item.dialect)
 
 
@@ -134,13 +154,15 @@ def item_metrics(item: Item, sql: str | None) -> dict[str, float | str | None]:
     """Structure metrics of the predicted ``sql`` (None: nothing extracted) against gold.
 
     The prediction is read as written, in the dialect the prompt asked for (not as translated
-    for DuckDB); gold in DuckDB's. ``parsed`` is 1.0 when the prediction is one parseable
-    statement, and ``parsed_dialect`` names the dialect that parsed it: the prompted one, or
+    for the engine); gold is DuckDB's text on every engine (what the PostgreSQL engine runs is
+    sqlglot's translation of it, which spells some expressions differently). ``parsed`` is 1.0
+    when the prediction is one parseable statement, and ``parsed_dialect`` names the dialect
+    that parsed it: the prompted one, or
     the fallback ``structure_of`` needed (None when none did).
     An unparseable prediction scores 0.0 on every similarity and every complexity count;
     ``gold_<count>`` are gold's counts.
     """
-    gold = _structure(item.gold_sql, item.dialect)
+    gold = _structure(*_structure_gold(item))
     prediction = _structure(sql, item.prompted_dialect) if sql else None
     metrics: dict[str, float | str | None] = {"parsed": float(prediction is not None)}
     metrics["parsed_dialect"] = prediction.dialect if prediction is not None else None
@@ -153,6 +175,15 @@ def item_metrics(item: Item, sql: str | None) -> dict[str, float | str | None]:
     for name in COMPLEXITY:
         metrics[f"gold_{name}"] = float(gold.complexity[name]) if gold is not None else 0.0
     return metrics
+
+
+def _structure_gold(item: Item) -> tuple[str, str]:
+    """The gold text and dialect structure is read from: DuckDB's own gold for every engine."""
+    if item.dialect == DIALECT:
+        return item.gold_sql, DIALECT
+    from sqlbench_lmeval.tpcds.data import gold_queries
+
+    return gold_queries()[item.id], DIALECT
 
 
 def aggregate_metrics(scores: Sequence[Mapping]) -> dict[str, float]:

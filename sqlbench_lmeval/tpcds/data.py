@@ -119,6 +119,11 @@ def schema_mapping() -> dict[str, dict[str, str]]:
     return mapping
 
 
+def primary_keys() -> dict[str, tuple[str, ...]]:
+    """``{table: key columns}`` of the tables that have a primary key."""
+    return dict(_schema_rows()[1])
+
+
 @lru_cache(maxsize=1)
 def schema_ddl() -> str:
     """CREATE TABLE statements of the 24 tables, one column per line, with primary keys."""

@@ -28,6 +28,7 @@ def load_dataset(
     questions_file=None,
     dialect: str | None = None,
     engine: str | None = None,
+    url: str | None = None,
     **_metadata,
 ):
     """``custom_dataset`` hook: the 99 TPC-DS documents as ``{"test": Dataset}``.
@@ -35,13 +36,15 @@ def load_dataset(
     lm-eval passes the task metadata and ``--metadata`` here: ``scale_factor`` (database size,
     default 1), ``questions_file`` (a JSONL file of your own questions, ``query_nr`` and
     ``question`` per line), ``dialect`` (the sqlglot dialect the answer is asked in, e.g.
-    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured; ``engine`` other than
-    ``duckdb`` is an error (LogicCat's engines do not apply); anything else is ignored.
-    A document's ``id`` is the TPC-DS query number.
+    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured; ``engine`` ``postgres``
+    runs the queries on the server ``prepare tpcds --engine postgres`` loaded (``url``: its
+    read-only role; default: this cache's), any other than ``duckdb`` is an error (LogicCat's
+    engines do not apply); anything else is ignored. A document's ``id`` is the TPC-DS query
+    number, on every engine.
     """
     import datasets
 
-    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine)
+    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine, url)
     integers = ("id", "query_nr")
     features = datasets.Features(
         {
@@ -60,6 +63,7 @@ def documents(
     questions_file=None,
     dialect: str | None = None,
     engine: str | None = None,
+    url: str | None = None,
     **_options,
 ) -> list[dict]:
     """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
@@ -72,8 +76,10 @@ def documents(
         "cache_dir": cache_dir,
         "scale_factor": scale_factor,
         "questions_file": questions_file,
+        "engine": engine,
+        "url": url,
     }
-    items = load_items(**options, dialect=dialect, engine=engine)
+    items = load_items(**options, dialect=dialect)
     version = dataset_version(**options)
     schema = schema_ddl()
     return [

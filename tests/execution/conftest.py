@@ -5,7 +5,11 @@ once per session. ``mysql_attack_server``: the same table in a database of the M
 server of ``mysql_admin_url`` (tests/conftest.py), a secret database beside it and a read-only
 account that may SELECT from the first only (and the metadata database, where the first is
 registered as a benchmark database: the engine refuses any other account); skipped, with the
-reason, when there is no server.
+reason, when there is no server. ``postgres_attack_server``: the same on a PostgreSQL server
+(``postgres_admin_url``): a database of its own with table ``t``, a schema the reader may not
+read, and the read-only role.
+``restartable_postgres``: the same on a private cluster of the test's own, which it may restart.
+``no_retry_pause``: the runner's pause before its one retry, shortened.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
 clock; hooks that fail, kill their process, or fail on the first open only) placed on sys.path,
 so the worker processes can import it.
@@ -182,3 +186,108 @@ def mysql_attack_server(mysql_admin_url):
             "DELETE FROM sqlbench_lmeval_meta.benchmark_databases WHERE benchmark = %s", (reader,)
         )
     conn.close()
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """See :func:`postgres_attack_server`."""
+
+    admin_url: str
+    reader_url: str
+    name: str
+    secret: str
+
+    def database(self) -> Database:
+        """The attacked database as the read-only role sees it."""
+        return Database("postgres", self.reader_url)
+
+    @property
+    def role(self) -> str:
+        """The read-only role."""
+        import urllib.parse
+
+        return urllib.parse.urlsplit(self.reader_url).username
+
+    def admin(self):
+        """A new admin connection to the attacked database (the caller closes it)."""
+        from sqlbench_lmeval.execution.postgres import open_connection, with_database
+
+        return open_connection(with_database(self.admin_url, self.name))
+
+    def state(self) -> dict:
+        """What no query may change: the databases and roles of the server, its large objects,
+        and a checksum of every table's rows (the admin reads the secret schema too)."""
+        from sqlbench_lmeval.execution.postgres import table_checksums
+
+        with self.admin() as conn:
+            databases = [r[0] for r in conn.execute("SELECT datname FROM pg_database ORDER BY 1")]
+            roles = [r[0] for r in conn.execute("SELECT rolname FROM pg_roles ORDER BY 1")]
+            (objects,) = conn.execute("SELECT count(*) FROM pg_largeobject_metadata").fetchone()
+            return {
+                "databases": databases,
+                "roles": roles,
+                "large_objects": objects,
+                "tables": table_checksums(conn),
+            }
+
+
+def make_postgres_attack_database(admin_url: str, folder: Path) -> PostgresServer:
+    """On the server of ``admin_url``: a database with ``t`` (:data:`ROWS`), a secret schema
+    beside it, and a read-only role whose password file goes into ``folder``."""
+    from sqlbench_lmeval.execution import postgres_admin as admin
+    from sqlbench_lmeval.execution.postgres import with_database
+
+    suffix = str(os.getpid())
+    name, reader, secret = f"sqlbench_attack_{suffix}", f"reader_{suffix}", "secret_schema"
+    admin.create_database(admin_url, name)
+    with admin.open_connection(with_database(admin_url, name)) as conn:
+        conn.execute("CREATE TABLE t (a integer, b varchar(20), c double precision)")
+        with conn.cursor() as cursor:
+            cursor.executemany("INSERT INTO t VALUES (%s, %s, %s)", ROWS)
+        conn.execute(f"CREATE SCHEMA {secret}")
+        conn.execute(f"CREATE TABLE {secret}.s (k varchar(20))")
+        conn.execute(f"INSERT INTO {secret}.s VALUES ('secret')")
+    password = admin.new_password()
+    admin.grant_reader(admin_url, name, reader, password, ["t"])
+    passfile = folder / "reader.pgpass"
+    admin.write_passfile(passfile, name, reader, password)
+    reader_url = admin.reader_url(admin_url, name, reader, passfile)
+    return PostgresServer(admin_url, reader_url, name, secret)
+
+
+def drop_postgres_attack_database(server: PostgresServer) -> None:
+    from sqlbench_lmeval.execution import postgres
+    from sqlbench_lmeval.execution import postgres_admin as admin
+
+    postgres.close_all()
+    admin.drop_database(server.admin_url, server.name, roles=(server.role,))
+
+
+@pytest.fixture
+def restartable_postgres(tmp_path):
+    """(a private cluster of the test's own, which it may restart; its attack database)."""
+    from support.postgres_server import private_or_skip
+
+    private = private_or_skip()
+    try:
+        server = make_postgres_attack_database(private.url, tmp_path)
+        yield private, server
+        drop_postgres_attack_database(server)
+    finally:
+        private.stop()
+
+
+@pytest.fixture
+def no_retry_pause(monkeypatch):
+    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
+    from sqlbench_lmeval.execution import runner
+
+    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
+
+
+@pytest.fixture(scope="session")
+def postgres_attack_server(postgres_admin_url, tmp_path_factory):
+    """A :class:`PostgresServer`: its database and role are dropped at the end."""
+    server = make_postgres_attack_database(postgres_admin_url, tmp_path_factory.mktemp("pgpass"))
+    yield server
+    drop_postgres_attack_database(server)

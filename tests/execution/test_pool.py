@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many, runner
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many
 from sqlbench_lmeval.execution import pool as pool_module
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
@@ -64,12 +64,6 @@ def test_setup_hook_functions_are_callable_under_the_authorizer(tiny_sqlite, hoo
     assert outcome.rows == (("2024-01-01 00:00:00",),)
 
 
-@pytest.fixture
-def no_retry_pause(monkeypatch):
-    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
-    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
-
-
 def test_failing_setup_hook_stops_the_batch_on_duckdb(tiny_duckdb, hooks_dir):
     # A hook is the evaluation's own code: when it fails, no query can be judged fairly.
     database = Database("duckdb", str(tiny_duckdb), setup="sqlbench_test_hooks:broken")
@@ -107,7 +101,7 @@ def test_missing_database_file_stops_the_evaluation(database, no_retry_pause):
 
 def test_unknown_engine_stops_the_evaluation(tiny_sqlite, no_retry_pause):
     with pytest.raises(EvaluationUnavailable, match="unknown engine"):
-        execute(Job(Database("postgres", str(tiny_sqlite)), "SELECT 1"))
+        execute(Job(Database("oracle", str(tiny_sqlite)), "SELECT 1"))
 
 
 def test_rebuilt_database_file_is_reopened(tmp_path):

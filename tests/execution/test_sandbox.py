@@ -1,16 +1,20 @@
 """Hostile SQL is harmless on every engine: each attack ends in a refusal, a timeout or a
 capped result, and nothing is written.
 
-One suite, three engines: ``sqlite`` and ``duckdb`` on the tiny database files, ``mysql`` on a
+One suite, four engines: ``sqlite`` and ``duckdb`` on the tiny database files, ``mysql`` on a
 MySQL-protocol server under the read-only account (marked ``mysql``: a private MariaDB, or a
-skip with the reason; see ``mysql_attack_server`` in conftest.py). ``ATTACKS_ON_EVERY_ENGINE``
-says what each engine must make of the same query; ``SQLITE_ONLY_ATTACKS``,
-``DUCKDB_ONLY_ATTACKS`` and ``MYSQL_ONLY_ATTACKS`` use features only that engine has.
+skip with the reason; see ``mysql_attack_server`` in conftest.py), ``postgres`` on a PostgreSQL
+server under the read-only role (marked ``postgres``; ``postgres_attack_server``).
+``ATTACKS_ON_EVERY_ENGINE`` says what each engine must make of the same query;
+``SQLITE_ONLY_ATTACKS``, ``DUCKDB_ONLY_ATTACKS``, ``MYSQL_ONLY_ATTACKS`` and
+``POSTGRES_ONLY_ATTACKS`` use features only that engine has.
 
 All attacks of one engine run in one execute_many batch (the real path: worker processes); each
 case then checks its own outcome. Afterwards the database is the same (file engines: the file's
-bytes and the files beside it; MySQL: the list of databases and CHECKSUM TABLE of every table)
-and the folder that ATTACH, COPY, VACUUM INTO and INTO OUTFILE/DUMPFILE aim at is still empty.
+bytes and the files beside it; MySQL: the list of databases and CHECKSUM TABLE of every table;
+PostgreSQL: the lists of databases and roles, the large objects and a checksum of every table's
+rows) and the folder that ATTACH, COPY, VACUUM INTO, INTO OUTFILE/DUMPFILE and COPY TO/lo_export
+aim at is still empty.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_man
 
 LIMITS = Limits(timeout_s=0.5, max_rows=1000, memory_mb=256)
 BIG_LITERAL = "SELECT '" + "x" * 10_000_000 + "'"
-ENGINES = ("sqlite", "duckdb", "mysql")
+ENGINES = ("sqlite", "duckdb", "mysql", "postgres")
 ERROR, TIMEOUT, NO_SQL, OK = Status.ERROR, Status.TIMEOUT, Status.NO_SQL, Status.OK
 TOO_MANY_ROWS = Status.TOO_MANY_ROWS
 STOPPED = "stopped after"  # the engine itself stopped the query at the deadline
@@ -50,25 +54,29 @@ class Attack:
     sqlite: Expect
     duckdb: Expect
     mysql: Expect
+    postgres: Expect
 
 
 def on_every_engine(status: Status, fragment: str | None = None) -> dict[str, Expect]:
     return dict.fromkeys(ENGINES, (status, fragment))
 
 
-# A write: SQLite's authorizer refuses it; DuckDB's parser and MySQL's first-keyword filter
-# admit SELECT only.
+# A write: SQLite's authorizer refuses it; DuckDB's parser and the first-keyword filters of
+# MySQL and PostgreSQL admit SELECT only.
 REFUSED = {
     "sqlite": (ERROR, "not authorized"),
     "duckdb": (ERROR, "only SELECT"),
     "mysql": (ERROR, "only SELECT"),
+    "postgres": (ERROR, "only SELECT"),
 }
 # Two statements in one: SQLite and DuckDB split the text and refuse; the MySQL client never
-# turns multi-statements on, so the server parses one statement and finds a syntax error.
+# turns multi-statements on, so the server parses one statement and finds a syntax error;
+# PostgreSQL's extended query protocol takes one statement per message.
 SEVERAL = {
     "sqlite": (ERROR, "several statements"),
     "duckdb": (ERROR, "several statements"),
     "mysql": (ERROR, "syntax"),
+    "postgres": (ERROR, "multiple commands"),
 }
 
 ATTACKS_ON_EVERY_ENGINE = [
@@ -87,9 +95,12 @@ ATTACKS_ON_EVERY_ENGINE = [
     ),
     Attack("attach", "ATTACH '{file}' AS x", **REFUSED),
     Attack("attach_database", "ATTACH DATABASE '{file}' AS x", **REFUSED),
-    # A write behind WITH: past MySQL's keyword filter, the server's parser refuses it.
+    # A write behind WITH: past the servers' keyword filters, MySQL's parser refuses it, and
+    # PostgreSQL's DECLARE ... CURSOR FOR admits no DELETE.
     Attack(
-        "with_delete", "WITH x AS (SELECT 1) DELETE FROM t", **{**REFUSED, "mysql": (ERROR, None)}
+        "with_delete",
+        "WITH x AS (SELECT 1) DELETE FROM t",
+        **{**REFUSED, "mysql": (ERROR, None), "postgres": (ERROR, "syntax")},
     ),
     Attack("multi_statement", "SELECT 1; DROP TABLE t", **SEVERAL),
     Attack("multi_select", "SELECT 1; SELECT 2", **SEVERAL),
@@ -102,15 +113,17 @@ ATTACKS_ON_EVERY_ENGINE = [
         sqlite=(TIMEOUT, STOPPED),
         duckdb=(TIMEOUT, STOPPED),
         mysql=((OK, ERROR), None),
+        postgres=(TIMEOUT, STOPPED),
     ),
-    # Its rows: SQLite and MySQL stream them and hit the row cap; DuckDB computes the whole
-    # recursion before the first row and meets the deadline.
+    # Its rows: SQLite, MySQL and PostgreSQL (a cursor) stream them and hit the row cap; DuckDB
+    # computes the whole recursion before the first row and meets the deadline.
     Attack(
         "recursive_cte_rows",
         ENDLESS + "SELECT x FROM c",
         sqlite=(TOO_MANY_ROWS, CAPPED),
         duckdb=(TIMEOUT, STOPPED),
         mysql=(TOO_MANY_ROWS, CAPPED),
+        postgres=(TOO_MANY_ROWS, CAPPED),
     ),
     # 100^5 = 10^10 row combinations: far past 0.5 s on any engine.
     Attack(
@@ -209,10 +222,87 @@ MYSQL_ONLY_ATTACKS = [
     ("read_only_mode", "SELECT @@session.tx_read_only", OK, None),
 ]
 
+POSTGRES_REFUSED = "only SELECT"  # the first-keyword filter
+DENIED = "permission denied"
+READ_ONLY = "read-only transaction"
+POSTGRES_ONLY_ATTACKS = [
+    # Not queries: never sent.
+    ("copy_program", "COPY t TO PROGRAM 'touch {file}'", ERROR, POSTGRES_REFUSED),
+    ("copy_from_program", "COPY t FROM PROGRAM 'id'", ERROR, POSTGRES_REFUSED),
+    ("copy_to_file", "COPY t TO '{file}'", ERROR, POSTGRES_REFUSED),
+    ("create_extension", "CREATE EXTENSION IF NOT EXISTS dblink", ERROR, POSTGRES_REFUSED),
+    ("set_timeout", "SET statement_timeout = 0", ERROR, POSTGRES_REFUSED),
+    ("begin_read_write", "BEGIN READ WRITE", ERROR, POSTGRES_REFUSED),
+    ("do_block", "DO $$BEGIN PERFORM pg_sleep(100); END$$", ERROR, POSTGRES_REFUSED),
+    ("truncate", "TRUNCATE t", ERROR, POSTGRES_REFUSED),
+    ("grant", "GRANT ALL ON t TO PUBLIC", ERROR, POSTGRES_REFUSED),
+    ("explain_analyze", "EXPLAIN ANALYZE SELECT pg_sleep(100)", ERROR, POSTGRES_REFUSED),
+    # Queries that reach files, programs, large objects or other sessions: the role may not.
+    ("pg_read_file", "SELECT pg_read_file('/etc/passwd')", ERROR, DENIED),
+    ("pg_read_binary_file", "SELECT pg_read_binary_file('/etc/passwd')", ERROR, DENIED),
+    ("pg_ls_dir", "SELECT pg_ls_dir('.')", ERROR, DENIED),
+    ("pg_stat_file", "SELECT pg_stat_file('/etc/passwd')", ERROR, DENIED),
+    ("lo_import", "SELECT lo_import('/etc/passwd')", ERROR, DENIED),
+    ("lo_export", "SELECT lo_export(0, '{file}')", ERROR, DENIED),
+    ("terminate_self", "SELECT pg_terminate_backend(pg_backend_pid())", ERROR, DENIED),
+    ("cancel_self", "SELECT pg_cancel_backend(pg_backend_pid())", ERROR, DENIED),
+    ("other_schema", "SELECT * FROM {secret}.s", ERROR, DENIED),
+    ("password_hashes", "SELECT rolpassword FROM pg_authid", ERROR, DENIED),
+    ("dblink", "SELECT * FROM dblink('dbname=postgres', 'SELECT 1') AS x(a int)", ERROR, None),
+    # A data-modifying CTE inside a query: a cursor may not hold one.
+    (
+        "with_delete_returning",
+        "WITH d AS (DELETE FROM t RETURNING a) SELECT count(*) FROM d",
+        ERROR,
+        "data-modifying",
+    ),
+    # Large objects are writes a read-only transaction lets through: the role may not.
+    ("lo_from_bytea", "SELECT lo_from_bytea(0, 'x')", ERROR, DENIED),
+    ("lo_create", "SELECT lo_create(0)", ERROR, DENIED),
+    # Writes a query can make: the read-only transaction refuses them.
+    ("for_update", "SELECT a FROM t WHERE a = 1 FOR UPDATE", ERROR, READ_ONLY),
+    ("query_to_xml_delete", "SELECT query_to_xml('DELETE FROM t', true, false, '')", ERROR, None),
+    (
+        "read_write_again",
+        "SELECT set_config('transaction_read_only', 'off', false)",
+        ERROR,
+        "read-write",
+    ),
+    # The deadline: the client's cancel request (statement_timeout behind it).
+    ("pg_sleep", "SELECT pg_sleep(100)", TIMEOUT, STOPPED),
+    ("pg_sleep_per_row", "SELECT pg_sleep(1) FROM t", TIMEOUT, STOPPED),
+    (
+        "timeout_off_then_sleep",
+        "SELECT set_config('statement_timeout', '0', false), pg_sleep(100)",
+        TIMEOUT,
+        STOPPED,
+    ),
+    ("sleep_in_cte", "WITH s AS (SELECT pg_sleep(100)) SELECT * FROM s", TIMEOUT, STOPPED),
+    ("sleep_parenthesized", "(SELECT pg_sleep(100))", TIMEOUT, STOPPED),
+    # generate_series bombs: counted (deadline), streamed (row cap), materialised (deadline).
+    ("series_count", "SELECT count(*) FROM generate_series(1, 1000000000000)", TIMEOUT, STOPPED),
+    ("series_rows", "SELECT generate_series(1, 1000000000000)", TOO_MANY_ROWS, CAPPED),
+    (
+        "series_sorted",
+        "SELECT x FROM generate_series(1, 1000000000000) AS x ORDER BY x DESC",
+        TIMEOUT,
+        STOPPED,
+    ),
+    # 100 rows of 10 MB: cut at the byte budget, or by the deadline while the rows are built
+    # (test_sandbox_postgres.py checks the budget with time to spare).
+    ("string_rows", "SELECT repeat('x', 10000000) FROM t", (TOO_MANY_ROWS, TIMEOUT), None),
+    # libpq sends text up to a NUL: the rest would be dropped without a word.
+    ("nul_byte", "SELECT 1\x00; DROP TABLE t", ERROR, "NUL"),
+    ("lone_surrogate", "SELECT '\udcff'", ERROR, None),
+    # What the session is: read-only.
+    ("transaction_read_only", "SELECT current_setting('transaction_read_only')", OK, None),
+]
+
 ENGINE_ONLY_ATTACKS = {
     "sqlite": SQLITE_ONLY_ATTACKS,
     "duckdb": DUCKDB_ONLY_ATTACKS,
     "mysql": MYSQL_ONLY_ATTACKS,
+    "postgres": POSTGRES_ONLY_ATTACKS,
 }
 
 # Exact results of the OK cases, from the table's definition (ROWS: 100 rows) and the
@@ -222,6 +312,7 @@ EXPECTED_ROWS = {
     "control_ok_bare": ((100,),),
     "recursive_cte": ((1001,),),  # MySQL only: 1 + 1,000 iterations
     "read_only_mode": ((1,),),  # SET SESSION TRANSACTION READ ONLY is in force
+    "transaction_read_only": (("on",),),  # PostgreSQL: BEGIN TRANSACTION READ ONLY
     "external_access_off": ((False,),),  # DuckDB opened with enable_external_access = false
 }
 
@@ -233,8 +324,9 @@ def attacks_on(engine: str) -> list[tuple[str, str | None, Status | tuple, str |
 
 
 def engine_param(engine: str, *values, id: str):
-    """A pytest param of ``engine``'s tests: the mysql ones are marked ``mysql``."""
-    marks = [pytest.mark.mysql] if engine == "mysql" else []
+    """A pytest param of ``engine``'s tests: the server ones are marked with the engine's name
+    (``mysql``, ``postgres``)."""
+    marks = [getattr(pytest.mark, engine)] if engine in ("mysql", "postgres") else []
     return pytest.param(engine, *values, id=id, marks=marks)
 
 
@@ -305,6 +397,13 @@ def mysql_attack_run(mysql_attack_server, tmp_path_factory) -> AttackRun:
     return run_attacks("mysql", server.database(), server.state, target, secret=server.secret)
 
 
+@pytest.fixture(scope="module")
+def postgres_attack_run(postgres_attack_server, tmp_path_factory) -> AttackRun:
+    server = postgres_attack_server
+    target = tmp_path_factory.mktemp("postgres-target")
+    return run_attacks("postgres", server.database(), server.state, target, secret=server.secret)
+
+
 def attack_run(request, engine: str) -> AttackRun:
     return request.getfixturevalue(f"{engine}_attack_run")
 
@@ -331,6 +430,15 @@ def test_mysql_state_covers_every_table(mysql_attack_run):
     """The before/after comparison means something: CHECKSUM TABLE answered for table t."""
     assert mysql_attack_run.before["attacked"].keys() == {"t"}
     assert mysql_attack_run.before["attacked"]["t"] is not None
+
+
+@pytest.mark.postgres
+def test_postgres_state_covers_every_table(postgres_attack_run, postgres_attack_server):
+    """The before/after comparison means something: both tables were checksummed (the admin
+    reads the secret schema too), with their rows."""
+    tables = postgres_attack_run.before["tables"]
+    assert tables.keys() == {"public.t", f"{postgres_attack_server.secret}.s"}
+    assert tables["public.t"].startswith("100:")
 
 
 @pytest.mark.parametrize("engine", ENGINE_PARAMS)

@@ -1,8 +1,8 @@
 """The ``mysql`` engine's own sandbox behaviour, beyond the attack suite it shares with SQLite
 and DuckDB (tests/execution/test_sandbox.py, the ``mysql-*`` cases): the client's flags, a
-dropped connection, the byte budget, session state that must not outlive its query, and the
-first-keyword filter. The server and the read-only account: ``mysql_attack_server``
-(conftest.py).
+dropped connection, the byte budget and session state that must not outlive its query (the
+first-keyword filter: tests/test_lexis.py). The server and the read-only account:
+``mysql_attack_server`` (conftest.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 pymysql = pytest.importorskip("pymysql")
 
 from sqlbench_lmeval.execution import Job, Limits, Status, execute_many  # noqa: E402
-from sqlbench_lmeval.execution.mysql import first_keyword, open_connection, parse_url  # noqa: E402
+from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
 
 LIMITS = Limits(timeout_s=0.5, max_rows=1000, memory_mb=256)
 
@@ -119,19 +119,3 @@ def test_user_variables_and_locks_do_not_outlive_their_query(mysql_attack_server
     ]
     outcomes = execute_many(jobs, LIMITS, workers=1)
     assert [o.rows for o in outcomes] == [((42,),), ((None,),), ((1,),), ((1,),)]
-
-
-@pytest.mark.parametrize(
-    ("sql", "keyword"),
-    [
-        ("select 1", "SELECT"),
-        ("  -- note\n# other\n/* c */ ((select 1))", "SELECT"),
-        ("/*+ hint */ WITH x AS (SELECT 1) SELECT * FROM x", "WITH"),
-        ("/*!SET x=1*/ SELECT 1", ""),  # executable comment: code, not a comment
-        ("/*M!100000 DROP TABLE t */", ""),
-        ("'SELECT'", ""),
-        ("", ""),
-    ],
-)
-def test_first_keyword(sql, keyword):
-    assert first_keyword(sql) == keyword

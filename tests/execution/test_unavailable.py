@@ -11,16 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many, runner
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute, execute_many
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 HOOKS = "sqlbench_test_hooks"
-
-
-@pytest.fixture
-def no_retry_pause(monkeypatch):
-    """The runner's pause before its one retry, shortened (the retry itself still happens)."""
-    monkeypatch.setattr(runner, "RETRY_PAUSE_S", 0.01)
 
 
 def sqlite_with_a_big_table(path):

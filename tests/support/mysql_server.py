@@ -17,39 +17,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.private_server import ScriptServer
 
 URL_ENV = "SQLBENCH_LMEVAL_TEST_MYSQL_URL"
 DEFAULTS_URL_ENV = "SQLBENCH_LMEVAL_TEST_MYSQL_DEFAULTS_URL"
-SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "mariadb.sh"
 SERVER_BINARIES = ("mariadbd", "mysqld")
 
 
-class PrivateServer:
+class PrivateServer(ScriptServer):
     """A server started from ``.ci/mariadb.sh`` in a temporary folder."""
 
     def __init__(self, *options: str) -> None:
-        # Short path: a unix socket path must stay under ~100 bytes.
-        self.folder = Path(tempfile.mkdtemp(prefix="sqlbench-mdb-"))
-        started = subprocess.run(
-            ["bash", str(SCRIPT), "start", str(self.folder), *options],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if started.returncode != 0:
-            self.stop()
-            raise RuntimeError(f"could not start a private MariaDB: {started.stderr.strip()}")
-        self.url = started.stdout.strip().splitlines()[-1]
-
-    def stop(self) -> None:
-        subprocess.run(["bash", str(SCRIPT), "stop", str(self.folder)], check=False)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        super().__init__("mariadb.sh", "sqlbench-mdb-", "MariaDB", *options)
 
 
 @dataclass(frozen=True)

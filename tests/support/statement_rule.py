@@ -10,10 +10,13 @@ the answer was asked in) and what it must become in each setting of :data:`SETTI
   (status ``error`` with that reason, nothing executed);
 - ``-``: not applicable (a LogicCat gold query on TPC-DS).
 
-The expected cells follow from the rule and the engines' documented syntax (SQLite and DuckDB:
-``--`` starts a comment, ``#`` is an error, ``(SELECT ...)`` is an error on SQLite only;
-MySQL/MariaDB: ``--`` needs whitespace after it, ``#`` starts a comment, executable comments
-run on the server), never from the scoring code under test. :func:`readme_table` renders the
+The expected cells follow from the rule and the engines' documented syntax (SQLite, DuckDB and
+PostgreSQL: ``--`` starts a comment, ``#`` is an error (an operator on PostgreSQL),
+``(SELECT ...)`` is an error on SQLite only; DuckDB and PostgreSQL: ``/* */`` comments nest,
+``$$ ... $$`` and ``E'...'`` (backslash escapes) are strings; MySQL/MariaDB: ``--`` needs
+whitespace after it, ``#`` starts a comment, executable comments run on the server, ``$`` is a
+character of names, strings take backslash escapes; SQLite: ``$name`` is a parameter), never
+from the scoring code under test. :func:`readme_table` renders the
 table README.md shows; ``tests/test_statement_rule.py`` checks that they are the same.
 """
 
@@ -28,6 +31,7 @@ SETTINGS = (
     ("sqlite_mysql", "SQLite, asked in MySQL (`logiccat_mysql`)", "sqlite", "mysql"),
     ("duckdb", "DuckDB (`tpcds`)", "duckdb", "duckdb"),
     ("mariadb", "MariaDB (`logiccat_mysql`, engine `mysql`)", "mysql", "mysql"),
+    ("postgres", "PostgreSQL (`tpcds_postgres`, engine `postgres`)", "postgres", "postgres"),
 )
 REFUSALS = ("not_read_only", "multiple_statements", "executable_comment")
 NOT_APPLICABLE = "-"
@@ -36,8 +40,8 @@ NOT_APPLICABLE = "-"
 @dataclass(frozen=True)
 class Row:
     """One answer and its outcome per setting (``sqlite``, ``sqlite_mysql``, ``duckdb``,
-    ``mariadb``). ``item``: the LogicCat item it answers (its own gold given as the answer),
-    or None for any item whose gold runs and matches itself."""
+    ``mariadb``, ``postgres``). ``item``: the LogicCat item it answers (its own gold given as
+    the answer), or None for any item whose gold runs and matches itself."""
 
     case: str
     answer: str
@@ -45,6 +49,7 @@ class Row:
     sqlite_mysql: str
     duckdb: str
     mariadb: str
+    postgres: str
     item: int | None = None
 
     def expected(self, setting: str) -> str:
@@ -52,18 +57,18 @@ class Row:
 
 
 def everywhere(case: str, answer: str, outcome: str, item: int | None = None) -> Row:
-    return Row(case, answer, outcome, outcome, outcome, outcome, item)
+    return Row(case, answer, outcome, outcome, outcome, outcome, outcome, item)
 
 
 def on_logiccat(case: str, answer: str, outcome: str, item: int) -> Row:
-    return Row(case, answer, outcome, outcome, NOT_APPLICABLE, outcome, item)
+    return Row(case, answer, outcome, outcome, NOT_APPLICABLE, outcome, NOT_APPLICABLE, item)
 
 
 ROWS = [
     # A query: SELECT, WITH ... SELECT, or either in parentheses (the engine decides).
     everywhere("query", "{gold}", "EX 1"),
     everywhere("query_then_comment", "{gold};\n-- done", "EX 1"),
-    Row("parenthesised_query", "({gold})", "error", "error", "EX 1", "EX 1"),
+    Row("parenthesised_query", "({gold})", "error", "error", "EX 1", "EX 1", "EX 1"),
     # Every statement that is not a query, whatever engine would run it.
     everywhere("show", "SHOW TABLES", "not_read_only"),
     everywhere("set", "SET @x = 1", "not_read_only"),
@@ -99,7 +104,7 @@ ROWS = [
     on_logiccat("gold_1400_set_with", "{gold}", "multiple_statements", item=1400),
     on_logiccat("gold_1402_set_with", "{gold}", "multiple_statements", item=1402),
     # Comments: the syntax of the dialect the answer was asked in.
-    Row("dash_dash_digit", "SELECT 1 --1", "ok, 1", "ok, 2", "ok, 1", "ok, 2"),
+    Row("dash_dash_digit", "SELECT 1 --1", "ok, 1", "ok, 2", "ok, 1", "ok, 2", "ok, 1"),
     Row(
         "dash_dash_digit_then_drop",
         "SELECT 1 --1; DROP TABLE t",
@@ -107,8 +112,9 @@ ROWS = [
         "multiple_statements",
         "ok, 1",
         "multiple_statements",
+        "ok, 1",
     ),
-    Row("hash_comment", "{gold} # the answer", "error", "EX 1", "error", "EX 1"),
+    Row("hash_comment", "{gold} # the answer", "error", "EX 1", "error", "EX 1", "error"),
     Row(
         "hash_comment_then_drop",
         "{gold} # the answer; DROP TABLE t",
@@ -116,6 +122,28 @@ ROWS = [
         "EX 1",
         "multiple_statements",
         "EX 1",
+        "multiple_statements",
+    ),
+    # Comments that nest (DuckDB, PostgreSQL): the ';' inside is no end there.
+    Row(
+        "nested_comment",
+        "{gold} /* a /* nested */ comment; DROP TABLE t */",
+        "multiple_statements",
+        "multiple_statements",
+        "EX 1",
+        "multiple_statements",
+        "EX 1",
+    ),
+    # Strings of DuckDB and PostgreSQL that other engines do not have.
+    Row("dollar_quoted", "SELECT $$a;b$$", "error", "error", "ok, a;b", "error", "ok, a;b"),
+    Row(
+        "escape_string",
+        "SELECT E'a\\';b'",
+        "error",
+        "error",
+        "ok, a';b",
+        "error",
+        "ok, a';b",
     ),
     # Executable comments: code on MySQL-family servers, a comment elsewhere.
     Row(
@@ -125,6 +153,7 @@ ROWS = [
         "executable_comment",
         "ok, 1",
         "executable_comment",
+        "ok, 1",
     ),
     Row(
         "versioned_executable_comment",
@@ -133,6 +162,7 @@ ROWS = [
         "executable_comment",
         "EX 1",
         "executable_comment",
+        "EX 1",
     ),
     Row(
         "mariadb_executable_comment",
@@ -141,6 +171,7 @@ ROWS = [
         "executable_comment",
         "EX 1",
         "executable_comment",
+        "EX 1",
     ),
 ]
 

@@ -1,4 +1,5 @@
-"""TPC-DS runs on DuckDB only: an engine meant for LogicCat is an error, never ignored."""
+"""TPC-DS runs on DuckDB or PostgreSQL: an engine meant for LogicCat is an error, never
+ignored."""
 
 from __future__ import annotations
 
@@ -31,15 +32,25 @@ def test_engine_other_than_duckdb_on_tpcds_commands_is_a_user_error(
     code = main([*arguments, "--engine", engine, "--cache-dir", str(tmp_path / "cache")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "TPC-DS runs on duckdb only" in err and repr(engine) in err
+    assert "TPC-DS runs on duckdb or postgres" in err and repr(engine) in err
     # Refused before anything was built.
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.duckdb"))
 
 
 def test_engine_metadata_on_the_tpcds_task_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="TPC-DS runs on duckdb only"):
+    with pytest.raises(UserError, match="TPC-DS runs on duckdb or postgres"):
         task.load_dataset(cache_dir=tmp_path, engine="mysql")
 
 
-def test_duckdb_or_no_engine_is_accepted():
+def test_duckdb_postgres_or_no_engine_is_accepted():
     assert benchmark.check_engine(None) == benchmark.check_engine(" DuckDB ") == "duckdb"
+    assert benchmark.check_engine(" Postgres") == "postgres"
+
+
+@pytest.mark.parametrize("option", ["--reload", "--rotate-reader"])
+def test_server_options_on_the_embedded_engine_are_a_user_error(option, tmp_path, capsys):
+    """``--reload``/``--rotate-reader`` act on a server; on DuckDB they would do nothing."""
+    code = main(["prepare", "tpcds", option, "--cache-dir", str(tmp_path / "cache")])
+    assert code == 2
+    assert "--reload and --rotate-reader are for a server" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.duckdb"))

@@ -83,7 +83,7 @@ def test_written_files(tmp_path, monkeypatch):
 
     class Run:
         def __init__(self, name):
-            self.name, self.inputs = name, ()
+            self.name, self.inputs, self.tasks = name, (), ()
 
     files = leaderboard.build_leaderboard([Run("A"), Run("B")], tmp_path, resamples=200)
     assert files.verified == ("A", "B") and files.cached == ()
