@@ -1,5 +1,6 @@
-"""The report's section on retried runs (``--model sqlbench-repair``, or ``score`` on retried
-answers): the TPC-DS paper's "valid after r retries" count, and a histogram of retries used.
+"""The report's "Retried runs: valid after r retries" section (``--model sqlbench-repair``, or
+``score`` on retried answers): the TPC-DS paper's "valid after r retries" count, and a
+histogram of retries used.
 
 A view is retried when its items carry ``retries_used`` (see ``retry_envelope``). The repair
 loop asks again only while an answer is not valid, so an item's answer is valid
@@ -23,11 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlbench_lmeval.report import plots
-from sqlbench_lmeval.report.analysis import item_metric, runs_by_view
+from sqlbench_lmeval.report.analysis import (
+    EX_AFTER_RETRIES,
+    RETRIES_USED,
+    VES_AFTER_RETRIES,
+    item_metric,
+    runs_by_view,
+)
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.tables import Section, Table, fmt
-
-RETRIES_USED = "retries_used"
+from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ def valid_at(item: ScoredItem) -> int | None:
     """The number of retries after which the item's answer was valid; None: never."""
     if item.ves >= 0.5:
         return 0
-    if item_metric(item, "ves@retry") >= 0.5:
+    if item_metric(item, VES_AFTER_RETRIES) >= 0.5:
         return _retries(item)
     return None
 
@@ -92,7 +98,7 @@ def retry_rows(runs: Sequence[Run]) -> list[RetryRow]:
 
 
 def _ex_after(item: ScoredItem) -> float:
-    after = item_metric(item, "ex@retry")
+    after = item_metric(item, EX_AFTER_RETRIES)
     return item.ex if math.isnan(after) else after  # an item never retried keeps its EX
 
 
@@ -117,48 +123,40 @@ def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
     return plots.save(figure, path)
 
 
-def retry_sections(runs: Sequence[Run], views: Sequence[str], charts) -> list[Section]:
-    """The report sections; none when no run was retried. ``charts`` draws the PNGs."""
-    rows = retry_rows(runs)
-    if not rows:
-        return []
-    sections = [
-        Section(
-            "Retried runs: valid after r retries",
-            (
-                "For runs whose model retried failed queries with the error fed back "
-                "(sqlbench-repair): items whose answer ran without error after at most r "
-                "retries (cumulative; after 0 retries = VES's count), as the TPC-DS paper "
-                "counts valid queries after retries, with EX of the first and of the last "
-                "attempts. The histogram counts items by the retries they used; an item at the "
-                "largest r that never became valid used every retry it was given.",
-            ),
-        )
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(
+        "Retried runs: valid after r retries",
+        "For runs whose model retried failed queries with the error fed back (sqlbench-repair): "
+        "items whose answer ran without error after at most r retries (cumulative; after 0 "
+        "retries = VES's count), as the TPC-DS paper counts valid queries after retries, with "
+        "EX of the first and of the last attempts. The histogram counts items by the retries "
+        "they used; an item at the largest r that never became valid used every retry it was "
+        "given.",
+        retry_rows(runs),
+        context,
+        lambda view, rows: _blocks(view, rows, context),
+    )
+
+
+def _blocks(view: str, rows: list[RetryRow], context: Context) -> list[Block]:
+    most = len(rows[0].valid_after) - 1
+    after = [
+        "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
+        for r in range(most + 1)
     ]
-    for view in views:
-        view_rows = [row for row in rows if row.view == view]
-        if not view_rows:
-            continue
-        most = len(view_rows[0].valid_after) - 1
-        after = [
-            "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
-            for r in range(most + 1)
-        ]
-        table = Table(
-            ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
-            tuple(
-                (
-                    row.run,
-                    str(row.n),
-                    *(_count(count, row.n) for count in row.valid_after),
-                    _count(row.never_valid, row.n),
-                    fmt(row.ex_first),
-                    fmt(row.ex_after),
-                )
-                for row in view_rows
-            ),
-            (False, *(True for _ in range(most + 5))),
-        )
-        image = charts.draw("retries", view, plot_retries_histogram, view_rows)
-        sections.append(Section(view, (table, *image), level=3))
-    return sections
+    table = Table(
+        ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                *(_count(count, row.n) for count in row.valid_after),
+                _count(row.never_valid, row.n),
+                fmt(row.ex_first),
+                fmt(row.ex_after),
+            )
+            for row in rows
+        ),
+        (False, *(True for _ in range(most + 5))),
+    )
+    return [table, *context.charts.draw("retries", view, plot_retries_histogram, rows)]

@@ -1,0 +1,70 @@
+"""The sections of ``report.md`` / ``report.html``: one module per section, one entry point each.
+
+Every section module defines
+
+    sections(runs: Sequence[Run], context: Context) -> list[Section]
+
+which reads the runs itself and returns the section's headings with their blocks: a level-2
+heading with its explanation, usually followed by one level-3 heading per view (a task or an
+lm-eval group, in ``context.views`` order). An empty list leaves the section out of the report
+(a single run has no paired comparison, a run that was not sampled no sampling section). The
+numbers behind a section's tables are public functions of its module (``pair_rows``,
+``retry_rows``, ...), so tests check them without rendering; its charts are drawn with
+``context.charts``. ``report.build`` lists the sections in report order; adding a section is
+one module here plus its line in that list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from sqlbench_lmeval.report.plots import Charts
+from sqlbench_lmeval.report.runs import Run
+from sqlbench_lmeval.report.tables import Block, Section
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every section is given beside the runs."""
+
+    views: tuple[str, ...]  # every view name of every run, first-seen order (report order)
+    charts: Charts  # draws the section's PNGs into the report folder
+    resamples: int  # bootstrap resamples per interval
+    seed: int  # the seed of every bootstrap
+
+
+#: A section's entry point.
+SectionBuilder = Callable[[Sequence[Run], Context], list[Section]]
+
+
+class _ViewRow(Protocol):
+    @property
+    def view(self) -> str: ...
+
+
+Row = TypeVar("Row", bound=_ViewRow)
+
+
+def by_view(
+    title: str,
+    explanation: str,
+    rows: Sequence[Row],
+    context: Context,
+    blocks: Callable[[str, list[Row]], Iterable[Block]],
+) -> list[Section]:
+    """A section with a table (and chart) per view: the heading and its explanation, then one
+    level-3 heading per view that has rows, holding ``blocks(view, that view's rows)``; nothing
+    when there are no rows at all."""
+    if not rows:
+        return []
+    sections = [Section(title, (explanation,))]
+    for view in context.views:
+        view_rows = [row for row in rows if row.view == view]
+        if view_rows:
+            sections.append(Section(view, tuple(blocks(view, view_rows)), level=3))
+    return sections
+
+
+__all__ = ["Context", "SectionBuilder", "by_view"]
