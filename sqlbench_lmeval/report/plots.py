@@ -1,5 +1,6 @@
 """PNG charts of a report, drawn with matplotlib's Agg renderer: the figure helpers every
-section's charts use, and :class:`Charts`, which names and files a report's PNGs.
+section's charts use, and :class:`Charts`, which titles, names and saves a report's PNGs (a
+section's plot function only draws a figure with one axes).
 
 matplotlib is imported inside the functions only (``sqlbench-lmeval --help`` must stay fast),
 and figures are built with the object API (``Figure`` + ``FigureCanvasAgg``), never pyplot: no
@@ -66,13 +67,14 @@ class Charts:
     skip: frozenset[str]
     images: list[Path]
 
-    def draw(self, kind: str, view: str, plot, *args) -> tuple[Image, ...]:
-        """``plot(*args, path)`` into ``<kind>-<view>.png``; the image block that shows it
-        (none for a view that is skipped)."""
+    def draw(self, kind: str, view: str, title: str, plot, *args) -> tuple[Image, ...]:
+        """The figure ``plot(*args)`` draws, titled "<view>: <title>", into
+        ``<kind>-<view>.png``; the image block that shows it (none for a view that is skipped)."""
         if view in self.skip:
             return ()
-        path = self.folder / f"{kind}-{_slug(view)}.png"
-        plot(*args, path)
+        figure = plot(*args)
+        figure.axes[0].set_title(f"{view}: {title}")
+        path = save(figure, self.folder / f"{kind}-{_slug(view)}.png")
         self.images.append(path)
         return (Image(path.name, f"{kind} for {view}"),)
 

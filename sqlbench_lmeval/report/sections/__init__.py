@@ -52,19 +52,25 @@ def by_view(
     explanation: str,
     rows: Sequence[Row],
     context: Context,
-    blocks: Callable[[str, list[Row]], Iterable[Block]],
+    blocks: Callable[[str, list[Row], Context], Iterable[Block]],
 ) -> list[Section]:
     """A section with a table (and chart) per view: the heading and its explanation, then one
-    level-3 heading per view that has rows, holding ``blocks(view, that view's rows)``; nothing
-    when there are no rows at all."""
+    level-3 heading per view that has rows, holding ``blocks(view, that view's rows, context)``;
+    nothing when there are no rows at all."""
     if not rows:
         return []
     sections = [Section(title, (explanation,))]
     for view in context.views:
         view_rows = [row for row in rows if row.view == view]
         if view_rows:
-            sections.append(Section(view, tuple(blocks(view, view_rows)), level=3))
+            sections.append(Section(view, tuple(blocks(view, view_rows, context)), level=3))
     return sections
 
 
-__all__ = ["Context", "SectionBuilder", "by_view"]
+def paragraph(text: str) -> str:
+    """Prose written across source lines as one paragraph: each run of white space (line breaks
+    and indentation) becomes one space."""
+    return " ".join(text.split())
+
+
+__all__ = ["Context", "SectionBuilder", "by_view", "paragraph"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
@@ -22,8 +21,17 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
+
+TITLE = "Complexity relative to gold (paper Table 1)"
+EXPLANATION = paragraph(
+    """
+    Model mean / gold mean of each complexity count over the items with a parseable prediction
+    (the paper's Table 1 ratio; above 1: the model writes more complex SQL than gold); in
+    brackets the two means. A dash: gold's mean is 0.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,37 @@ class ComplexityRow:
     def ratio(self, name: str) -> float:
         model, gold, _ = self.counts[name]
         return model / gold if gold else math.nan
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(TITLE, EXPLANATION, complexity_rows(runs), context, _blocks)
+
+
+def _blocks(view: str, rows: list[ComplexityRow], context: Context) -> list[Block]:
+    names = list(rows[0].counts)
+    table = Table(
+        ("Run", *(name.replace("_", " ") for name in names)),
+        tuple(
+            (
+                row.run,
+                *(
+                    f"{fmt(row.ratio(name), 2)} ({fmt(row.counts[name][0], 2)} / "
+                    f"{fmt(row.counts[name][1], 2)})"
+                    if name in row.counts
+                    else "–"
+                    for name in names
+                ),
+            )
+            for row in rows
+        ),
+        (False, *(True for _ in names)),
+    )
+    return [
+        table,
+        *context.charts.draw(
+            "complexity", view, "complexity relative to gold", plot_complexity_ratios, rows
+        ),
+    ]
 
 
 def complexity_names(items: Sequence[ScoredItem]) -> list[str]:
@@ -74,7 +113,7 @@ def complexity_rows(runs: Sequence[Run]) -> list[ComplexityRow]:
     return rows
 
 
-def plot_complexity_ratios(rows: Sequence[ComplexityRow], path: Path) -> Path:
+def plot_complexity_ratios(rows: Sequence[ComplexityRow]):
     """Model mean complexity over gold mean per count (the paper's Table 1); 1 = as complex."""
     names = list(rows[0].counts) if rows else []
     figure = plots.new_figure(max(6.0, 1.0 * len(names) + 0.3 * len(rows)), 3.8)
@@ -84,39 +123,4 @@ def plot_complexity_ratios(rows: Sequence[ComplexityRow], path: Path) -> Path:
     axes.axhline(1.0, color="#888", linewidth=1, linestyle="--")
     axes.set_ylabel("model mean / gold mean")
     axes.tick_params(axis="x", labelrotation=30)
-    axes.set_title(f"{rows[0].view}: complexity relative to gold" if rows else "")
-    return plots.save(figure, path)
-
-
-def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Complexity relative to gold (paper Table 1)",
-        "Model mean / gold mean of each complexity count over the items with a parseable "
-        "prediction (the paper's Table 1 ratio; above 1: the model writes more complex SQL than "
-        "gold); in brackets the two means. A dash: gold's mean is 0.",
-        complexity_rows(runs),
-        context,
-        lambda view, rows: _blocks(view, rows, context),
-    )
-
-
-def _blocks(view: str, rows: list[ComplexityRow], context: Context) -> list[Block]:
-    names = list(rows[0].counts)
-    table = Table(
-        ("Run", *(name.replace("_", " ") for name in names)),
-        tuple(
-            (
-                row.run,
-                *(
-                    f"{fmt(row.ratio(name), 2)} ({fmt(row.counts[name][0], 2)} / "
-                    f"{fmt(row.counts[name][1], 2)})"
-                    if name in row.counts
-                    else "–"
-                    for name in names
-                ),
-            )
-            for row in rows
-        ),
-        (False, *(True for _ in names)),
-    )
-    return [table, *context.charts.draw("complexity", view, plot_complexity_ratios, rows)]
+    return figure

@@ -26,8 +26,17 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.sections import Context
+from sqlbench_lmeval.report.sections import Context, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
+
+TITLE = "Cross-engine verdicts"
+EXPLANATION = paragraph(
+    """
+    Runs of the same items on different engines, paired by item id as in the paired comparison:
+    every common item whose verdict (correct, wrong result, or the execution status) differs,
+    with the gold status each engine judged. Their dataset versions differ by the engine alone.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -74,53 +83,14 @@ class EngineComparison:
     differences: tuple[VerdictDifference, ...]  # by item id
 
 
-def engine_comparisons(runs: Sequence[Run]) -> list[EngineComparison]:
-    """Every pair of runs on a shared view whose engines differ, with the differing items."""
-    comparisons = []
-    for view, having in runs_by_view(runs):
-        for (run_a, result_a), (run_b, result_b) in combinations(having, 2):
-            if not engines_differ(result_a, result_b):
-                continue
-            pairs = paired_items(result_a, result_b)
-            differences = sorted(
-                (
-                    VerdictDifference(a.id, a.category or b.category, Verdict.of(a), Verdict.of(b))
-                    for a, b in pairs
-                    if outcome_of(a) != outcome_of(b)
-                ),
-                key=lambda difference: difference.id,
-            )
-            comparisons.append(
-                EngineComparison(
-                    view=view,
-                    a=run_a.name,
-                    b=run_b.name,
-                    engine_a=result_a.engine,
-                    engine_b=result_b.engine,
-                    n_common=len(pairs),
-                    differences=tuple(differences),
-                )
-            )
-    return comparisons
-
-
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
     """The heading, then one level-3 heading per pair of runs on different engines (several
     per view when a view has more such pairs); nothing when there is no such pair."""
     comparisons = engine_comparisons(runs)
     if not comparisons:
         return []
-    heading = Section(
-        "Cross-engine verdicts",
-        (
-            "Runs of the same items on different engines, paired by item id as in the paired "
-            "comparison: every common item whose verdict (correct, wrong result, or the "
-            "execution status) differs, with the gold status each engine judged. Their dataset "
-            "versions differ by the engine alone.",
-        ),
-    )
     return [
-        heading,
+        Section(TITLE, (EXPLANATION,)),
         *(
             _comparison_section(comparison)
             for view in context.views
@@ -165,3 +135,33 @@ def _comparison_section(comparison: EngineComparison) -> Section:
             )
         )
     return Section(f"{comparison.view}: {a} vs {b}", tuple(blocks), level=3)
+
+
+def engine_comparisons(runs: Sequence[Run]) -> list[EngineComparison]:
+    """Every pair of runs on a shared view whose engines differ, with the differing items."""
+    comparisons = []
+    for view, having in runs_by_view(runs):
+        for (run_a, result_a), (run_b, result_b) in combinations(having, 2):
+            if not engines_differ(result_a, result_b):
+                continue
+            pairs = paired_items(result_a, result_b)
+            differences = sorted(
+                (
+                    VerdictDifference(a.id, a.category or b.category, Verdict.of(a), Verdict.of(b))
+                    for a, b in pairs
+                    if outcome_of(a) != outcome_of(b)
+                ),
+                key=lambda difference: difference.id,
+            )
+            comparisons.append(
+                EngineComparison(
+                    view=view,
+                    a=run_a.name,
+                    b=run_b.name,
+                    engine_a=result_a.engine,
+                    engine_b=result_b.engine,
+                    n_common=len(pairs),
+                    differences=tuple(differences),
+                )
+            )
+    return comparisons

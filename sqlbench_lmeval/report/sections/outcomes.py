@@ -8,29 +8,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import OUTCOMES, error_kind, outcome_of, runs_by_view
 from sqlbench_lmeval.report.runs import Run
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
 from sqlbench_lmeval.scoring import LOOP_ADVICE, TRUNCATION_ADVICE
 
+TITLE = "Outcomes and failures"
+EXPLANATION = paragraph(
+    """
+    One class per item, counted as `score`, `verify` and the explorer count them. Correct: ran
+    and EX = 1. Wrong result: ran, but the result differs from gold. Truncated: cut off by the
+    generation limit and not correct, whatever its status. Other columns count execution
+    statuses. Gold not ok: items whose gold query failed or returned nothing usable (scored as
+    usual, but they say little about the model). No table: answers that ran but read no table of
+    the database (constants; EX counts them, `ex_reads_data` does not).
+    """
+)
+
 #: Error kinds listed per row of the failure table.
 TOP_ERROR_KINDS = 3
-
-# Outcome colours: green for right, warm for failures, grey for missing.
-_OUTCOME_COLOURS = {
-    "correct": "#2ca02c",
-    "wrong_result": "#ff7f0e",
-    "error": "#d62728",
-    "timeout": "#9467bd",
-    "too_many_rows": "#8c564b",
-    "no_sql": "#e377c2",
-    "crashed": "#7f7f7f",
-    "missing": "#c7c7c7",
-}
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,60 @@ class FailureRow:
     truncated: int = 0  # outputs cut off by the generation limit (any outcome)
     looping: int = 0  # of those, outputs that end in a repetition loop
     reads_no_table: int = 0  # answers that ran but read no table (constants)
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(TITLE, EXPLANATION, failure_rows(runs), context, _blocks)
+
+
+def _blocks(view: str, rows: list[FailureRow], context: Context) -> list[Block]:
+    outcomes = _outcome_names(rows)
+    table = Table(
+        (
+            "Run",
+            "n",
+            *(name.replace("_", " ") for name in outcomes),
+            "Gold not ok",
+            "No table",
+            "Top error kinds",
+        ),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                *(str(row.outcomes.get(name, 0)) for name in outcomes),
+                str(row.unhealthy_gold),
+                str(row.reads_no_table),
+                "; ".join(f"{kind} ×{count}" for kind, count in row.error_kinds[:TOP_ERROR_KINDS])
+                or "–",
+            )
+            for row in rows
+        ),
+        (False, True, *(True for _ in outcomes), True, True, False),
+    )
+    return [
+        table,
+        *truncation_notes(rows),
+        *context.charts.draw("outcomes", view, "outcomes", plot_failures, rows),
+    ]
+
+
+def truncation_notes(rows: Sequence[FailureRow]) -> list[str]:
+    """Per run with truncated outputs: how many, and how to give them room; those that end in
+    a repetition loop apart, since more room would not end them."""
+    notes = []
+    for row in rows:
+        if row.truncated > row.looping:
+            budget = row.truncated - row.looping
+            notes.append(
+                f"{row.run}: {budget} of {row.n} outputs were truncated: {TRUNCATION_ADVICE}."
+            )
+        if row.looping:
+            notes.append(
+                f"{row.run}: {row.looping} of {row.n} outputs were truncated in a repetition "
+                f"loop: {LOOP_ADVICE}."
+            )
+    return notes
 
 
 def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
@@ -77,7 +130,20 @@ def _outcome_names(rows: Sequence[FailureRow]) -> list[str]:
     return list(OUTCOMES) + sorted({name for row in rows for name in row.outcomes} - set(OUTCOMES))
 
 
-def plot_failures(rows: Sequence[FailureRow], path: Path) -> Path:
+# Outcome colours: green for right, warm for failures, grey for missing.
+_OUTCOME_COLOURS = {
+    "correct": "#2ca02c",
+    "wrong_result": "#ff7f0e",
+    "error": "#d62728",
+    "timeout": "#9467bd",
+    "too_many_rows": "#8c564b",
+    "no_sql": "#e377c2",
+    "crashed": "#7f7f7f",
+    "missing": "#c7c7c7",
+}
+
+
+def plot_failures(rows: Sequence[FailureRow]):
     """Share of items per outcome, one stacked horizontal bar per run."""
     figure = plots.new_figure(7.5, 1.2 + 0.5 * len(rows))
     axes = figure.subplots()
@@ -99,71 +165,4 @@ def plot_failures(rows: Sequence[FailureRow], path: Path) -> Path:
     axes.set_xlim(0, 1)
     axes.set_xlabel("share of items")
     axes.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
-    axes.set_title(f"{rows[0].view}: outcomes" if rows else "outcomes")
-    return plots.save(figure, path)
-
-
-def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Outcomes and failures",
-        "One class per item, counted as `score`, `verify` and the explorer count them. Correct: "
-        "ran and EX = 1. Wrong result: ran, but the result differs from gold. Truncated: cut "
-        "off by the generation limit and not correct, whatever its status. Other columns count "
-        "execution statuses. Gold not ok: items whose gold query failed or returned nothing "
-        "usable (scored as usual, but they say little about the model). No table: answers that "
-        "ran but read no table of the database (constants; EX counts them, `ex_reads_data` "
-        "does not).",
-        failure_rows(runs),
-        context,
-        lambda view, rows: _blocks(view, rows, context),
-    )
-
-
-def _blocks(view: str, rows: list[FailureRow], context: Context) -> list[Block]:
-    outcomes = _outcome_names(rows)
-    table = Table(
-        (
-            "Run",
-            "n",
-            *(name.replace("_", " ") for name in outcomes),
-            "Gold not ok",
-            "No table",
-            "Top error kinds",
-        ),
-        tuple(
-            (
-                row.run,
-                str(row.n),
-                *(str(row.outcomes.get(name, 0)) for name in outcomes),
-                str(row.unhealthy_gold),
-                str(row.reads_no_table),
-                "; ".join(f"{kind} ×{count}" for kind, count in row.error_kinds[:TOP_ERROR_KINDS])
-                or "–",
-            )
-            for row in rows
-        ),
-        (False, True, *(True for _ in outcomes), True, True, False),
-    )
-    return [
-        table,
-        *truncation_notes(rows),
-        *context.charts.draw("outcomes", view, plot_failures, rows),
-    ]
-
-
-def truncation_notes(rows: Sequence[FailureRow]) -> list[str]:
-    """Per run with truncated outputs: how many, and how to give them room; those that end in
-    a repetition loop apart, since more room would not end them."""
-    notes = []
-    for row in rows:
-        if row.truncated > row.looping:
-            budget = row.truncated - row.looping
-            notes.append(
-                f"{row.run}: {budget} of {row.n} outputs were truncated: {TRUNCATION_ADVICE}."
-            )
-        if row.looping:
-            notes.append(
-                f"{row.run}: {row.looping} of {row.n} outputs were truncated in a repetition "
-                f"loop: {LOOP_ADVICE}."
-            )
-    return notes
+    return figure

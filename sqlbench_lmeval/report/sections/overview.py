@@ -10,6 +10,8 @@ from sqlbench_lmeval.report.sections import Context
 from sqlbench_lmeval.report.stats import LEVEL
 from sqlbench_lmeval.report.tables import Section, Table
 
+TITLE = "Runs"
+
 
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
     rows = []
@@ -37,4 +39,4 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
         "item's two answers together), and test EX with the exact two-sided McNemar test on the "
         "discordant items."
     )
-    return [Section("Runs", (table, method))]
+    return [Section(TITLE, (table, method))]

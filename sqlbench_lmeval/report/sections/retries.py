@@ -21,7 +21,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
@@ -32,8 +31,19 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
+
+TITLE = "Retried runs: valid after r retries"
+EXPLANATION = paragraph(
+    """
+    For runs whose model retried failed queries with the error fed back (sqlbench-repair): items
+    whose answer ran without error after at most r retries (cumulative; after 0 retries = VES's
+    count), as the TPC-DS paper counts valid queries after retries, with EX of the first and of
+    the last attempts. The histogram counts items by the retries they used; an item at the
+    largest r that never became valid used every retry it was given.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,41 @@ class RetryRow:
     @property
     def never_valid(self) -> int:
         return self.n - self.valid_after[-1] if self.valid_after else self.n
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(TITLE, EXPLANATION, retry_rows(runs), context, _blocks)
+
+
+def _blocks(view: str, rows: list[RetryRow], context: Context) -> list[Block]:
+    most = len(rows[0].valid_after) - 1
+    after = [
+        "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
+        for r in range(most + 1)
+    ]
+    table = Table(
+        ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                *(_count(count, row.n) for count in row.valid_after),
+                _count(row.never_valid, row.n),
+                fmt(row.ex_first),
+                fmt(row.ex_after),
+            )
+            for row in rows
+        ),
+        (False, *(True for _ in range(most + 5))),
+    )
+    return [
+        table,
+        *context.charts.draw("retries", view, "retries used", plot_retries_histogram, rows),
+    ]
+
+
+def _count(count: int, n: int) -> str:
+    return f"{count} ({count / n:.1%})" if n else str(count)
 
 
 def valid_at(item: ScoredItem) -> int | None:
@@ -103,14 +148,11 @@ def _ex_after(item: ScoredItem) -> float:
 
 
 def _mean(values: Sequence[float]) -> float:
+    # Unlike analysis.mean, a NaN is not left out: an item without EX leaves the mean unknown.
     return sum(values) / len(values) if values else math.nan
 
 
-def _count(count: int, n: int) -> str:
-    return f"{count} ({count / n:.1%})" if n else str(count)
-
-
-def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
+def plot_retries_histogram(rows: Sequence[RetryRow]):
     """Items by the number of retries they used, bars side by side per run."""
     figure = plots.new_figure(max(4.5, 1.2 + 0.9 * len(rows[0].retries_used)), 3.4)
     axes = figure.subplots()
@@ -119,44 +161,4 @@ def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
     axes.set_xlabel("retries used (error-feedback turns)")
     axes.set_ylabel("items")
     axes.yaxis.get_major_locator().set_params(integer=True)  # counts of items
-    axes.set_title(f"{rows[0].view}: retries used")
-    return plots.save(figure, path)
-
-
-def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Retried runs: valid after r retries",
-        "For runs whose model retried failed queries with the error fed back (sqlbench-repair): "
-        "items whose answer ran without error after at most r retries (cumulative; after 0 "
-        "retries = VES's count), as the TPC-DS paper counts valid queries after retries, with "
-        "EX of the first and of the last attempts. The histogram counts items by the retries "
-        "they used; an item at the largest r that never became valid used every retry it was "
-        "given.",
-        retry_rows(runs),
-        context,
-        lambda view, rows: _blocks(view, rows, context),
-    )
-
-
-def _blocks(view: str, rows: list[RetryRow], context: Context) -> list[Block]:
-    most = len(rows[0].valid_after) - 1
-    after = [
-        "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
-        for r in range(most + 1)
-    ]
-    table = Table(
-        ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
-        tuple(
-            (
-                row.run,
-                str(row.n),
-                *(_count(count, row.n) for count in row.valid_after),
-                _count(row.never_valid, row.n),
-                fmt(row.ex_first),
-                fmt(row.ex_after),
-            )
-            for row in rows
-        ),
-        (False, *(True for _ in range(most + 5))),
-    )
-    return [table, *context.charts.draw("retries", view, plot_retries_histogram, rows)]
+    return figure

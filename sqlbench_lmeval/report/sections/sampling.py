@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
@@ -22,8 +21,17 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
+
+TITLE = "Sampled runs: voting and pass@k"
+EXPLANATION = paragraph(
+    """
+    For runs with several samples per question: EX of the first sample, ex_maj (execution-result
+    voting: the largest group of equal results wins, ties to the earliest), ex_mean (mean over
+    samples), and pass@k (unbiased estimator of Chen et al. 2021).
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,33 @@ class SamplingRow:
     ex_maj: float
     ex_mean: float
     pass_at: dict[int, float]  # k -> mean pass@k
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(TITLE, EXPLANATION, sampling_rows(runs), context, _blocks)
+
+
+def _blocks(view: str, rows: list[SamplingRow], context: Context) -> list[Block]:
+    ks = sorted({k for row in rows for k in row.pass_at})
+    table = Table(
+        ("Run", "n", "EX (first)", VOTED_EX, MEAN_EX, *(f"pass@{k}" for k in ks)),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                fmt(row.ex_first),
+                fmt(row.ex_maj),
+                fmt(row.ex_mean),
+                *(fmt(row.pass_at.get(k, math.nan)) for k in ks),
+            )
+            for row in rows
+        ),
+        (False, *(True for _ in range(4 + len(ks)))),
+    )
+    return [
+        table,
+        *context.charts.draw("pass_at_k", view, "pass@k (dashed: ex_maj)", plot_pass_at_k, rows),
+    ]
 
 
 def sampling_rows(runs: Sequence[Run]) -> list[SamplingRow]:
@@ -61,7 +96,7 @@ def sampling_rows(runs: Sequence[Run]) -> list[SamplingRow]:
     return rows
 
 
-def plot_pass_at_k(rows: Sequence[SamplingRow], path: Path) -> Path:
+def plot_pass_at_k(rows: Sequence[SamplingRow]):
     """pass@k against k (log scale), one line per run, with the voted EX as a dashed level."""
     figure = plots.new_figure(5.5, 3.6)
     axes = figure.subplots()
@@ -77,38 +112,4 @@ def plot_pass_at_k(rows: Sequence[SamplingRow], path: Path) -> Path:
     axes.set_ylim(0, 1.05)
     axes.grid(alpha=0.3)
     axes.legend(fontsize="small")
-    axes.set_title(f"{rows[0].view}: pass@k (dashed: ex_maj)" if rows else "pass@k")
-    return plots.save(figure, path)
-
-
-def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Sampled runs: voting and pass@k",
-        "For runs with several samples per question: EX of the first sample, ex_maj "
-        "(execution-result voting: the largest group of equal results wins, ties to the "
-        "earliest), ex_mean (mean over samples), and pass@k (unbiased estimator of Chen et al. "
-        "2021).",
-        sampling_rows(runs),
-        context,
-        lambda view, rows: _blocks(view, rows, context),
-    )
-
-
-def _blocks(view: str, rows: list[SamplingRow], context: Context) -> list[Block]:
-    ks = sorted({k for row in rows for k in row.pass_at})
-    table = Table(
-        ("Run", "n", "EX (first)", VOTED_EX, MEAN_EX, *(f"pass@{k}" for k in ks)),
-        tuple(
-            (
-                row.run,
-                str(row.n),
-                fmt(row.ex_first),
-                fmt(row.ex_maj),
-                fmt(row.ex_mean),
-                *(fmt(row.pass_at.get(k, math.nan)) for k in ks),
-            )
-            for row in rows
-        ),
-        (False, *(True for _ in range(4 + len(ks)))),
-    )
-    return [table, *context.charts.draw("pass_at_k", view, plot_pass_at_k, rows)]
+    return figure

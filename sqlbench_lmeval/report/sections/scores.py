@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -17,9 +16,20 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
+
+TITLE = "Scores"
+EXPLANATION = paragraph(
+    """
+    VES: the prediction ran without error, within the time limit and the row cap. EX: same
+    result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines one;
+    numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
+    (BIRD's rule).
+    """
+)
+
 
 #: Column titles by metric name.
 _TITLES = dict((*EXECUTION_METRICS, SIMILARITY_METRIC))
@@ -34,6 +44,33 @@ class ScoreRow:
     run: str
     n: int
     intervals: Mapping[str, Interval]  # metric name -> interval, in table order
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    rows = score_rows(runs, resamples=context.resamples, seed=context.seed)
+    return by_view(TITLE, EXPLANATION, rows, context, _blocks)
+
+
+def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
+    # Every row of a view has the same metrics, in column order (score_rows).
+    metrics = [(name, _TITLES[name]) for name in rows[0].intervals]
+    table = Table(
+        ("Run", "Category", "n", *(title for _, title in metrics)),
+        tuple(
+            (
+                row.run,
+                row.category or "all",
+                str(row.n),
+                *(fmt_ci(row.intervals[name]) for name, _ in metrics),
+            )
+            # Whole-view rows first, then each category with the runs side by side (a stable
+            # sort: score_rows lists the runs in report order).
+            for row in sorted(rows, key=lambda row: row.category or "")
+        ),
+        (False, False, True, *(True for _ in metrics)),
+    )
+    whole = [row for row in rows if row.category is None]
+    return [table, *context.charts.draw("scores", view, "scores", plot_scores, whole, metrics)]
 
 
 def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
@@ -72,7 +109,7 @@ def _score_row(view, category, run, items, metrics, resamples, seed) -> ScoreRow
     return ScoreRow(view, category, run, len(items), dict(zip(metrics, intervals, strict=True)))
 
 
-def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]], path: Path) -> Path:
+def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]):
     """Each run's metric means with their 95% bootstrap intervals, on one view."""
     figure = plots.new_figure(max(5.0, 1.4 * len(metrics) + 0.4 * len(rows)), 3.6)
     axes = figure.subplots()
@@ -87,40 +124,4 @@ def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]], pa
     plots.grouped_bars(axes, [title for _, title in metrics], series, errors)
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("mean over items (95% CI)")
-    axes.set_title(f"{rows[0].view}: scores" if rows else "scores")
-    return plots.save(figure, path)
-
-
-def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Scores",
-        "VES: the prediction ran without error, within the time limit and the row cap. EX: same "
-        "result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines "
-        "one; numbers with a small tolerance). EX strict: identical ordered rows. EX set: same "
-        "set of rows (BIRD's rule).",
-        score_rows(runs, resamples=context.resamples, seed=context.seed),
-        context,
-        lambda view, rows: _blocks(view, rows, runs, context),
-    )
-
-
-def _blocks(view: str, rows: list[ScoreRow], runs: Sequence[Run], context: Context) -> list[Block]:
-    order = {run.name: index for index, run in enumerate(runs)}
-    # Every row of a view has the same metrics, in column order (score_rows).
-    metrics = [(name, _TITLES[name]) for name in rows[0].intervals]
-    table = Table(
-        ("Run", "Category", "n", *(title for _, title in metrics)),
-        tuple(
-            (
-                row.run,
-                row.category or "all",
-                str(row.n),
-                *(fmt_ci(row.intervals[name]) for name, _ in metrics),
-            )
-            # Whole-view rows first, then each category with the runs side by side.
-            for row in sorted(rows, key=lambda row: (row.category or "", order[row.run]))
-        ),
-        (False, False, True, *(True for _ in metrics)),
-    )
-    whole = [row for row in rows if row.category is None]
-    return [table, *context.charts.draw("scores", view, plot_scores, whole, metrics)]
+    return figure

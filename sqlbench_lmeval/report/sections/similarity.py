@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
@@ -22,8 +21,18 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run
-from sqlbench_lmeval.report.sections import Context, by_view
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
+
+TITLE = "Structural similarity to gold (paper Table 2)"
+EXPLANATION = paragraph(
+    """
+    Mean over items of the multiset Jaccard similarity of each SQL feature between prediction
+    and gold; Average is the mean over the features (structural_similarity); Count-based
+    compares feature sizes (min/max, structural_count_similarity). An unparseable prediction
+    scores 0 on all of them; Parsed is the share of parseable predictions.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -39,60 +48,8 @@ class SimilarityRow:
     parsed: float  # share of parseable predictions (NaN when the benchmark does not say)
 
 
-def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
-    rows = []
-    for view, results in runs_by_view(runs):
-        for run, result in results:
-            names = {name for item in result.items for name in item.numbers}
-            features = ordered(
-                [name for name in names if name.startswith(FEATURE_PREFIX)], FEATURE_ORDER
-            )
-            if not features:
-                continue
-            rows.append(
-                SimilarityRow(
-                    view=view,
-                    run=run.name,
-                    n=len(result.items),
-                    features={name: metric_mean(result.items, name) for name in features},
-                    average=metric_mean(result.items, SIMILARITY_METRIC[0]),
-                    count_based=metric_mean(result.items, COUNT_SIMILARITY_METRIC),
-                    parsed=metric_mean(result.items, PARSED),
-                )
-            )
-    return rows
-
-
-def plot_similarity(rows: Sequence[SimilarityRow], path: Path) -> Path:
-    """Mean Jaccard similarity to gold per SQL feature (the paper's Table 2 as bars)."""
-    features = list(rows[0].features) if rows else []
-    groups = [feature_label(name) for name in features] + ["Average"]
-    figure = plots.new_figure(max(6.0, 0.9 * len(groups) + 0.3 * len(rows)), 3.8)
-    axes = figure.subplots()
-    series = {
-        row.run: [row.features.get(name, math.nan) for name in features] + [row.average]
-        for row in rows
-    }
-    plots.grouped_bars(axes, groups, series)
-    axes.set_ylim(0, 1.05)
-    axes.set_ylabel("mean similarity to gold")
-    axes.tick_params(axis="x", labelrotation=30)
-    axes.set_title(f"{rows[0].view}: structural similarity per feature" if rows else "")
-    return plots.save(figure, path)
-
-
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
-    return by_view(
-        "Structural similarity to gold (paper Table 2)",
-        "Mean over items of the multiset Jaccard similarity of each SQL feature between "
-        "prediction and gold; Average is the mean over the features (structural_similarity); "
-        "Count-based compares feature sizes (min/max, structural_count_similarity). An "
-        "unparseable prediction scores 0 on all of them; Parsed is the share of parseable "
-        "predictions.",
-        similarity_rows(runs),
-        context,
-        lambda view, rows: _blocks(view, rows, context),
-    )
+    return by_view(TITLE, EXPLANATION, similarity_rows(runs), context, _blocks)
 
 
 def _blocks(view: str, rows: list[SimilarityRow], context: Context) -> list[Block]:
@@ -119,4 +76,50 @@ def _blocks(view: str, rows: list[SimilarityRow], context: Context) -> list[Bloc
         ),
         (False, True, *(True for _ in features), True, True, True),
     )
-    return [table, *context.charts.draw("similarity", view, plot_similarity, rows)]
+    return [
+        table,
+        *context.charts.draw(
+            "similarity", view, "structural similarity per feature", plot_similarity, rows
+        ),
+    ]
+
+
+def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
+    rows = []
+    for view, results in runs_by_view(runs):
+        for run, result in results:
+            names = {name for item in result.items for name in item.numbers}
+            features = ordered(
+                [name for name in names if name.startswith(FEATURE_PREFIX)], FEATURE_ORDER
+            )
+            if not features:
+                continue
+            rows.append(
+                SimilarityRow(
+                    view=view,
+                    run=run.name,
+                    n=len(result.items),
+                    features={name: metric_mean(result.items, name) for name in features},
+                    average=metric_mean(result.items, SIMILARITY_METRIC[0]),
+                    count_based=metric_mean(result.items, COUNT_SIMILARITY_METRIC),
+                    parsed=metric_mean(result.items, PARSED),
+                )
+            )
+    return rows
+
+
+def plot_similarity(rows: Sequence[SimilarityRow]):
+    """Mean Jaccard similarity to gold per SQL feature (the paper's Table 2 as bars)."""
+    features = list(rows[0].features) if rows else []
+    groups = [feature_label(name) for name in features] + ["Average"]
+    figure = plots.new_figure(max(6.0, 0.9 * len(groups) + 0.3 * len(rows)), 3.8)
+    axes = figure.subplots()
+    series = {
+        row.run: [row.features.get(name, math.nan) for name in features] + [row.average]
+        for row in rows
+    }
+    plots.grouped_bars(axes, groups, series)
+    axes.set_ylim(0, 1.05)
+    axes.set_ylabel("mean similarity to gold")
+    axes.tick_params(axis="x", labelrotation=30)
+    return figure
