@@ -1,17 +1,18 @@
 """The sections of ``report.md`` / ``report.html``: one module per section, one entry point each.
 
-Every section module defines
+Every section module defines ``TITLE`` (its heading) and
 
     sections(runs: Sequence[Run], context: Context) -> list[Section]
 
-which reads the runs itself and returns the section's headings with their blocks: a level-2
-heading with its explanation, usually followed by one level-3 heading per view (a task or an
-lm-eval group, in ``context.views`` order). An empty list leaves the section out of the report
-(a single run has no paired comparison, a run that was not sampled no sampling section). The
-numbers behind a section's tables are public functions of its module (``pair_rows``,
-``retry_rows``, ...), so tests check them without rendering; its charts are drawn with
-``context.charts``. ``report.build`` lists the sections in report order; adding a section is
-one module here plus its line in that list.
+which reads the runs itself and returns the section's headings with their blocks: the level-2
+heading ``TITLE`` with its ``EXPLANATION``, usually followed by one level-3 heading per view (a
+task or an lm-eval group, in ``context.views`` order; :func:`by_view` builds that shape). An
+empty list leaves the section out of the report (a single run has no paired comparison, a run
+that was not sampled no sampling section). The numbers behind a section's tables are public
+functions of its module (``pair_rows``, ``retry_rows``, ...), so tests check them without
+rendering; its plot functions draw figures that ``context.charts`` titles and saves.
+``report.build.SECTIONS`` lists the sections in report order; adding a section is one module
+here plus its line in that list (``tests/report/test_sections.py`` checks both).
 """
 
 from __future__ import annotations
