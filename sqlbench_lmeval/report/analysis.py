@@ -1,33 +1,23 @@
-"""The numbers of a report, computed from runs: scores, paired comparisons, failures,
-structural similarity (paper Table 2) and complexity ratios (paper Table 1).
+"""What the report's sections and the explorer share: the metric names the report reads (all
+of them here, in one place), views of runs and whether runs can be compared, items paired by
+id, each item's outcome and error kind, and means that leave NaN out.
 
-Everything here is plain data; ``report.tables`` and ``report.plots`` only render it.
-A "view" is a task or an lm-eval group of tasks (see ``runs.Run.views``).
+A "view" is a task or an lm-eval group of tasks (see ``runs.Run.views``). The numbers of each
+section are computed in its own module under ``report.sections``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from itertools import combinations
-
-import numpy as np
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
-from sqlbench_lmeval.report.stats import (
-    RESAMPLES,
-    SEED,
-    Interval,
-    bootstrap_cis,
-    holm,
-    mcnemar_exact,
-    paired_bootstrap_ci,
-)
 from sqlbench_lmeval.scoring import VERDICTS, verdict
+
+# --- metric names and labels -------------------------------------------------------------------
 
 #: Execution metrics in table order, with their column titles.
 EXECUTION_METRICS = (("ves", "VES"), ("ex", "EX"), ("ex_strict", "EX strict"), ("ex_set", "EX set"))
@@ -36,6 +26,19 @@ SIMILARITY_METRIC = ("structural_similarity", "Struct. sim.")
 COUNT_SIMILARITY_METRIC = "structural_count_similarity"
 #: 1.0 when the prediction parsed as one statement (TPC-DS); similarities count a miss as 0.
 PARSED = "parsed"
+#: Per SQL feature: ``sim_<feature>``, the similarity to gold of one feature (TPC-DS).
+FEATURE_PREFIX = "sim_"
+#: A complexity count ``x`` of the prediction has gold's beside it as ``gold_x`` (TPC-DS).
+GOLD_PREFIX = "gold_"
+#: Sampled runs (``sampled_scoring``): EX of the voted answer, the mean EX over the samples, and
+#: ``pass_at_<k>``.
+VOTED_EX = "ex_maj"
+MEAN_EX = "ex_mean"
+PASS_AT = re.compile(r"pass_at_(\d+)$")
+#: Retried runs (``retry_envelope``): validity and EX of the last attempt, retries used.
+VES_AFTER_RETRIES = "ves@retry"
+EX_AFTER_RETRIES = "ex@retry"
+RETRIES_USED = "retries_used"
 
 #: Outcome classes of the failure breakdown, in column order: ``scoring.VERDICTS``, the classes
 #: ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs; "truncated"
@@ -43,19 +46,38 @@ PARSED = "parsed"
 OUTCOMES = VERDICTS
 
 # The paper's Table 2 column order; a feature name is placed by the first keyword it contains.
-_FEATURE_ORDER = ("table", "column", "predicate", "where", "constant", "function", "aggreg", "join")
+FEATURE_ORDER = ("table", "column", "predicate", "where", "constant", "function", "aggreg", "join")
 # The paper's Table 1 column order for complexity counts.
-_COUNT_ORDER = ("column", "join", "predicate", "where", "cte", "function", "subquer")
+COUNT_ORDER = ("column", "join", "predicate", "where", "cte", "function", "subquer")
+
+# Metrics that are fields of every scored item rather than entries of its ``numbers``.
+_ITEM_FIELDS = frozenset(name for name, _ in EXECUTION_METRICS)
 
 
 def item_metric(item: ScoredItem, name: str) -> float:
     """A metric of one item by name (NaN when the item does not have it)."""
-    if name in ("ves", "ex", "ex_strict", "ex_set"):
+    if name in _ITEM_FIELDS:
         return getattr(item, name)
     return item.numbers.get(name, math.nan)
 
 
-# --- compatibility -----------------------------------------------------------------------------
+def feature_label(name: str) -> str:
+    """``sim_where_predicates`` -> ``Where predicates``."""
+    return name.removeprefix(FEATURE_PREFIX).replace("_", " ").capitalize()
+
+
+def ordered(names, order) -> list[str]:
+    """``names`` in a paper's column ``order``: each by the first keyword of ``order`` it
+    contains (the rest last), ties by name."""
+
+    def key(name):
+        ranks = [rank for rank, word in enumerate(order) if word in name]
+        return (ranks[0] if ranks else len(order), name)
+
+    return sorted(names, key=key)
+
+
+# --- views, compatibility, pairing -----------------------------------------------------------
 
 
 def check_comparable(runs: Sequence[Run]) -> None:
@@ -117,141 +139,13 @@ def grouped_tasks(runs: Sequence[Run]) -> set[str]:
     }
 
 
-# --- scores ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScoreRow:
-    """One run's means and intervals on one view, or on one category inside it."""
-
-    view: str
-    category: str | None  # None: the whole view
-    run: str
-    n: int
-    intervals: Mapping[str, Interval]  # metric name -> interval, in table order
-
-
-def score_metrics(items: Sequence[ScoredItem]) -> list[tuple[str, str]]:
-    """(name, title) of the metrics a table over ``items`` shows."""
-    metrics = list(EXECUTION_METRICS)
-    if any(SIMILARITY_METRIC[0] in item.numbers for item in items):
-        metrics.append(SIMILARITY_METRIC)
-    return metrics
-
-
-def score_rows(
-    runs: Sequence[Run], *, resamples: int = RESAMPLES, seed: int = SEED
-) -> list[ScoreRow]:
-    """Per view, per run: the whole view, then each category (when there are several)."""
-    rows = []
-    for view, results in runs_by_view(runs):
-        # The same columns for every run of a view (a metric a run lacks shows as NaN).
-        metrics = [
-            name for name, _ in score_metrics([i for _, result in results for i in result.items])
-        ]
-        for run, result in results:
-            rows.append(_score_row(view, None, run.name, result.items, metrics, resamples, seed))
-            categories = sorted({item.category for item in result.items if item.category})
-            if len(categories) > 1:
-                for category in categories:
-                    items = [item for item in result.items if item.category == category]
-                    rows.append(
-                        _score_row(view, category, run.name, items, metrics, resamples, seed)
-                    )
-    return rows
-
-
-def _score_row(view, category, run, items, metrics, resamples, seed) -> ScoreRow:
-    values = np.array(
-        [[item_metric(item, name) for name in metrics] for item in items], dtype=float
-    ).reshape(len(items), len(metrics))
-    intervals = bootstrap_cis(values, resamples=resamples, seed=seed)
-    return ScoreRow(view, category, run, len(items), dict(zip(metrics, intervals, strict=True)))
-
-
-# --- paired comparisons ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PairRow:
-    """Run ``a`` against run ``b`` on the items of one view that both answered."""
-
-    view: str
-    a: str
-    b: str
-    n_a: int  # items of the view in run a
-    n_b: int
-    n_common: int  # items present in both: the only ones compared
-    ex_a: float  # EX of a on the common items
-    ex_b: float
-    difference: Interval  # EX(a) - EX(b), paired bootstrap over the common items
-    a_only_correct: int  # McNemar's b: a right, b wrong
-    b_only_correct: int  # McNemar's c: a wrong, b right
-    p_value: float  # exact two-sided McNemar on those two counts
-    # Holm-adjusted over every pair of runs on this view (equals p_value for a single pair).
-    p_holm: float = math.nan
-
-
-def pair_rows(
-    runs: Sequence[Run], *, resamples: int = RESAMPLES, seed: int = SEED
-) -> list[PairRow]:
-    """Every two runs on every view they share, matched by item id."""
-    rows = []
-    for view, having in runs_by_view(runs):
-        view_rows = [
-            _pair_row(view, run_a.name, result_a, run_b.name, result_b, resamples, seed)
-            for (run_a, result_a), (run_b, result_b) in combinations(having, 2)
-        ]
-        adjusted = holm([row.p_value for row in view_rows])
-        rows.extend(replace(row, p_holm=p) for row, p in zip(view_rows, adjusted, strict=True))
-    return rows
-
-
 def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[ScoredItem, ScoredItem]]:
     """The items both results answered, matched by id, in ``result_a``'s order."""
     by_id_b = {item.id: item for item in result_b.items}
     return [(item, by_id_b[item.id]) for item in result_a.items if item.id in by_id_b]
 
 
-def _pair_row(view, name_a, result_a: TaskResult, name_b, result_b: TaskResult, resamples, seed):
-    pairs = paired_items(result_a, result_b)
-    ex_a = [a.ex for a, _ in pairs]
-    ex_b = [b.ex for _, b in pairs]
-    a_only = sum(1 for a, b in zip(ex_a, ex_b, strict=True) if a >= 0.5 > b)
-    b_only = sum(1 for a, b in zip(ex_a, ex_b, strict=True) if b >= 0.5 > a)
-    return PairRow(
-        view=view,
-        a=name_a,
-        b=name_b,
-        n_a=len(result_a.items),
-        n_b=len(result_b.items),
-        n_common=len(pairs),
-        ex_a=_mean(ex_a),
-        ex_b=_mean(ex_b),
-        difference=paired_bootstrap_ci(ex_a, ex_b, resamples=resamples, seed=seed),
-        a_only_correct=a_only,
-        b_only_correct=b_only,
-        p_value=mcnemar_exact(a_only, b_only),
-    )
-
-
-# --- failures ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FailureRow:
-    """How one run's items on one view ended."""
-
-    view: str
-    run: str
-    n: int
-    outcomes: Mapping[str, int]  # OUTCOMES, plus any status we do not know, by count
-    error_kinds: tuple[tuple[str, int], ...]  # most frequent first
-    unhealthy_gold: int  # items whose gold did not return a usable result
-    truncated: int = 0  # outputs cut off by the generation limit (any outcome)
-    looping: int = 0  # of those, outputs that end in a repetition loop
-    truncated: int = 0  # outputs cut off by the generation limit (correct ones too)
-    reads_no_table: int = 0  # answers that ran but read no table (constants)
+# --- items -------------------------------------------------------------------------------------
 
 
 def outcome_of(item: ScoredItem) -> str:
@@ -284,161 +178,44 @@ def error_kind(message: str | None) -> str:
     return head[:60].strip() or "(no message)"
 
 
-def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
-    rows = []
-    for view, results in runs_by_view(runs):
-        for run, result in results:
-            outcomes = Counter(outcome_of(item) for item in result.items)
-            kinds = Counter(
-                error_kind(item.error) for item in result.items if item.status == "error"
-            )
-            rows.append(
-                FailureRow(
-                    view=view,
-                    run=run.name,
-                    n=len(result.items),
-                    outcomes={**{name: outcomes.get(name, 0) for name in OUTCOMES}, **outcomes},
-                    error_kinds=tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
-                    unhealthy_gold=sum(1 for item in result.items if item.gold_status != "ok"),
-                    truncated=sum(1 for item in result.items if item.truncated),
-                    looping=sum(1 for item in result.items if item.repetition_loop),
-                    reads_no_table=sum(1 for item in result.items if item.reads_no_table),
-                )
-            )
-    return rows
-
-
-# --- structural similarity (paper Table 2) ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SimilarityRow:
-    """One run's mean similarity per SQL feature on one view (the paper's Table 2 row)."""
-
-    view: str
-    run: str
-    n: int
-    features: Mapping[str, float]  # sim_<feature> -> mean, in the paper's column order
-    average: float  # mean structural_similarity
-    count_based: float  # mean structural_count_similarity (NaN when absent)
-    parsed: float  # share of parseable predictions (NaN when the benchmark does not say)
-
-
-def feature_label(name: str) -> str:
-    """``sim_where_predicates`` -> ``Where predicates``."""
-    return name.removeprefix("sim_").replace("_", " ").capitalize()
-
-
-def _ordered(names, order) -> list[str]:
-    def key(name):
-        ranks = [rank for rank, word in enumerate(order) if word in name]
-        return (ranks[0] if ranks else len(order), name)
-
-    return sorted(names, key=key)
-
-
-def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
-    rows = []
-    for view, results in runs_by_view(runs):
-        for run, result in results:
-            names = {name for item in result.items for name in item.numbers}
-            features = _ordered([name for name in names if name.startswith("sim_")], _FEATURE_ORDER)
-            if not features:
-                continue
-            rows.append(
-                SimilarityRow(
-                    view=view,
-                    run=run.name,
-                    n=len(result.items),
-                    features={name: _metric_mean(result.items, name) for name in features},
-                    average=_metric_mean(result.items, SIMILARITY_METRIC[0]),
-                    count_based=_metric_mean(result.items, COUNT_SIMILARITY_METRIC),
-                    parsed=_metric_mean(result.items, PARSED),
-                )
-            )
-    return rows
-
-
-# --- complexity ratios (paper Table 1) ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ComplexityRow:
-    """One run's mean complexity per count against gold's on the same items (paper Table 1)."""
-
-    view: str
-    run: str
-    counts: Mapping[str, tuple[float, float, int]]  # name -> (model mean, gold mean, items)
-
-    def ratio(self, name: str) -> float:
-        model, gold, _ = self.counts[name]
-        return model / gold if gold else math.nan
-
-
-def complexity_names(items: Sequence[ScoredItem]) -> list[str]:
-    """Counts reported for both the prediction (``x``) and gold (``gold_x``)."""
-    names = {name for item in items for name in item.numbers}
-    return _ordered([name for name in names if f"gold_{name}" in names], _COUNT_ORDER)
-
-
-def complexity_rows(runs: Sequence[Run]) -> list[ComplexityRow]:
-    """Means over the items with a parseable prediction (``parsed`` 1, when a benchmark reports
-    it: TPC-DS counts an unparseable prediction as 0) where both counts are known."""
-    rows = []
-    for view, results in runs_by_view(runs):
-        for run, result in results:
-            names = complexity_names(result.items)
-            if not names:
-                continue
-            counts = {}
-            for name in names:
-                pairs = [
-                    (item.numbers.get(name, math.nan), item.numbers.get(f"gold_{name}", math.nan))
-                    for item in result.items
-                    if item.numbers.get(PARSED, 1.0) >= 0.5
-                ]
-                pairs = [(m, g) for m, g in pairs if not (math.isnan(m) or math.isnan(g))]
-                counts[name] = (
-                    _mean([m for m, _ in pairs]),
-                    _mean([g for _, g in pairs]),
-                    len(pairs),
-                )
-            rows.append(ComplexityRow(view=view, run=run.name, counts=counts))
-    return rows
-
-
-# --- helpers -----------------------------------------------------------------------------------
-
-
-def _mean(values: Sequence[float]) -> float:
+def mean(values: Sequence[float]) -> float:
+    """The mean of the values that are not NaN (NaN when none is)."""
     values = [value for value in values if not math.isnan(value)]
     return sum(values) / len(values) if values else math.nan
 
 
-def _metric_mean(items: Sequence[ScoredItem], name: str) -> float:
-    return _mean([item_metric(item, name) for item in items])
+def metric_mean(items: Sequence[ScoredItem], name: str) -> float:
+    """The mean of a metric over the items that have it."""
+    return mean([item_metric(item, name) for item in items])
 
 
 __all__ = [
+    "COUNT_ORDER",
+    "COUNT_SIMILARITY_METRIC",
     "EXECUTION_METRICS",
+    "EX_AFTER_RETRIES",
+    "FEATURE_ORDER",
+    "FEATURE_PREFIX",
+    "GOLD_PREFIX",
+    "MEAN_EX",
     "OUTCOMES",
-    "ComplexityRow",
-    "FailureRow",
-    "PairRow",
-    "ScoreRow",
-    "SimilarityRow",
+    "PARSED",
+    "PASS_AT",
+    "RETRIES_USED",
+    "SIMILARITY_METRIC",
+    "VES_AFTER_RETRIES",
+    "VOTED_EX",
     "check_comparable",
-    "complexity_names",
-    "complexity_rows",
+    "engines_differ",
     "error_kind",
-    "failure_rows",
     "feature_label",
     "grouped_tasks",
     "item_metric",
+    "mean",
+    "metric_mean",
+    "ordered",
     "outcome_of",
-    "pair_rows",
-    "score_metrics",
-    "score_rows",
-    "similarity_rows",
+    "paired_items",
+    "runs_by_view",
     "view_names",
 ]

@@ -33,7 +33,7 @@ from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 from sqlbench_lmeval.repair import NO_SQL_FEEDBACK
 from sqlbench_lmeval.report import read_runs
-from sqlbench_lmeval.report.retries import retry_rows
+from sqlbench_lmeval.report.sections.retries import retry_rows
 
 pytestmark = pytest.mark.slow
 

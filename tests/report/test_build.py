@@ -8,8 +8,13 @@ from PIL import Image
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.report import analyse, read_runs, write_report
+from sqlbench_lmeval.report import read_runs, write_report
 from sqlbench_lmeval.report.analysis import error_kind
+from sqlbench_lmeval.report.sections.complexity import complexity_rows
+from sqlbench_lmeval.report.sections.outcomes import failure_rows
+from sqlbench_lmeval.report.sections.pairs import pair_rows
+from sqlbench_lmeval.report.sections.scores import score_rows
+from sqlbench_lmeval.report.sections.similarity import similarity_rows
 
 PHYSICAL, MATHEMATICAL = range(1, 5), range(5, 11)
 
@@ -51,33 +56,30 @@ def two_runs(score_item, write_score_file):
     return write_score_file("A", a), write_score_file("B", b)
 
 
-def _score(data, run, category=None, view="logiccat"):
-    (row,) = [
-        row for row in data.scores if (row.run, row.category, row.view) == (run, category, view)
-    ]
+def _score(rows, run, category=None, view="logiccat"):
+    (row,) = [row for row in rows if (row.run, row.category, row.view) == (run, category, view)]
     return row
 
 
 def test_score_table_numbers_equal_hand_counts(two_runs):
-    data = analyse(read_runs(map(str, two_runs)), resamples=500)
-    a, b = _score(data, "A"), _score(data, "B")
+    rows = score_rows(read_runs(map(str, two_runs)), resamples=500)
+    a, b = _score(rows, "A"), _score(rows, "B")
     assert a.n == b.n == 10
     assert a.intervals["ex"].mean == 0.7
     assert a.intervals["ves"].mean == 0.8  # items 9 (error) and 10 (timeout) did not run
     assert b.intervals["ex"].mean == 0.2
     assert b.intervals["ves"].mean == 0.5  # 4, 5, 6, 7, 8 ran
-    assert _score(data, "A", "physical").intervals["ex"].mean == 0.75  # 3 of 4
-    assert _score(data, "A", "mathematical").intervals["ex"].mean == pytest.approx(4 / 6)
-    assert _score(data, "B", "physical").intervals["ex"].mean == 0.0
-    for row in data.scores:
+    assert _score(rows, "A", "physical").intervals["ex"].mean == 0.75  # 3 of 4
+    assert _score(rows, "A", "mathematical").intervals["ex"].mean == pytest.approx(4 / 6)
+    assert _score(rows, "B", "physical").intervals["ex"].mean == 0.0
+    for row in rows:
         for interval in row.intervals.values():
             assert interval.low <= interval.mean <= interval.high
     assert "structural_similarity" not in a.intervals  # LogicCat has none
 
 
 def test_paired_comparison_counts_discordant_items(two_runs):
-    data = analyse(read_runs(map(str, two_runs)), resamples=500)
-    (pair,) = data.pairs
+    (pair,) = pair_rows(read_runs(map(str, two_runs)), resamples=500)
     assert (pair.a, pair.b, pair.n_common) == ("A", "B", 10)
     assert (pair.ex_a, pair.ex_b) == (0.7, 0.2)
     assert pair.difference.mean == pytest.approx(0.5)
@@ -87,8 +89,7 @@ def test_paired_comparison_counts_discordant_items(two_runs):
 
 
 def test_failure_breakdown_counts_every_outcome(two_runs):
-    data = analyse(read_runs(map(str, two_runs)), resamples=200)
-    by_run = {row.run: row for row in data.failures}
+    by_run = {row.run: row for row in failure_rows(read_runs(map(str, two_runs)))}
     a, b = by_run["A"], by_run["B"]
     assert {k: v for k, v in a.outcomes.items() if v} == {
         "correct": 7,
@@ -155,28 +156,29 @@ def _assert_real_image(path):
         assert colours is not None and len(colours) > 20  # not blank, not a single colour
 
 
-def test_a_mismatched_comparison_version_is_refused(score_item, write_score_file):
+def test_a_mismatched_comparison_version_is_refused(score_item, write_score_file, tmp_path):
     old = write_score_file("old", [score_item(1, 1, version="1")], version="1")
     new = write_score_file("new", [score_item(1, 1, version="2")], version="2")
     with pytest.raises(UserError) as caught:
-        analyse(read_runs([str(old), str(new)]))
+        write_report(read_runs([str(old), str(new)]), tmp_path / "refused")
     message = str(caught.value)
     assert "'old' (comparison version 1)" in message
     assert "'new' (comparison version 2)" in message
+    assert not (tmp_path / "refused").exists()
 
 
-def test_a_mismatched_dataset_version_is_refused(score_item, write_score_file):
+def test_a_mismatched_dataset_version_is_refused(score_item, write_score_file, tmp_path):
     one = write_score_file("one", [score_item(1, 1)], dataset="logiccat-abc-builder1")
     two = write_score_file("two", [score_item(1, 1)], dataset="logiccat-abc-builder2")
     with pytest.raises(UserError, match="logiccat-abc-builder1 vs logiccat-abc-builder2"):
-        analyse(read_runs([str(one), str(two)]))
+        write_report(read_runs([str(one), str(two)]), tmp_path / "refused")
 
 
 def test_only_items_in_both_runs_are_compared(score_item, write_score_file, tmp_path):
     full = write_score_file("full", [score_item(i, 1) for i in range(1, 7)])
     part = write_score_file("part", [score_item(i, 0) for i in (1, 2, 3, 99)])
     runs = read_runs([str(full), str(part)])
-    (pair,) = analyse(runs, resamples=200).pairs
+    (pair,) = pair_rows(runs, resamples=200)
     assert (pair.n_a, pair.n_b, pair.n_common) == (6, 4, 3)
     assert (pair.a_only_correct, pair.b_only_correct, pair.difference.mean) == (3, 0, 1.0)
     markdown = write_report(runs, tmp_path / "r", resamples=200).markdown.read_text()
@@ -211,16 +213,17 @@ def test_tpcds_similarity_and_complexity_ratios(score_item, write_score_file, tm
         task="tpcds",
     )
     files = write_report(read_runs([str(model)]), tmp_path / "t", resamples=200)
-    data = analyse(read_runs([str(model)]), resamples=200)
-    (similarity,) = data.similarity
+    runs = read_runs([str(model)])
+    (similarity,) = similarity_rows(runs)
     assert list(similarity.features) == ["sim_tables", "sim_joins"]  # the paper's column order
     assert similarity.features["sim_tables"] == pytest.approx(0.5)
     assert similarity.average == pytest.approx(0.75)
-    (complexity,) = data.complexity
+    (complexity,) = complexity_rows(runs)
     assert complexity.counts["join_count"] == (3.0, 2.0, 2)
     assert complexity.ratio("join_count") == 1.5
     assert math.isnan(complexity.ratio("cte_count"))  # 0 / 0: no ratio
-    assert _score(data, "m", view="tpcds").intervals["structural_similarity"].mean == 0.75
+    scores = score_rows(runs, resamples=200)
+    assert _score(scores, "m", view="tpcds").intervals["structural_similarity"].mean == 0.75
     markdown = files.markdown.read_text()
     assert "| m | 3 | 0.500 | 1.000 | 0.750 | – | 0.667 |" in markdown
     assert "1.50 (3.00 / 2.00)" in markdown
@@ -246,11 +249,12 @@ def test_report_over_lmeval_folders(write_lmeval_run, score_item, tmp_path):
 
     first = run("first", {1: 1, 2: 1, 3: 1, 4: 0})
     second = run("second", {1: 0, 2: 1, 3: 0, 4: 0})
-    data = analyse(read_runs([str(first), str(second)]), resamples=200)
-    assert _score(data, "first").intervals["ex"].mean == 0.75
-    assert _score(data, "first", "physical").intervals["ex"].mean == 1.0
-    assert _score(data, "second", view="logiccat_mathematical").intervals["ex"].mean == 0.0
-    group_pair = next(pair for pair in data.pairs if pair.view == "logiccat")
+    runs = read_runs([str(first), str(second)])
+    scores = score_rows(runs, resamples=200)
+    assert _score(scores, "first").intervals["ex"].mean == 0.75
+    assert _score(scores, "first", "physical").intervals["ex"].mean == 1.0
+    assert _score(scores, "second", view="logiccat_mathematical").intervals["ex"].mean == 0.0
+    group_pair = next(pair for pair in pair_rows(runs, resamples=200) if pair.view == "logiccat")
     assert (group_pair.n_common, group_pair.a_only_correct, group_pair.b_only_correct) == (4, 2, 0)
     assert group_pair.p_value == 0.5
     files = write_report(read_runs([str(first), str(second)]), tmp_path / "r", resamples=200)
@@ -284,12 +288,12 @@ def test_cli_refuses_mismatched_versions(score_item, write_score_file, tmp_path,
 
 def test_tables_follow_the_papers_column_orders():
     from sqlbench_lmeval.complexity import COMPLEXITY
-    from sqlbench_lmeval.report.analysis import _COUNT_ORDER, _FEATURE_ORDER, _ordered
+    from sqlbench_lmeval.report.analysis import COUNT_ORDER, FEATURE_ORDER, ordered
     from sqlbench_lmeval.structure import FEATURES
 
     features = [f"sim_{name}" for name in FEATURES]
-    assert _ordered(sorted(features), _FEATURE_ORDER) == features
-    assert _ordered(sorted(COMPLEXITY), _COUNT_ORDER) == list(COMPLEXITY)
+    assert ordered(sorted(features), FEATURE_ORDER) == features
+    assert ordered(sorted(COMPLEXITY), COUNT_ORDER) == list(COMPLEXITY)
 
 
 def test_a_single_run_has_no_paired_section(score_item, write_score_file, tmp_path):
@@ -304,7 +308,7 @@ def test_runs_without_common_items_compare_nothing(score_item, write_score_file,
     a = write_score_file("a", [score_item(1, 1)])
     b = write_score_file("b", [score_item(2, 1)])
     runs = read_runs([str(a), str(b)])
-    (pair,) = analyse(runs, resamples=200).pairs
+    (pair,) = pair_rows(runs, resamples=200)
     assert (pair.n_common, pair.p_value) == (0, 1.0)
     assert math.isnan(pair.difference.mean)
     markdown = write_report(runs, tmp_path / "none", resamples=200).markdown.read_text()

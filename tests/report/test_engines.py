@@ -17,7 +17,7 @@ import pytest
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report import read_runs, write_report
 from sqlbench_lmeval.report.analysis import check_comparable
-from sqlbench_lmeval.report.engines import engine_comparisons
+from sqlbench_lmeval.report.sections.engines import engine_comparisons
 
 
 def test_items_whose_verdict_differs_between_engines_are_listed(

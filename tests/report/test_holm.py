@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sqlbench_lmeval.report import analyse, read_runs, write_report
+from sqlbench_lmeval.report import read_runs, write_report
+from sqlbench_lmeval.report.sections.pairs import pair_rows
 from sqlbench_lmeval.report.stats import holm
 
 
@@ -32,8 +33,8 @@ def test_pairs_of_three_runs_get_holm_p_values(three_runs, tmp_path):
     # Exact McNemar: A vs B has 4 discordant items all for A: 2 * (1/2)^4 = 0.125.
     # A vs C: 1 discordant item: 2 * 1/2 = 1.0. B vs C: 3, all for C: 2 * (1/2)^3 = 0.25.
     # Holm over m = 3: 0.125 x 3 = 0.375; 0.25 x 2 = 0.5; 1.0 x 1 = 1.0 (monotone already).
-    data = analyse(read_runs(three_runs), resamples=200)
-    found = {(row.a, row.b): (row.p_value, row.p_holm) for row in data.pairs}
+    rows = pair_rows(read_runs(three_runs), resamples=200)
+    found = {(row.a, row.b): (row.p_value, row.p_holm) for row in rows}
     assert found == {
         ("A", "B"): pytest.approx((0.125, 0.375)),
         ("A", "C"): pytest.approx((1.0, 1.0)),
@@ -48,7 +49,7 @@ def test_pairs_of_three_runs_get_holm_p_values(three_runs, tmp_path):
 
 def test_two_runs_show_no_holm_column(three_runs, tmp_path):
     runs = read_runs(three_runs[:2])
-    (pair,) = analyse(runs, resamples=200).pairs
+    (pair,) = pair_rows(runs, resamples=200)
     assert pair.p_holm == pair.p_value  # one comparison: Holm changes nothing
     text = write_report(runs, tmp_path / "r", resamples=200).markdown.read_text(encoding="utf-8")
     assert "Holm p" not in text

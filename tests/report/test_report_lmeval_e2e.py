@@ -12,7 +12,10 @@ import pytest
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.compare import COMPARISON_VERSION
-from sqlbench_lmeval.report import analyse, read_runs
+from sqlbench_lmeval.report import read_runs
+from sqlbench_lmeval.report.sections.outcomes import failure_rows
+from sqlbench_lmeval.report.sections.pairs import pair_rows
+from sqlbench_lmeval.report.sections.scores import score_rows
 
 try:
     from support.lm_eval_run import run_lm_eval
@@ -138,17 +141,17 @@ def test_report_on_two_real_lm_eval_runs(tmp_path, capsys):
         good, weak = pool.map(lambda model: _run(model, tasks, tmp_path), ["good", "weak"])
     specs = [f"good={good}", f"weak={weak}"]
 
-    data = analyse(read_runs(specs), resamples=500)
-    scores = {(row.run, row.category): row for row in data.scores}
+    runs = read_runs(specs)
+    scores = {(row.run, row.category): row for row in score_rows(runs, resamples=500)}
     assert scores["good", None].intervals["ex"].mean == pytest.approx(5 / 6)
     assert scores["weak", None].intervals["ex"].mean == pytest.approx(2 / 6)
     assert scores["weak", None].intervals["ves"].mean == pytest.approx(4 / 6)
     assert scores["good", "physical"].intervals["ex"].mean == 1.0
     assert scores["weak", "physical"].intervals["ex"].mean == pytest.approx(1 / 3)
-    (pair,) = data.pairs
+    (pair,) = pair_rows(runs, resamples=500)
     assert (pair.n_common, pair.a_only_correct, pair.b_only_correct) == (6, 3, 0)
     assert pair.p_value == 0.25
-    failures = {row.run: row for row in data.failures}
+    failures = {row.run: row for row in failure_rows(runs)}
     assert {k: v for k, v in failures["weak"].outcomes.items() if v} == {
         "correct": 2,
         "wrong_result": 2,

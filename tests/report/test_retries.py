@@ -10,7 +10,7 @@ hand below, per run.
 from __future__ import annotations
 
 from sqlbench_lmeval.report import read_runs, write_report
-from sqlbench_lmeval.report.retries import retry_rows
+from sqlbench_lmeval.report.sections.retries import retry_rows
 
 RAN = ("correct", "wrong")
 

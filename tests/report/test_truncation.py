@@ -1,6 +1,7 @@
 """The report counts outputs cut off by the generation limit per run and says how to raise it."""
 
-from sqlbench_lmeval.report import analyse, read_runs, write_report
+from sqlbench_lmeval.report import read_runs, write_report
+from sqlbench_lmeval.report.sections.outcomes import failure_rows
 
 
 def test_truncated_outputs_are_counted_per_run_with_the_fix(score_item, write_score_file, tmp_path):
@@ -19,7 +20,7 @@ def test_truncated_outputs_are_counted_per_run_with_the_fix(score_item, write_sc
             f"long={write_score_file('long', long)}",
         ]
     )
-    rows = {row.run: row for row in analyse(runs, resamples=100).failures}
+    rows = {row.run: row for row in failure_rows(runs)}
     assert (rows["short"].truncated, rows["long"].truncated) == (3, 0)
     files = write_report(runs, tmp_path / "report", resamples=100)
     text = files.markdown.read_text(encoding="utf-8")
@@ -40,7 +41,7 @@ def test_outputs_truncated_in_a_repetition_loop_get_their_own_note(
         score_item(4, 1),
     ]
     runs = read_runs([f"loopy={write_score_file('loopy', items)}"])
-    (row,) = analyse(runs, resamples=100).failures
+    (row,) = failure_rows(runs)
     assert (row.truncated, row.looping) == (3, 1)
     text = write_report(runs, tmp_path / "report", resamples=100).markdown.read_text("utf-8")
     assert "loopy: 2 of 4 outputs were truncated: " in text

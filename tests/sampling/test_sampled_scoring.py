@@ -17,7 +17,7 @@ from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.execution import cache as cache_module
 from sqlbench_lmeval.report.build import write_report
 from sqlbench_lmeval.report.runs import read_runs
-from sqlbench_lmeval.report.sampling import sampling_rows
+from sqlbench_lmeval.report.sections.sampling import sampling_rows
 from sqlbench_lmeval.sampled_scoring import score_samples
 from sqlbench_lmeval.scoring import Item, aggregate, score_items
 

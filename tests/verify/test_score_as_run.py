@@ -30,8 +30,11 @@ import pytest
 from support.verify_runs import SCALE_FACTOR, WRONG, run_tpcds
 
 from sqlbench_lmeval.cli import main
-from sqlbench_lmeval.report import analyse, read_runs
+from sqlbench_lmeval.report import read_runs
+from sqlbench_lmeval.report.analysis import check_comparable
 from sqlbench_lmeval.report.explorer import explorer_data
+from sqlbench_lmeval.report.sections.outcomes import failure_rows
+from sqlbench_lmeval.report.sections.pairs import pair_rows
 from sqlbench_lmeval.submission import read_submissions
 from sqlbench_lmeval.verify import verify_submission
 
@@ -95,10 +98,10 @@ def test_score_verify_report_and_explorer_agree_on_a_limit_run(run, cache, tmp_p
     # report pairs the score file with the lm-eval run (same task name, same items) and counts
     # the same classes; the explorer too.
     runs = read_runs([f"lm={run}", f"score={scored}"])
-    data = analyse(runs, resamples=100)
-    (pair,) = data.pairs
+    check_comparable(runs)
+    (pair,) = pair_rows(runs, resamples=100)
     assert (pair.view, pair.n_common) == (TASK, 6)
-    for row in data.failures:
+    for row in failure_rows(runs):
         assert {k: v for k, v in row.outcomes.items() if v} == VERDICTS
     explored = explorer_data(runs)["items"]
     for index in range(2):

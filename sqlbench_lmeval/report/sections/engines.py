@@ -1,4 +1,5 @@
-"""The report's cross-engine section: where one model's verdict changes with the engine.
+"""The report's "Cross-engine verdicts" section: where one model's verdict changes with the
+engine.
 
 Runs of the same items on two engines (LogicCat on SQLite and on a MySQL-protocol server: one
 task name, the engine recorded in each document and in ``score``'s output) pair item by item
@@ -25,7 +26,17 @@ from sqlbench_lmeval.report.analysis import (
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.tables import Section, Table
+from sqlbench_lmeval.report.sections import Context, paragraph
+from sqlbench_lmeval.report.tables import Block, Section, Table
+
+TITLE = "Cross-engine verdicts"
+EXPLANATION = paragraph(
+    """
+    Runs of the same items on different engines, paired by item id as in the paired comparison:
+    every common item whose verdict (correct, wrong result, or the execution status) differs,
+    with the gold status each engine judged. Their dataset versions differ by the engine alone.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,60 @@ class EngineComparison:
     differences: tuple[VerdictDifference, ...]  # by item id
 
 
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    """The heading, then one level-3 heading per pair of runs on different engines (several
+    per view when a view has more such pairs); nothing when there is no such pair."""
+    comparisons = engine_comparisons(runs)
+    if not comparisons:
+        return []
+    return [
+        Section(TITLE, (EXPLANATION,)),
+        *(
+            _comparison_section(comparison)
+            for view in context.views
+            for comparison in comparisons
+            if comparison.view == view
+        ),
+    ]
+
+
+def _comparison_section(comparison: EngineComparison) -> Section:
+    a = f"{comparison.a} ({comparison.engine_a})"
+    b = f"{comparison.b} ({comparison.engine_b})"
+    summary = (
+        f"{comparison.a} on {comparison.engine_a} against {comparison.b} on "
+        f"{comparison.engine_b}: {len(comparison.differences)} of {comparison.n_common} common "
+        "items differ in verdict."
+    )
+    blocks: list[Block] = [summary]
+    if comparison.differences:
+        blocks.append(
+            Table(
+                (
+                    "Item",
+                    "Category",
+                    a,
+                    b,
+                    f"Gold on {comparison.engine_a}",
+                    f"Gold on {comparison.engine_b}",
+                ),
+                tuple(
+                    (
+                        str(d.id),
+                        d.category or "–",
+                        d.a.describe(),
+                        d.b.describe(),
+                        d.a.gold_status,
+                        d.b.gold_status,
+                    )
+                    for d in comparison.differences
+                ),
+                (True, False, False, False, False, False),
+            )
+        )
+    return Section(f"{comparison.view}: {a} vs {b}", tuple(blocks), level=3)
+
+
 def engine_comparisons(runs: Sequence[Run]) -> list[EngineComparison]:
     """Every pair of runs on a shared view whose engines differ, with the differing items."""
     comparisons = []
@@ -100,58 +165,3 @@ def engine_comparisons(runs: Sequence[Run]) -> list[EngineComparison]:
                 )
             )
     return comparisons
-
-
-def engine_sections(runs: Sequence[Run], views: Sequence[str]) -> list[Section]:
-    """The report sections; none when no two runs of a view ran on different engines."""
-    comparisons = engine_comparisons(runs)
-    if not comparisons:
-        return []
-    sections = [
-        Section(
-            "Cross-engine verdicts",
-            (
-                "Runs of the same items on different engines, paired by item id as in the "
-                "paired comparison: every common item whose verdict (correct, wrong result, or "
-                "the execution status) differs, with the gold status each engine judged. Their "
-                "dataset versions differ by the engine alone.",
-            ),
-        )
-    ]
-    for view in views:
-        for comparison in (c for c in comparisons if c.view == view):
-            a = f"{comparison.a} ({comparison.engine_a})"
-            b = f"{comparison.b} ({comparison.engine_b})"
-            summary = (
-                f"{comparison.a} on {comparison.engine_a} against {comparison.b} on "
-                f"{comparison.engine_b}: {len(comparison.differences)} of "
-                f"{comparison.n_common} common items differ in verdict."
-            )
-            blocks: list = [summary]
-            if comparison.differences:
-                blocks.append(
-                    Table(
-                        (
-                            "Item",
-                            "Category",
-                            a,
-                            b,
-                            f"Gold on {comparison.engine_a}",
-                            f"Gold on {comparison.engine_b}",
-                        ),
-                        tuple(
-                            (
-                                str(d.id),
-                                d.category or "–",
-                                d.a.describe(),
-                                d.b.describe(),
-                                d.a.gold_status,
-                                d.b.gold_status,
-                            )
-                            for d in comparison.differences
-                        ),
-                        (True, False, False, False, False, False),
-                    )
-                )
-            sections.append(Section(f"{view}: {a} vs {b}", tuple(blocks), level=3))
-    return sections

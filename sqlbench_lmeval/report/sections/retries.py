@@ -1,5 +1,6 @@
-"""The report's section on retried runs (``--model sqlbench-repair``, or ``score`` on retried
-answers): the TPC-DS paper's "valid after r retries" count, and a histogram of retries used.
+"""The report's "Retried runs: valid after r retries" section (``--model sqlbench-repair``, or
+``score`` on retried answers): the TPC-DS paper's "valid after r retries" count, and a
+histogram of retries used.
 
 A view is retried when its items carry ``retries_used`` (see ``retry_envelope``). The repair
 loop asks again only while an answer is not valid, so an item's answer is valid
@@ -24,14 +25,29 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlbench_lmeval.report import plots
-from sqlbench_lmeval.report.analysis import item_metric, runs_by_view
+from sqlbench_lmeval.report.analysis import (
+    EX_AFTER_RETRIES,
+    RETRIES_USED,
+    VES_AFTER_RETRIES,
+    item_metric,
+    runs_by_view,
+)
 from sqlbench_lmeval.report.runs import Run, ScoredItem
-from sqlbench_lmeval.report.tables import Section, Table, fmt
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
+from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
 
-RETRIES_USED = "retries_used"
+TITLE = "Retried runs: valid after r retries"
+EXPLANATION = paragraph(
+    """
+    For runs whose model retried failed queries with the error fed back (sqlbench-repair): items
+    whose answer ran without error after at most r retries (cumulative; after 0 retries = VES's
+    count), as the TPC-DS paper counts valid queries after retries, with EX of the first and of
+    the last attempts. The histogram counts items by the retries they used; an item at the
+    largest r that never became valid used every retry it was given.
+    """
+)
 
 #: Ma, Pu and Zhu (2024), "Evaluating LLMs for Text-to-SQL Generation With Complex SQL
 #: Workload", arXiv:2407.19517, Table 3: of the 99 TPC-DS queries, how many each model's
@@ -71,11 +87,48 @@ class RetryRow:
         return self.n - self.valid_after[-1] if self.valid_after else self.n
 
 
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    return by_view(TITLE, EXPLANATION, retry_rows(runs), context, _blocks)
+
+
+def _blocks(view: str, rows: list[RetryRow], context: Context) -> list[Block]:
+    most = len(rows[0].valid_after) - 1
+    after = [
+        "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
+        for r in range(most + 1)
+    ]
+    table = Table(
+        ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
+        tuple(
+            (
+                row.run,
+                str(row.n),
+                *(_count(count, row.n) for count in row.valid_after),
+                _count(row.never_valid, row.n),
+                fmt(row.ex_first),
+                fmt(row.ex_after),
+            )
+            for row in rows
+        ),
+        (False, *(True for _ in range(most + 5))),
+    )
+    paper_rows = [row for row in rows if row.paper_measure]
+    return [
+        table,
+        *context.charts.draw("retries", view, "retries used", plot_retries_histogram, rows),
+        *(paper_comparison(paper_rows) if paper_rows else ()),
+    ]
+
+
+def _count(count: int, n: int) -> str:
+    return f"{count} ({count / n:.1%})" if n else str(count)
+
+
 def valid_at(item: ScoredItem) -> int | None:
     """The number of retries after which the item's answer was valid; None: never."""
     if item.ves >= 0.5:
         return 0
-    if item_metric(item, "ves@retry") >= 0.5:
+    if item_metric(item, VES_AFTER_RETRIES) >= 0.5:
         return _retries(item)
     return None
 
@@ -166,19 +219,16 @@ def paper_comparison(rows: Sequence[RetryRow]) -> tuple[str, Table, Table]:
 
 
 def _ex_after(item: ScoredItem) -> float:
-    after = item_metric(item, "ex@retry")
+    after = item_metric(item, EX_AFTER_RETRIES)
     return item.ex if math.isnan(after) else after  # an item never retried keeps its EX
 
 
 def _mean(values: Sequence[float]) -> float:
+    # Unlike analysis.mean, a NaN is not left out: an item without EX leaves the mean unknown.
     return sum(values) / len(values) if values else math.nan
 
 
-def _count(count: int, n: int) -> str:
-    return f"{count} ({count / n:.1%})" if n else str(count)
-
-
-def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
+def plot_retries_histogram(rows: Sequence[RetryRow]):
     """Items by the number of retries they used, bars side by side per run."""
     figure = plots.new_figure(max(4.5, 1.2 + 0.9 * len(rows[0].retries_used)), 3.4)
     axes = figure.subplots()
@@ -187,54 +237,4 @@ def plot_retries_histogram(rows: Sequence[RetryRow], path: Path) -> Path:
     axes.set_xlabel("retries used (error-feedback turns)")
     axes.set_ylabel("items")
     axes.yaxis.get_major_locator().set_params(integer=True)  # counts of items
-    axes.set_title(f"{rows[0].view}: retries used")
-    return plots.save(figure, path)
-
-
-def retry_sections(runs: Sequence[Run], views: Sequence[str], charts) -> list[Section]:
-    """The report sections; none when no run was retried. ``charts`` draws the PNGs."""
-    rows = retry_rows(runs)
-    if not rows:
-        return []
-    sections = [
-        Section(
-            "Retried runs: valid after r retries",
-            (
-                "For runs whose model retried failed queries with the error fed back "
-                "(sqlbench-repair): items whose answer ran without error after at most r "
-                "retries (cumulative; after 0 retries = VES's count), as the TPC-DS paper "
-                "counts valid queries after retries, with EX of the first and of the last "
-                "attempts. The histogram counts items by the retries they used; an item at the "
-                "largest r that never became valid used every retry it was given.",
-            ),
-        )
-    ]
-    for view in views:
-        view_rows = [row for row in rows if row.view == view]
-        if not view_rows:
-            continue
-        most = len(view_rows[0].valid_after) - 1
-        after = [
-            "valid, 1st attempt" if r == 0 else f"after {r} retr{'y' if r == 1 else 'ies'}"
-            for r in range(most + 1)
-        ]
-        table = Table(
-            ("Run", "n", *after, "never valid", "EX (first)", "EX after retries"),
-            tuple(
-                (
-                    row.run,
-                    str(row.n),
-                    *(_count(count, row.n) for count in row.valid_after),
-                    _count(row.never_valid, row.n),
-                    fmt(row.ex_first),
-                    fmt(row.ex_after),
-                )
-                for row in view_rows
-            ),
-            (False, *(True for _ in range(most + 5))),
-        )
-        image = charts.draw("retries", view, plot_retries_histogram, view_rows)
-        paper_rows = [row for row in view_rows if row.paper_measure]
-        comparison = paper_comparison(paper_rows) if paper_rows else ()
-        sections.append(Section(view, (table, *image, *comparison), level=3))
-    return sections
+    return figure

@@ -1,0 +1,127 @@
+"""The report's "Scores" section: per view, each run's mean VES and EX variants (and TPC-DS's
+structural similarity) with bootstrap intervals, for the whole view and for each category."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sqlbench_lmeval.report import plots
+from sqlbench_lmeval.report.analysis import (
+    EXECUTION_METRICS,
+    SIMILARITY_METRIC,
+    item_metric,
+    runs_by_view,
+)
+from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.sections import Context, by_view, paragraph
+from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
+from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
+
+TITLE = "Scores"
+EXPLANATION = paragraph(
+    """
+    VES: the prediction ran without error, within the time limit and the row cap. EX: same
+    result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines one;
+    numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
+    (BIRD's rule).
+    """
+)
+
+
+#: Column titles by metric name.
+_TITLES = dict((*EXECUTION_METRICS, SIMILARITY_METRIC))
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One run's means and intervals on one view, or on one category inside it."""
+
+    view: str
+    category: str | None  # None: the whole view
+    run: str
+    n: int
+    intervals: Mapping[str, Interval]  # metric name -> interval, in table order
+
+
+def sections(runs: Sequence[Run], context: Context) -> list[Section]:
+    rows = score_rows(runs, resamples=context.resamples, seed=context.seed)
+    return by_view(TITLE, EXPLANATION, rows, context, _blocks)
+
+
+def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
+    # Every row of a view has the same metrics, in column order (score_rows).
+    metrics = [(name, _TITLES[name]) for name in rows[0].intervals]
+    table = Table(
+        ("Run", "Category", "n", *(title for _, title in metrics)),
+        tuple(
+            (
+                row.run,
+                row.category or "all",
+                str(row.n),
+                *(fmt_ci(row.intervals[name]) for name, _ in metrics),
+            )
+            # Whole-view rows first, then each category with the runs side by side (a stable
+            # sort: score_rows lists the runs in report order).
+            for row in sorted(rows, key=lambda row: row.category or "")
+        ),
+        (False, False, True, *(True for _ in metrics)),
+    )
+    whole = [row for row in rows if row.category is None]
+    return [table, *context.charts.draw("scores", view, "scores", plot_scores, whole, metrics)]
+
+
+def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
+    """The metrics a table over ``items`` shows, in column order."""
+    metrics = [name for name, _ in EXECUTION_METRICS]
+    if any(SIMILARITY_METRIC[0] in item.numbers for item in items):
+        metrics.append(SIMILARITY_METRIC[0])
+    return metrics
+
+
+def score_rows(
+    runs: Sequence[Run], *, resamples: int = RESAMPLES, seed: int = SEED
+) -> list[ScoreRow]:
+    """Per view, per run: the whole view, then each category (when there are several)."""
+    rows = []
+    for view, results in runs_by_view(runs):
+        # The same columns for every run of a view (a metric a run lacks shows as NaN).
+        metrics = score_metrics([item for _, result in results for item in result.items])
+        for run, result in results:
+            rows.append(_score_row(view, None, run.name, result.items, metrics, resamples, seed))
+            categories = sorted({item.category for item in result.items if item.category})
+            if len(categories) > 1:
+                for category in categories:
+                    items = [item for item in result.items if item.category == category]
+                    rows.append(
+                        _score_row(view, category, run.name, items, metrics, resamples, seed)
+                    )
+    return rows
+
+
+def _score_row(view, category, run, items, metrics, resamples, seed) -> ScoreRow:
+    values = np.array(
+        [[item_metric(item, name) for name in metrics] for item in items], dtype=float
+    ).reshape(len(items), len(metrics))
+    intervals = bootstrap_cis(values, resamples=resamples, seed=seed)
+    return ScoreRow(view, category, run, len(items), dict(zip(metrics, intervals, strict=True)))
+
+
+def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]):
+    """Each run's metric means with their 95% bootstrap intervals, on one view."""
+    figure = plots.new_figure(max(5.0, 1.4 * len(metrics) + 0.4 * len(rows)), 3.6)
+    axes = figure.subplots()
+    series, errors = {}, {}
+    for row in rows:
+        means = [row.intervals[name].mean for name, _ in metrics]
+        series[row.run] = means
+        errors[row.run] = (
+            [row.intervals[name].mean - row.intervals[name].low for name, _ in metrics],
+            [row.intervals[name].high - row.intervals[name].mean for name, _ in metrics],
+        )
+    plots.grouped_bars(axes, [title for _, title in metrics], series, errors)
+    axes.set_ylim(0, 1.05)
+    axes.set_ylabel("mean over items (95% CI)")
+    return figure
