@@ -470,7 +470,7 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
 )(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.report.complexity import workloads_complexity
-    from sqlbench_lmeval.sql.complexity import format_complexity_table
+    from sqlbench_lmeval.sql.workloads import format_complexity_table
 
     workloads = workloads_complexity(
         args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect

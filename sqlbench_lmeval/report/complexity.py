@@ -70,10 +70,10 @@ def read_sql_workload(spec: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str = "") -> list:
-    """``complexity.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
+    """``workloads.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
     file of SQL queries in ``dialect`` (see :func:`read_sql_workload`)."""
     from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
-    from sqlbench_lmeval.sql.complexity import workload_complexity
+    from sqlbench_lmeval.sql.workloads import workload_complexity
 
     workloads = []
     for spec in specs:
@@ -99,7 +99,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def from_workload_complexity(workloads) -> dict[str, list[Mapping[str, float]]]:
-    """Our input form from ``complexity.WorkloadComplexity`` objects (parseable queries only)."""
+    """Our input form from ``workloads.WorkloadComplexity`` objects (parseable queries only)."""
     return {workload.name: list(workload.per_query.values()) for workload in workloads}
 
 

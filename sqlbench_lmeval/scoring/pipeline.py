@@ -54,7 +54,7 @@ from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters, ves
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
-from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR, Transpile, engine_sql
+from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, Transpile, engine_sql
 from sqlbench_lmeval.sql.extract import (
     EXECUTABLE_COMMENT,
     MULTIPLE_STATEMENTS,

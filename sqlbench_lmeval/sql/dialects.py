@@ -8,10 +8,10 @@ Then ``Item.prediction_dialect`` names it and, per item:
 
 1. the prompt names that dialect (the benchmark's ``task`` module, with :func:`display_name`);
 2. the extracted SQL is translated into the engine's dialect by the benchmark's
-   ``transpile_prediction(item, sql)`` hook (:func:`engine_sql`); the text that ran is kept as
-   ``executed_sql`` beside ``extracted_sql``;
+   ``transpile_prediction(item, sql)`` hook (``scoring.translate.engine_sql``); the text that
+   ran is kept as ``executed_sql`` beside ``extracted_sql``;
 3. a translation that fails is that item's outcome - status ``error`` with reason
-   :data:`TRANSPILE_ERROR`, never an exception out of scoring;
+   ``transpile_error``, never an exception out of scoring;
 4. structure (TPC-DS) is read from the prediction as written, in the prompted dialect.
 
 With the default (the engine's own dialect) nothing is translated: ``executed_sql`` is the
@@ -20,10 +20,6 @@ extracted SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialects
@@ -31,16 +27,10 @@ from sqlglot.optimizer.annotate_types import annotate_types
 
 from sqlbench_lmeval.errors import UserError
 
-if TYPE_CHECKING:
-    from sqlbench_lmeval.scoring.item import Item
-
 
 class TranspileError(ValueError):
     """A prediction cannot be translated into the engine's dialect."""
 
-
-#: The ``reason`` of an item whose prediction could not be translated to the engine's dialect.
-TRANSPILE_ERROR = "transpile_error"
 
 #: How prompts name a dialect; sqlglot's name, capitalised, for the rest.
 DISPLAY_NAMES = {
@@ -59,10 +49,6 @@ DISPLAY_NAMES = {
 
 #: Spellings users type for a dialect sqlglot names otherwise.
 _ALIASES = {"postgresql": "postgres", "sqlserver": "tsql", "mssql": "tsql"}
-
-#: A benchmark's translation of ``sql`` (written in ``item.prediction_dialect``) into the
-#: engine's dialect ``item.dialect``; it raises when it cannot.
-Transpile = Callable[["Item", str], str]
 
 
 def check_dialect(name: str | None, default: str) -> str:
@@ -106,30 +92,3 @@ def _typed(tree: exp.Expression, dialect: str) -> exp.Expression:
         return annotate_types(tree, dialect=dialect)
     except Exception:  # inference is an improvement, never a reason to fail the translation
         return tree
-
-
-@dataclass(frozen=True)
-class EngineSql:
-    """What runs for one prediction: the engine-dialect SQL, or why there is none."""
-
-    sql: str | None  # None: nothing extracted, or the translation failed
-    error: str | None = None  # the translation's failure, for the item's ``error`` field
-
-
-def engine_sql(item: Item, sql: str | None, transpile: Transpile | None) -> EngineSql:
-    """``sql`` (written in the item's prediction dialect) in the engine's dialect.
-
-    Unchanged when the two dialects are the same or there is nothing to run. Any exception of
-    ``transpile`` is the item's failure, named with both dialects (a crash in one
-    translation must not stop the scoring of a whole run).
-    """
-    written = item.prompted_dialect
-    if sql is None or written == item.dialect:
-        return EngineSql(sql)
-    if transpile is None:
-        return EngineSql(None, f"cannot translate {written} to {item.dialect}: no translator")
-    try:
-        return EngineSql(transpile(item, sql))
-    except Exception as error:  # every failure is this item's outcome, whatever raised it
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        return EngineSql(None, f"cannot translate {written} to {item.dialect}: {message[:300]}")

@@ -21,9 +21,10 @@ from statistics import fmean
 
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.sql.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
 from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
+from sqlbench_lmeval.sql.workloads import WorkloadComplexity, workload_complexity
 
 #: Scale factor of the database the queries run on. At 1 every gold query but query 17 returns
 #: rows (17 needs a store return and a later catalog purchase of the same item by the same

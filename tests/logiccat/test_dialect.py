@@ -20,7 +20,7 @@ from sqlbench_lmeval.logiccat.gold import SPIDER_DERIVED
 from sqlbench_lmeval.logiccat.task import doc_to_text, doc_to_text_cot, load_dataset
 from sqlbench_lmeval.paths import tasks_dir
 from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
-from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR
+from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR
 
 
 def cached(fixture_bundle, tmp_path):

@@ -9,8 +9,8 @@ distinct column.
 
 import pytest
 
-from sqlbench_lmeval.sql.complexity import (
-    COMPLEXITY,
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.workloads import (
     complexity_of,
     format_complexity_table,
     workload_complexity,

@@ -13,12 +13,11 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, engine_sql
 from sqlbench_lmeval.sql.dialects import (
-    TRANSPILE_ERROR,
     TranspileError,
     check_dialect,
     display_name,
-    engine_sql,
     sqlglot_transpile,
 )
 
