@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
+from sqlbench_lmeval.logiccat.gold import column_types
+from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
-
-#: Registered on every connection, for gold and predictions alike: MySQL-compatible
-#: functions and the frozen clock (see ``mysql_functions``).
-CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
 
 #: The official LogicCat mini set is the first 500 questions (``idx`` 1-500).
 MINI_SET_IDS = range(1, 501)
@@ -41,8 +42,6 @@ def load_items(
     under a read-only account (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else the reader
     of the server this cache prepared; see ``logiccat.server``); default ``sqlite``.
     """
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
     return items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir)
 
@@ -86,8 +85,6 @@ def transpile_prediction(item: Item, sql: str) -> str:
     get the same MySQL semantics. Other dialects are translated by sqlglot alone: the MySQL
     rewrites encode MySQL's meaning (e.g. population STDDEV), not theirs.
     """
-    from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
-
     if item.prompted_dialect == "mysql" and item.dialect == DIALECT:
         return mysql_to_sqlite(sql, _column_types(item.database.path))
     return sqlglot_transpile(sql, read=item.prompted_dialect, write=item.dialect)
@@ -95,8 +92,6 @@ def transpile_prediction(item: Item, sql: str) -> str:
 
 @lru_cache(maxsize=64)  # LogicCat has 44 databases
 def _column_types(db_path: str):
-    from sqlbench_lmeval.logiccat.gold import column_types
-
     return column_types(db_path)
 
 
@@ -105,8 +100,6 @@ ENGINES = ("sqlite", "mysql")
 
 def check_engine(engine: str | None) -> str:
     """``engine`` (default ``sqlite``), or a UserError naming the choices."""
-    from sqlbench_lmeval.errors import UserError
-
     name = (engine or "sqlite").strip().lower()
     if name not in ENGINES:
         raise UserError(f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}")
@@ -116,8 +109,6 @@ def check_engine(engine: str | None) -> str:
 def dataset_version(
     cache_dir=None, source=None, engine: str | None = None, url: str | None = None, **_options
 ) -> str:
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-
     if check_engine(engine) == "mysql":
         from sqlbench_lmeval.logiccat.server import server_run
 
@@ -128,7 +119,5 @@ def dataset_version(
 
 def version_of_bundle(bundle) -> str:
     """Names the exact data: upstream commit and the builder that made the bundle."""
-    from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION
-
     commit = bundle.manifest.get("source_commit", "unknown")
     return f"logiccat-{commit[:12]}-builder{BUILDER_VERSION}"

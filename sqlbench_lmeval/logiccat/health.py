@@ -33,7 +33,7 @@ import sqlglot
 from sqlglot import exp
 
 from sqlbench_lmeval.logiccat import gold
-from sqlbench_lmeval.logiccat.benchmark import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 
 # The connection setup scoring uses, so health is judged on exactly the engine that scores.
@@ -303,11 +303,3 @@ def health_summary(health: Sequence[Health]) -> dict[str, dict[str, int]]:
     statuses = Counter(h.status for h in health)
     flags = Counter(flag for h in health for flag in h.flags)
     return {"status": dict(sorted(statuses.items())), "flags": dict(sorted(flags.items()))}
-
-
-def gold_results(bundle, *, workers: int | None = None, progress: bool = True) -> list[dict]:
-    """One JSON-ready dict per record (see ``offline.gold_result_lines``), run uncached."""
-    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
-    from sqlbench_lmeval.offline import gold_result_lines
-
-    return gold_result_lines(items_from_bundle(bundle), workers=workers, progress=progress)
