@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
+from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
@@ -259,86 +260,6 @@ def _timeout(args: argparse.Namespace, engine: str | None = None) -> float:
     return default_timeout(engine or args.engine) if timeout is None else timeout
 
 
-def _prepare_tpcds(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
-    from sqlbench_lmeval.tpcds.data import empty_gold_queries, empty_gold_summary, ensure_database
-
-    scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
-    if check_engine(args.engine) == "postgres":
-        from sqlbench_lmeval.tpcds.postgres import prepare_command, summary
-
-        manifest = prepare_command(
-            args.url,
-            args.cache_dir,
-            scale,
-            reload=args.reload,
-            rotate_reader=args.rotate_reader,
-            workers=args.workers,
-        )
-        print(summary(manifest))
-        return 0
-    if args.reload or args.rotate_reader:
-        raise UserError(SERVER_ONLY_OPTIONS)
-    manifest = ensure_database(args.cache_dir, scale, progress=True)
-    empty = empty_gold_queries(manifest)
-    print(
-        f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
-        f"(built in {manifest['build_seconds']:.0f} s)"
-    )
-    print(empty_gold_summary(empty))
-    return 0
-
-
-def _prepare_logiccat(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.logiccat import bundle as logiccat
-
-    if args.engine == "mysql":
-        from sqlbench_lmeval.execution.mysql import public_url
-        from sqlbench_lmeval.logiccat.server import prepare_command
-
-        manifest = prepare_command(
-            args.url,
-            args.source,
-            args.cache_dir,
-            reload=args.reload,
-            rotate_reader=args.rotate_reader,
-        )
-        print(f"logiccat: {manifest['server_version']} at {manifest['server']}:")
-        for action in manifest["actions"]:
-            print(f"  - {action}")
-        print(
-            f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
-            f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
-            "option file, see README 'One server for many machines')"
-        )
-        return 0
-    if args.reload or args.rotate_reader:
-        raise UserError(SERVER_ONLY_OPTIONS)
-    try:
-        if args.force:
-            raise logiccat.BundleMissing("rebuild requested")
-        bundle = logiccat.load_bundle(args.cache_dir)
-        print(logiccat.format_summary(bundle.manifest["health"], len(bundle.records)))
-    except logiccat.BundleMissing:  # build_bundle prints the health summary itself
-        bundle = logiccat.build_bundle(
-            args.source, args.cache_dir, force=args.force, progress=True, workers=args.workers
-        )
-    print(f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})")
-    return 0
-
-
-SERVER_ONLY_OPTIONS = (
-    "--reload and --rotate-reader are for a server: logiccat --engine mysql, tpcds --engine "
-    "postgres"
-)
-
-# `prepare NAME` dispatches here; each benchmark adds its own entry.
-_PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {
-    "tpcds": _prepare_tpcds,
-    "logiccat": _prepare_logiccat,
-}
-
-
 def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
@@ -366,9 +287,16 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)
 def _prepare(args: argparse.Namespace) -> int:
-    if args.benchmark not in _PREPARE:
-        raise UserError(f"prepare {args.benchmark} is not available")
-    return _PREPARE[args.benchmark](args)
+    summary = benchmark_module(args.benchmark).prepare(
+        args.cache_dir,
+        force=args.force,
+        reload=args.reload,
+        rotate_reader=args.rotate_reader,
+        workers=args.workers,
+        **_data_kwargs(args),
+    )
+    print(summary)
+    return 0
 
 
 def _gold_args(parser: argparse.ArgumentParser) -> None:

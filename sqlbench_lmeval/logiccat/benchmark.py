@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.logiccat import bundle as bundle_module
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
 from sqlbench_lmeval.logiccat.gold import column_types
 from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
@@ -115,6 +116,57 @@ def dataset_version(
         return server_run(url, cache_dir).document["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
+
+
+def prepare(
+    cache_dir=None,
+    *,
+    source=None,
+    engine: str | None = None,
+    url: str | None = None,
+    force: bool = False,
+    reload: bool = False,
+    rotate_reader: bool = False,
+    workers: int | None = None,
+    **_options,
+) -> str:
+    """Build the LogicCat bundle into the cache (``sqlbench-lmeval prepare logiccat``; ``force``
+    rebuilds it, ``workers`` processes judge gold health), or with ``engine="mysql"`` load it into
+    the server ``url`` (an admin account) and set up its read-only account
+    (``logiccat.server.prepare_command``: ``reload``, ``rotate_reader``). Returns the summary to
+    show."""
+    if check_engine(engine) == "mysql":
+        from sqlbench_lmeval.execution.mysql import public_url  # optional PyMySQL
+        from sqlbench_lmeval.logiccat.server import prepare_command  # optional PyMySQL
+
+        manifest = prepare_command(
+            url, source, cache_dir, reload=reload, rotate_reader=rotate_reader
+        )
+        return "\n".join(
+            [
+                f"logiccat: {manifest['server_version']} at {manifest['server']}:",
+                *(f"  - {action}" for action in manifest["actions"]),
+                f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
+                f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
+                "option file, see README 'One server for many machines')",
+            ]
+        )
+    if reload or rotate_reader:
+        raise UserError("--reload and --rotate-reader are for a server: logiccat --engine mysql")
+    lines = []
+    try:
+        if force:
+            raise bundle_module.BundleMissing("rebuild requested")
+        bundle = bundle_module.load_bundle(cache_dir)
+        lines.append(bundle_module.format_summary(bundle.manifest["health"], len(bundle.records)))
+    except bundle_module.BundleMissing:  # build_bundle prints the health summary itself
+        bundle = bundle_module.build_bundle(
+            source, cache_dir, force=force, progress=True, workers=workers
+        )
+    lines.append(
+        f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})"
+    )
+    return "\n".join(lines)
 
 
 def version_of_bundle(bundle) -> str:
