@@ -33,6 +33,7 @@ from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.pipeline import aggregate, gold_health, recheck_gold, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
 from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts, score_with_retries
+from sqlbench_lmeval.scoring.sampled import score_samples
 from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
@@ -237,8 +238,7 @@ def score_aligned(
     sampled = any(isinstance(output, list) for output in outputs)
     score = _plain_or_retried(outputs)
     if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
-        from sqlbench_lmeval.scoring.sampled import score_samples as score
-
+        score = score_samples
         n = len(next(output for output in outputs if isinstance(output, list)))
         outputs = [[None] * n if output is None else output for output in outputs]
     scores = score(

@@ -29,6 +29,7 @@ from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
@@ -43,7 +44,6 @@ TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
 
 def limits_from_env(items: Sequence[Item] = ()) -> Limits:
     """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine."""
-    from sqlbench_lmeval.execution.runner import default_timeout
 
     timeout = os.environ.get(TIMEOUT_ENV)
     if timeout:

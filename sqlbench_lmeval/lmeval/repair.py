@@ -33,6 +33,10 @@ import json
 from lm_eval.api.model import LM
 from lm_eval.api.registry import get_model
 
+from sqlbench_lmeval.benchmarks import NAMES, benchmark_module, scoring_hooks
+from sqlbench_lmeval.lmeval.hooks import gold_cache, limits_from_env, workers_from_env
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.scoring.retry_envelope import wrap
 
 DEFAULT_RETRIES = 3
@@ -67,7 +71,7 @@ def feedback(score: dict) -> str:
 
 def follow_up(request, answer: str, message: str):
     """``request`` with the failed ``answer`` and the feedback ``message`` as new turns."""
-    from lm_eval.models.api_models import JsonChatStr
+    from lm_eval.models.api_models import JsonChatStr  # optional: lm-eval's api extra
 
     context, *rest = request.args
     if isinstance(context, JsonChatStr):
@@ -83,17 +87,12 @@ def follow_up(request, answer: str, message: str):
 
 def benchmark_of(task_name: str | None) -> str | None:
     """The benchmark whose hooks (prompt tail, transpiler) apply to a task of ours."""
-    from sqlbench_lmeval.benchmarks import NAMES
 
     return next((n for n in NAMES if (task_name or "").startswith(n)), None)
 
 
 def check(requests, answers: list[str]) -> list[dict]:
     """Score dicts of ``answers`` (status, error, extracted SQL) by the filter's scoring."""
-    from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
-    from sqlbench_lmeval.lmeval.hooks import gold_cache, limits_from_env, workers_from_env
-    from sqlbench_lmeval.scoring.item import Item
-    from sqlbench_lmeval.scoring.pipeline import score_items
 
     scores: list[dict] = [{}] * len(requests)
     by_benchmark: dict[str | None, list[int]] = {}

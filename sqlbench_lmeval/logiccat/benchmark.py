@@ -15,6 +15,12 @@ from sqlbench_lmeval.logiccat import bundle as bundle_module
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
 from sqlbench_lmeval.logiccat.gold import column_types
 from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.server import (
+    ENGINE_DIALECT,
+    prepare_command,
+    server_items,
+    server_run,
+)
 from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
@@ -53,8 +59,6 @@ def items_from_bundle(
     """One item per record of a loaded ``logiccat.bundle.Bundle``, answers asked in
     ``dialect`` (default: the engine's); item ids are the upstream ``idx`` on every engine."""
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import ENGINE_DIALECT, server_items
-
         return server_items(bundle, check_dialect(dialect, ENGINE_DIALECT), url, cache_dir)
     prompted = check_dialect(dialect, DIALECT)
     return [
@@ -111,8 +115,6 @@ def dataset_version(
     cache_dir=None, source=None, engine: str | None = None, url: str | None = None, **_options
 ) -> str:
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import server_run
-
         return server_run(url, cache_dir).document["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
@@ -136,8 +138,9 @@ def prepare(
     (``logiccat.server.prepare_command``: ``reload``, ``rotate_reader``). Returns the summary to
     show."""
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.execution.mysql import public_url  # optional PyMySQL
-        from sqlbench_lmeval.logiccat.server import prepare_command  # optional PyMySQL
+        from sqlbench_lmeval.execution.mysql import (
+            public_url,
+        )  # optional: PyMySQL (the mysql extra)
 
         manifest = prepare_command(
             url, source, cache_dir, reload=reload, rotate_reader=rotate_reader

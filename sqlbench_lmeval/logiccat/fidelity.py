@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import install
 
@@ -258,7 +259,6 @@ def run_gold(
     bundle, ids: Iterable[int], *, setup: str = REFERENCE_CLOCK_SETUP, workers: int | None = None
 ) -> dict[int, tuple[bool, tuple[tuple, ...]]]:
     """Our gold results (through the execution engine) for ``ids``: id -> (ran ok, rows)."""
-    from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 
     wanted = set(ids)
     records = [r for r in bundle.records if r.id in wanted and r.gold_status != gold.NON_SELECT]

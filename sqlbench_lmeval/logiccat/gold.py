@@ -15,6 +15,7 @@ sample standard deviations and integer division; see the notes.)
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
 
 import sqlglot
@@ -166,7 +167,6 @@ def prepare_gold(db_id: str, gold_mysql: str, types: ColumnTypes | None = None) 
 def column_types(db_path: str) -> dict[str, frozenset[str]]:
     """Lower-case column name -> declared SQLite types (first word) of that name across the
     tables of a database."""
-    import sqlite3
 
     found: dict[str, set[str]] = {}
     with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:

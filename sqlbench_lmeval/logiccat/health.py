@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
@@ -215,7 +216,6 @@ def judge_health(
     max_rows: int = 10_000,
 ) -> list[Health]:
     """Run every gold (and its probes) through the execution engine and judge it."""
-    from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 
     limits = Limits(timeout_s=timeout_s, max_rows=max_rows)
     databases = [Database("sqlite", path, SETUP) for path in db_paths]

@@ -50,6 +50,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 
 COMPARISON_VERSION = "2"
@@ -92,8 +95,6 @@ def gold_order_matters(gold_sql: str, dialect: str) -> bool:
 def _order_matters(gold_sql: str, dialect: str) -> bool:
     if "order" not in gold_sql.lower():
         return False  # no ORDER BY anywhere (a cheap exact pre-check; parsing costs ~0.3 ms)
-    import sqlglot
-    from sqlglot import exp
 
     try:
         tree = sqlglot.parse_one(gold_sql, read=dialect or None)

@@ -86,6 +86,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.tokens import Tokenizer, TokenType
+
 from sqlbench_lmeval.sql.lexis import Lexis, executable_comment, lexis
 
 #: ``Extraction.problem`` values (also the ``reason`` the scorer reports).
@@ -566,7 +570,6 @@ _CONTINUATION_TOKENS: frozenset | None = None
 def _continues_sql(paragraph: str) -> bool:
     """Does this paragraph start like the rest of a query (a clause keyword, a paren, ...)?"""
     global _CONTINUATION_TOKENS
-    from sqlglot.tokens import Tokenizer, TokenType
 
     if _CONTINUATION_TOKENS is None:
         names = (
@@ -613,8 +616,6 @@ def _kind(sql: str) -> str | None:
 def _kind_of(text: str, written_in: str) -> str | None:
     """QUERY if ``text`` parses as one query in its own dialect or another we execute (the
     engine judges the details); else OTHER if as one statement that is not a query."""
-    import sqlglot
-    from sqlglot import exp
 
     kind = None
     for dialect in dict.fromkeys((written_in, *_DIALECTS)):
@@ -636,7 +637,6 @@ def _other_statements() -> tuple[type, ...]:
     """sqlglot node types of statements that are not read-only queries. sqlglot's catch-all
     ``Command`` is left out: it also swallows prose such as "Create a query that ..." (such
     statements count when written as SQL, see :func:`_written_as_statement`)."""
-    from sqlglot import exp
 
     names = (
         "Insert Update Delete Merge Create Drop Alter TruncateTable Pragma Attach Detach Copy "

@@ -111,6 +111,8 @@ def _nested_comment_end(text: str, position: int) -> int:
 @lru_cache(maxsize=32)
 def lexis(dialect: str | None = None) -> Lexis:
     """The :class:`Lexis` of the sqlglot dialect ``dialect`` (default :data:`DEFAULT_DIALECT`)."""
+    # heavy: sqlglot's dialects load when a lexis is first built, not when execution's
+    # statement rule imports this module
     from sqlglot.dialects.dialect import Dialect
     from sqlglot.dialects.mysql import MySQL
     from sqlglot.tokens import TokenType

@@ -39,6 +39,7 @@ from sqlbench_lmeval.report.runs import (
     score_dict_of,
     split_spec,
 )
+from sqlbench_lmeval.scoring.retry_envelope import from_attempts
 
 
 @dataclass(frozen=True)
@@ -328,8 +329,6 @@ def _read_predictions_file(path: Path, name: str | None, task: str | None, hashe
         path, "predictions", required=("id",), one_of=("prediction", "attempts")
     ):
         if "attempts" in record:
-            from sqlbench_lmeval.scoring.retry_envelope import from_attempts
-
             envelope = from_attempts(record["attempts"])
             outputs = () if envelope is None else (envelope,)
         else:
@@ -415,7 +414,6 @@ class LoggedPredictions:
 def logged_predictions(path: str, name: str) -> LoggedPredictions:
     """The raw outputs of one task of ours logged at ``path`` (an lm-eval output folder, model
     folder, results or samples file): task ``name``, or the one task of benchmark ``name``."""
-    from sqlbench_lmeval.lmeval.task_specs import task_specs
 
     specs = task_specs()
     submissions = read_submissions(path)

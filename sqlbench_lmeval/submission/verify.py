@@ -51,6 +51,7 @@ from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
+from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
 from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
@@ -318,7 +319,6 @@ def run_limits(
     of the engine its tasks ran on (the longest, should they differ; ``options`` choose the
     engine over what the run recorded), which is what the run's own scoring used unless it was
     told otherwise: 60 s on PostgreSQL, 10 s elsewhere (``runner.default_timeout``)."""
-    from sqlbench_lmeval.execution.runner import default_timeout
 
     if timeout_s is None:
         engines = {
@@ -736,7 +736,7 @@ def _tokenizer(run: Mapping):
     if not name:
         return None, None
     try:
-        from transformers import AutoTokenizer
+        from transformers import AutoTokenizer  # optional: transformers (the hf extra)
 
         return AutoTokenizer.from_pretrained(str(name), local_files_only=True), str(name)
     except Exception:  # not installed, not cached, not a tokenizer: say so, never fail

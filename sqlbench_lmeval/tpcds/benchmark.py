@@ -148,7 +148,7 @@ def dataset_version(
 ) -> str:
     """Names the data scored: scale factor, DuckDB (and extension) version, builder, questions;
     on PostgreSQL also the server's release, the loader and the gold translation."""
-    import duckdb  # heavy: loaded only where TPC-DS data is touched (as in tpcds.data)
+    import duckdb  # heavy: loaded only where TPC-DS data is touched
 
     scale = check_scale_factor(scale_factor)
     server = ""
