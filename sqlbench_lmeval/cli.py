@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
@@ -164,7 +166,6 @@ def _data_kwargs(args: argparse.Namespace) -> dict:
     _score_args
 )
 def _score(args: argparse.Namespace) -> int:
-    import json
 
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import read_predictions, score_predictions
@@ -243,7 +244,6 @@ def _score_target(name: str) -> tuple[str, str | None, None]:
 
 def _is_lmeval_output(path: str) -> bool:
     """An lm-eval --output_path folder, model folder, samples or results file."""
-    from pathlib import Path
 
     candidate = Path(path)
     if candidate.is_dir():
@@ -312,7 +312,6 @@ def _gold_args(parser: argparse.ArgumentParser) -> None:
     _gold_args
 )
 def _gold(args: argparse.Namespace) -> int:
-    import json
 
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import gold_lines
@@ -503,7 +502,6 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
     "integrity; a verdict and a digest per run (exit 1 if any run is rejected)",
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
