@@ -2,7 +2,7 @@
 
 Each benchmark is a module ``sqlbench_lmeval.<name>.benchmark`` that provides
 
-- ``load_items(cache_dir=None, dialect=None, **options) -> list[scoring.Item]`` (builds data on
+- ``load_items(cache_dir=None, dialect=None, **options) -> list[scoring.item.Item]`` (builds data on
   first use); ``dialect`` (a sqlglot name, checked with ``dialects.check_dialect``) sets each
   item's ``prediction_dialect``, the dialect the prompt asks for (default: the engine's own),
 - ``dataset_version(cache_dir=None, **options) -> str`` naming the exact data scored,
@@ -61,7 +61,7 @@ def task_module(name: str) -> ModuleType:
 
 
 def scoring_hooks(module: ModuleType) -> dict:
-    """The keyword arguments of ``scoring.score_items`` a benchmark module supplies."""
+    """The keyword arguments of ``scoring.pipeline.score_items`` a benchmark module supplies."""
     return {
         "item_metrics": getattr(module, "item_metrics", None),
         "prompt_tail": getattr(module, "PROMPT_TAIL", ""),

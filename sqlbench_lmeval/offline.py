@@ -3,7 +3,8 @@ writing every gold result (``sqlbench-lmeval gold``).
 
 For leaderboard submissions and outputs made outside lm-eval. Each input line is
 ``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
-``scoring.score_items``, the function the lm-eval filter calls, so the numbers are the same.
+``scoring.pipeline.score_items``, the function the lm-eval filter calls, so the numbers are the
+same.
 
 A retried answer (the ``sqlbench-repair`` model, or any retry-with-feedback loop) is either a
 ``prediction`` that is the repair model's envelope (the raw response ``--log_samples`` logs) or
@@ -237,7 +238,7 @@ def score_aligned(
     items of several tasks that share ids are scored in one batch (one worker pool)."""
     sampled = any(isinstance(output, list) for output in outputs)
     score = _plain_or_retried(outputs)
-    if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
+    if sampled:  # several answers per id (read_predictions(samples=True)): scoring.sampled
         score = score_samples
         n = len(next(output for output in outputs if isinstance(output, list)))
         outputs = [[None] * n if output is None else output for output in outputs]
@@ -315,7 +316,7 @@ def gold_result_lines(
     hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
     ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
     Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
-    recorded as running at build time that errors now: ``scoring.recheck_gold``).
+    recorded as running at build time that errors now: ``scoring.pipeline.recheck_gold``).
     """
     runnable = [item for item in items if item.gold_status != "non_select"]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]

@@ -6,7 +6,7 @@ comparison) happens in :class:`ExecuteAndScore`, whose output per document is th
 dict: it lands in ``filtered_resps`` of ``--log_samples``, where a reader sees the extracted SQL,
 the execution status and error, and the gold status next to the metrics.
 
-Documents carry the fields of :meth:`scoring.Item.to_doc`, so the filter scores exactly the
+Documents carry the fields of :meth:`scoring.item.Item.to_doc`, so the filter scores exactly the
 items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
 
 A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server

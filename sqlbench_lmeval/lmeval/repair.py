@@ -40,7 +40,7 @@ from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.scoring.retry_envelope import wrap
 
 DEFAULT_RETRIES = 3
-#: Document fields that mark a request of our tasks (see ``scoring.Item.to_doc``).
+#: Document fields that mark a request of our tasks (see ``scoring.item.Item.to_doc``).
 OUR_DOC_FIELDS = ("gold_sql", "db_path", "engine")
 RAN = "ok"
 NO_SQL_FEEDBACK = (

@@ -2,8 +2,8 @@
 
 With ``repeats: k`` lm-eval asks the model ``k`` times per document and hands the filter the
 ``k`` responses together; :class:`ExecuteAndScoreSamples` scores them with
-``sampled_scoring.score_samples`` (voting, pass@k, means over samples), so a document's score
-dict in ``--log_samples`` shows every sample. ``lmeval_hooks.process_results`` reads it as for
+``scoring.sampled.score_samples`` (voting, pass@k, means over samples), so a document's score
+dict in ``--log_samples`` shows every sample. ``lmeval.hooks.process_results`` reads it as for
 the single-answer tasks.
 """
 
@@ -21,7 +21,7 @@ from sqlbench_lmeval.scoring.sampled import score_samples
 
 
 class ExecuteAndScoreSamples(ExecuteAndScore):
-    """:class:`lmeval_hooks.ExecuteAndScore` for documents with several responses each."""
+    """:class:`lmeval.hooks.ExecuteAndScore` for documents with several responses each."""
 
     SCORE_OPTION = "--samples"
 

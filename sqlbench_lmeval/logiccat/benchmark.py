@@ -1,7 +1,9 @@
 """LogicCat as a benchmark: the built bundle's records as scorable items.
 
-The queries run on SQLite. With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
-are asked in that dialect and translated to SQLite before they run
+The queries run on SQLite, or with ``engine="mysql"`` on a MySQL-protocol server that
+``prepare logiccat --engine mysql`` loaded (``sqlbench_lmeval.logiccat.server``; gold there is
+LogicCat's own MySQL gold). With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
+are asked in that dialect and translated to the engine's before they run
 (:func:`transpile_prediction`).
 """
 

@@ -23,7 +23,6 @@ import datetime as dt
 import json
 import math
 import sqlite3
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,7 +267,3 @@ def run_gold(
     ]
     outcomes = execute_many(jobs, Limits(), workers=workers, progress=None)
     return {r.id: (o.ok, o.rows) for r, o in zip(records, outcomes, strict=False)}
-
-
-def count_by_class(fidelity: Fidelity) -> Counter:
-    return Counter({name: len(ids) for name, ids in fidelity.disagreements.items()})

@@ -24,14 +24,12 @@ from sqlglot import exp
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
 
-# Gold statuses and flags (the vocabulary of scoring.Item).
+# Gold statuses and flags (the vocabulary of scoring.item.Item).
 OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
 CLOCK_DEPENDENT = "clock_dependent"
 RANDOM = "random"
 NONDETERMINISTIC_ORDER = "nondeterministic_order"
 MYSQL_SPECIFIC = "mysql_specific"
-STATUSES = (OK, EMPTY, ALL_NULL, ERROR, NON_SELECT)
-FLAGS = (CLOCK_DEPENDENT, RANDOM, NONDETERMINISTIC_ORDER, MYSQL_SPECIFIC)
 
 SPIDER_DERIVED = frozenset(
     {"Population", "concert", "contract", "exerciseclub", "hospital", "school"}

@@ -1,6 +1,6 @@
 """Gold health, judged by running every gold query on the built databases.
 
-Per item a status and flags (the vocabulary of ``scoring.Item``):
+Per item a status and flags (the vocabulary of ``scoring.item.Item``):
 
 - status ``ok`` (rows with a non-NULL value), ``empty``, ``all_null``, ``error`` (also timeouts
   and oversized results), ``non_select`` (not a query; never run);

@@ -19,7 +19,7 @@ class Item:
     question: str
     database: Database
     gold_sql: str  # in the dialect we execute
-    dialect: str  # sqlglot dialect name of gold and predictions: "sqlite" or "duckdb"
+    dialect: str  # the engine's sqlglot dialect, gold's (predictions: ``prompted_dialect``)
     category: str | None = None
     gold_status: str = GOLD_HEALTHY  # judged when the data was built
     flags: tuple[str, ...] = field(default=())

@@ -1,6 +1,6 @@
 """The answer of the ``sqlbench-repair`` model: every attempt, carried to the scoring filter.
 
-lm-eval gives a filter one response string per request. The repair model (``repair.py``)
+lm-eval gives a filter one response string per request. The repair model (``lmeval/repair.py``)
 answers one of our requests with a JSON *envelope* holding all its attempts, in order::
 
     {"sqlbench_repair": 1, "attempts": [{"output": "...", "status": "error",
@@ -72,7 +72,7 @@ def score_with_retries(
     items: Sequence, outputs: Sequence, score: Score, *, retried_run: bool = False
 ) -> list[dict]:
     """Score dicts of ``items`` given each one's response; ``score(items, texts)`` scores
-    plain answers (``scoring.score_items`` with the run's options).
+    plain answers (``scoring.pipeline.score_items`` with the run's options).
 
     An envelope's first attempt makes the ordinary score; its last attempt, scored only when
     there was more than one, gives ``ves@retry``/``ex@retry`` (else the first's numbers).

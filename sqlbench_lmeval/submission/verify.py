@@ -41,10 +41,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from statistics import fmean
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module
@@ -121,7 +119,7 @@ class TaskVerification:
     task: str
     benchmark: str
     findings: tuple[Finding, ...]
-    metrics: Mapping  # ours, on the full denominator (``scoring.aggregate``)
+    metrics: Mapping  # ours, on the full denominator (``scoring.pipeline.aggregate``)
     metrics_logged: Mapping  # ours, over the logged items only (lm-eval's denominator)
     claimed: Mapping  # the run's aggregate numbers
     facts: Mapping  # provenance and settings as recorded
@@ -999,15 +997,6 @@ def _jsonable(value):
     if isinstance(value, (list, tuple)):
         return [_jsonable(item) for item in value]
     return value
-
-
-def mean_of(items: Sequence[Mapping], name: str) -> float:
-    values = [item[name] for item in items if _is_number(item.get(name))]
-    return fmean(values) if values else math.nan
-
-
-def severity_counts(verification: Verification) -> Counter:
-    return Counter(finding.severity for finding in verification.all_findings)
 
 
 __all__ = [

@@ -22,7 +22,7 @@
 - gold: DuckDB's rewrite of the specification queries, written as PostgreSQL by sqlglot
   (:func:`gold_in_postgres`), run as the reader within :data:`GOLD_TIMEOUT_S`; each result is
   compared with DuckDB's (the project's EX rule, gold's ORDER BY deciding order), its health
-  judged as for LogicCat (``scoring.gold_health``), its run time recorded;
+  judged as for LogicCat (``scoring.pipeline.gold_health``), its run time recorded;
 - the manifest (``load_id``, versions, tables, load times, gold SQL, statuses and times) is the
   database's ``COMMENT``, readable by the reader on any machine, and a copy goes into the cache
   beside the password file.
