@@ -30,7 +30,7 @@ Why not sqlglot's tokenizer itself: the text scanned is a model's output, prose 
 may be megabytes long. The scanner must be linear and tolerant (an apostrophe in "Let's" opens a
 string that runs to the end, as in SQLite's own tokenizer, instead of failing the whole text);
 sqlglot's tokenizer raises on an unclosed quote and reads about 1 MB of text per second. sqlglot
-still parses every statement the scanner delimits. ``tests/test_lexis.py`` checks that both
+still parses every statement the scanner delimits. ``tests/sql/test_lexis.py`` checks that both
 find the same ``;`` and comments on SQL written in each dialect.
 """
 

@@ -6,7 +6,7 @@ collected over the query and all its subqueries and CTEs. The authors published 
 this module fixes the definitions; every choice below is ours and is documented here.
 
 Normalisation (:mod:`sqlbench_lmeval.sql.normalization`), applied to gold and prediction alike
-before any feature is read; each row a rule, tested in ``tests/test_structure.py``:
+before any feature is read; each row a rule, tested in ``tests/sql/test_structure.py``:
 
 Rules (form -> canonical form):
 

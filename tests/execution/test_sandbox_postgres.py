@@ -3,7 +3,7 @@ other engines (tests/execution/test_sandbox.py, the ``postgres-*`` cases): sessi
 must not outlive its answer, the rights check that refuses an account with more than SELECT,
 a dropped connection (the answer runs again), a server restarted mid-run (the run waits for
 it), a login that fails (the run stops) and the byte budget (the first-keyword filter:
-tests/test_lexis.py). The server and the read-only role: ``postgres_attack_server``
+tests/sql/test_lexis.py). The server and the read-only role: ``postgres_attack_server``
 (conftest.py); the restarted server is a cluster of the test's own (``restartable_postgres``).
 """
 

@@ -77,7 +77,7 @@ def test_the_sample_log_fields_explain_the_verdict(database):
 
 def test_a_failing_gold_never_changes_ves_and_is_reported(database):
     # Recorded as failing when the data was built (gold recorded as running that fails now
-    # stops the run instead: tests/test_unavailable_scoring.py).
+    # stops the run instead: tests/scoring/test_unavailable_scoring.py).
     (score,) = score_items(
         [item(database, 2, "SELECT missing_column FROM pump", gold_status="error")],
         ["SELECT name FROM pump"],
