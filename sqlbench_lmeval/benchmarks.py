@@ -2,10 +2,17 @@
 
 Each benchmark is a module ``sqlbench_lmeval.<name>.benchmark`` that provides
 
-- ``load_items(cache_dir=None, dialect=None, **options) -> list[scoring.Item]`` (builds data on
+- ``load_items(cache_dir=None, dialect=None, **options) -> list[scoring.item.Item]`` (builds data on
   first use); ``dialect`` (a sqlglot name, checked with ``dialects.check_dialect``) sets each
   item's ``prediction_dialect``, the dialect the prompt asks for (default: the engine's own),
 - ``dataset_version(cache_dir=None, **options) -> str`` naming the exact data scored,
+- ``prepare(cache_dir=None, **options) -> str``: builds the data ahead of time (or loads it
+  into a server and sets up its read-only account) and returns the summary to show
+  (``sqlbench-lmeval prepare NAME``; options: the data options of ``load_items`` and
+  ``force``, ``reload``, ``rotate_reader``, ``workers``; one that does not apply to the chosen
+  engine is a ``UserError``, never ignored),
+- ``check_engine(engine) -> str``: the engine it runs on (default: its embedded one), or a
+  ``UserError`` for an engine it does not run on,
 - optionally ``transpile_prediction(item, sql) -> str``: ``sql``, written in
   ``item.prediction_dialect``, in the engine's dialect ``item.dialect``; it raises when it
   cannot (the item then scores status ``error``, reason ``transpile_error``). Called only when
@@ -19,8 +26,11 @@ Each benchmark is a module ``sqlbench_lmeval.<name>.benchmark`` that provides
   any database (``sqlbench-lmeval complexity``),
 - optionally ``PROMPT_TAIL``, the text our prompt ends with (see ``extract.extract_sql``).
 
-The engine never imports a benchmark; the CLI and the lm-eval hooks go through here
-(:func:`scoring_hooks` hands the optional hooks to ``scoring.score_items``).
+Beside it, ``sqlbench_lmeval.<name>.task`` holds the lm-eval side (``documents`` and the prompt
+functions the task YAML names). The execution core and the scoring pipeline never import a
+benchmark, and no benchmark imports another; the CLI, ``offline`` and the lm-eval hooks go
+through here (:func:`scoring_hooks` hands the optional hooks to
+``scoring.pipeline.score_items``).
 """
 
 from __future__ import annotations
@@ -31,6 +41,9 @@ from types import ModuleType
 from sqlbench_lmeval.errors import UserError
 
 NAMES = ("logiccat", "tpcds")
+
+#: What every benchmark module defines (the rest of the protocol above is optional).
+REQUIRED = ("load_items", "dataset_version", "prepare", "check_engine")
 
 
 def benchmark_module(name: str) -> ModuleType:
@@ -48,7 +61,7 @@ def task_module(name: str) -> ModuleType:
 
 
 def scoring_hooks(module: ModuleType) -> dict:
-    """The keyword arguments of ``scoring.score_items`` a benchmark module supplies."""
+    """The keyword arguments of ``scoring.pipeline.score_items`` a benchmark module supplies."""
     return {
         "item_metrics": getattr(module, "item_metrics", None),
         "prompt_tail": getattr(module, "PROMPT_TAIL", ""),

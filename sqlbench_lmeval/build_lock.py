@@ -32,7 +32,7 @@ def exclusive_build(
     (to say so; an exception it raises gives up instead of waiting).
     """
     try:
-        import fcntl
+        import fcntl  # platform: POSIX only; elsewhere builds go unlocked
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
+from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
@@ -163,7 +166,6 @@ def _data_kwargs(args: argparse.Namespace) -> dict:
     _score_args
 )
 def _score(args: argparse.Namespace) -> int:
-    import json
 
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import read_predictions, score_predictions
@@ -171,7 +173,7 @@ def _score(args: argparse.Namespace) -> int:
     benchmark, task, ids = _score_target(args.benchmark)
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     if _is_lmeval_output(args.predictions):
-        from sqlbench_lmeval.submission import logged_predictions
+        from sqlbench_lmeval.submission.logged import logged_predictions
 
         logged = logged_predictions(args.predictions, args.benchmark)
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
@@ -212,7 +214,7 @@ def _score(args: argparse.Namespace) -> int:
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
-    from sqlbench_lmeval.scoring import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
+    from sqlbench_lmeval.scoring.pipeline import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
 
     counts = metrics.get("verdict_counts") or {}
     print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))
@@ -235,14 +237,13 @@ def _score_target(name: str) -> tuple[str, str | None, None]:
     """(benchmark, task or None for the whole benchmark, ids) that ``score NAME`` scores."""
     if name in BENCHMARK_NAMES:
         return name, None, None
-    from sqlbench_lmeval.task_specs import task_spec
+    from sqlbench_lmeval.lmeval.task_specs import task_spec
 
     return task_spec(name).benchmark, name, None
 
 
 def _is_lmeval_output(path: str) -> bool:
     """An lm-eval --output_path folder, model folder, samples or results file."""
-    from pathlib import Path
 
     candidate = Path(path)
     if candidate.is_dir():
@@ -257,86 +258,6 @@ def _timeout(args: argparse.Namespace, engine: str | None = None) -> float:
 
     timeout = getattr(args, "timeout", None)
     return default_timeout(engine or args.engine) if timeout is None else timeout
-
-
-def _prepare_tpcds(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, check_engine
-    from sqlbench_lmeval.tpcds.data import empty_gold_queries, empty_gold_summary, ensure_database
-
-    scale = DEFAULT_SCALE_FACTOR if args.scale_factor is None else args.scale_factor
-    if check_engine(args.engine) == "postgres":
-        from sqlbench_lmeval.tpcds.postgres import prepare_command, summary
-
-        manifest = prepare_command(
-            args.url,
-            args.cache_dir,
-            scale,
-            reload=args.reload,
-            rotate_reader=args.rotate_reader,
-            workers=args.workers,
-        )
-        print(summary(manifest))
-        return 0
-    if args.reload or args.rotate_reader:
-        raise UserError(SERVER_ONLY_OPTIONS)
-    manifest = ensure_database(args.cache_dir, scale, progress=True)
-    empty = empty_gold_queries(manifest)
-    print(
-        f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
-        f"(built in {manifest['build_seconds']:.0f} s)"
-    )
-    print(empty_gold_summary(empty))
-    return 0
-
-
-def _prepare_logiccat(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.logiccat import bundle as logiccat
-
-    if args.engine == "mysql":
-        from sqlbench_lmeval.execution.mysql import public_url
-        from sqlbench_lmeval.logiccat.server import prepare_command
-
-        manifest = prepare_command(
-            args.url,
-            args.source,
-            args.cache_dir,
-            reload=args.reload,
-            rotate_reader=args.rotate_reader,
-        )
-        print(f"logiccat: {manifest['server_version']} at {manifest['server']}:")
-        for action in manifest["actions"]:
-            print(f"  - {action}")
-        print(
-            f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
-            f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
-            "option file, see README 'One server for many machines')"
-        )
-        return 0
-    if args.reload or args.rotate_reader:
-        raise UserError(SERVER_ONLY_OPTIONS)
-    try:
-        if args.force:
-            raise logiccat.BundleMissing("rebuild requested")
-        bundle = logiccat.load_bundle(args.cache_dir)
-        print(logiccat.format_summary(bundle.manifest["health"], len(bundle.records)))
-    except logiccat.BundleMissing:  # build_bundle prints the health summary itself
-        bundle = logiccat.build_bundle(
-            args.source, args.cache_dir, force=args.force, progress=True, workers=args.workers
-        )
-    print(f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})")
-    return 0
-
-
-SERVER_ONLY_OPTIONS = (
-    "--reload and --rotate-reader are for a server: logiccat --engine mysql, tpcds --engine "
-    "postgres"
-)
-
-# `prepare NAME` dispatches here; each benchmark adds its own entry.
-_PREPARE: dict[str, Callable[[argparse.Namespace], int]] = {
-    "tpcds": _prepare_tpcds,
-    "logiccat": _prepare_logiccat,
-}
 
 
 def _prepare_args(parser: argparse.ArgumentParser) -> None:
@@ -366,9 +287,16 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)
 def _prepare(args: argparse.Namespace) -> int:
-    if args.benchmark not in _PREPARE:
-        raise UserError(f"prepare {args.benchmark} is not available")
-    return _PREPARE[args.benchmark](args)
+    summary = benchmark_module(args.benchmark).prepare(
+        args.cache_dir,
+        force=args.force,
+        reload=args.reload,
+        rotate_reader=args.rotate_reader,
+        workers=args.workers,
+        **_data_kwargs(args),
+    )
+    print(summary)
+    return 0
 
 
 def _gold_args(parser: argparse.ArgumentParser) -> None:
@@ -384,7 +312,6 @@ def _gold_args(parser: argparse.ArgumentParser) -> None:
     _gold_args
 )
 def _gold(args: argparse.Namespace) -> int:
-    import json
 
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import gold_lines
@@ -469,8 +396,8 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
     "mean complexity counts per workload (gold SQL or SQL file); --output draws Figs. 2 and 4",
 )(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.complexity import format_complexity_table
     from sqlbench_lmeval.report.complexity import workloads_complexity
+    from sqlbench_lmeval.sql.workloads import format_complexity_table
 
     workloads = workloads_complexity(
         args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect
@@ -575,11 +502,15 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
     "integrity; a verdict and a digest per run (exit 1 if any run is rejected)",
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
-    from sqlbench_lmeval.submission import read_submissions
-    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, run_limits, verify_submission
-    from sqlbench_lmeval.verify_report import report_stem, write_verification
+    from sqlbench_lmeval.submission.logged import read_submissions
+    from sqlbench_lmeval.submission.verify import (
+        REJECTED,
+        cross_run_findings,
+        run_limits,
+        verify_submission,
+    )
+    from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
 
     submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
     options = _verify_data(args)
@@ -640,8 +571,8 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
     "different; writes leaderboard.html/.csv/.json/.md",
 )(_leaderboard_args)
 def _leaderboard(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.leaderboard import build_leaderboard
     from sqlbench_lmeval.report.stats import SEED
+    from sqlbench_lmeval.submission.leaderboard import build_leaderboard
 
     if args.resamples < 100:
         raise UserError("--resamples must be at least 100")

@@ -3,7 +3,8 @@ writing every gold result (``sqlbench-lmeval gold``).
 
 For leaderboard submissions and outputs made outside lm-eval. Each input line is
 ``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
-``scoring.score_items``, the function the lm-eval filter calls, so the numbers are the same.
+``scoring.pipeline.score_items``, the function the lm-eval filter calls, so the numbers are the
+same.
 
 A retried answer (the ``sqlbench-repair`` model, or any retry-with-feedback loop) is either a
 ``prediction`` that is the repair model's envelope (the raw response ``--log_samples`` logs) or
@@ -23,23 +24,18 @@ from pathlib import Path
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks, task_module
-from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.jsonl import read_objects
+from sqlbench_lmeval.lmeval.task_specs import task_spec
 from sqlbench_lmeval.paths import gold_cache_dir
-from sqlbench_lmeval.preview import PREVIEW_ROWS
-from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
-from sqlbench_lmeval.scoring import (
-    GOLD_HEALTHY,
-    Item,
-    aggregate,
-    gold_health,
-    recheck_gold,
-    score_items,
-)
-from sqlbench_lmeval.submission import DATA_OPTIONS
-from sqlbench_lmeval.task_specs import task_spec
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.pipeline import aggregate, gold_health, recheck_gold, score_items
+from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
+from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts, score_with_retries
+from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
@@ -242,9 +238,8 @@ def score_aligned(
     items of several tasks that share ids are scored in one batch (one worker pool)."""
     sampled = any(isinstance(output, list) for output in outputs)
     score = _plain_or_retried(outputs)
-    if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
-        from sqlbench_lmeval.sampled_scoring import score_samples as score
-
+    if sampled:  # several answers per id (read_predictions(samples=True)): scoring.sampled
+        score = score_samples
         n = len(next(output for output in outputs if isinstance(output, list)))
         outputs = [[None] * n if output is None else output for output in outputs]
     scores = score(
@@ -321,7 +316,7 @@ def gold_result_lines(
     hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
     ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
     Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
-    recorded as running at build time that errors now: ``scoring.recheck_gold``).
+    recorded as running at build time that errors now: ``scoring.pipeline.recheck_gold``).
     """
     runnable = [item for item in items if item.gold_status != "non_select"]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]

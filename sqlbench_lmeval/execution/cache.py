@@ -331,6 +331,6 @@ def _engine_version(engine: str) -> str:
 
 
 def _comparison_version() -> str:
-    from sqlbench_lmeval.compare import COMPARISON_VERSION
+    from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
     return COMPARISON_VERSION

@@ -29,7 +29,6 @@ from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
-VERSION = duckdb.__version__
 _DAMAGED_FILE = "Corrupt database file"
 
 

@@ -75,7 +75,6 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.statement import refusal
 from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
 
-VERSION = pymysql.VERSION_STRING
 CONNECT_TIMEOUT_S = 10
 # The server's own statement limit is the backstop (a worker killed mid-query leaves its query
 # running on the server): it sits a little after the client's KILL QUERY, because a server that

@@ -1,7 +1,9 @@
 """LogicCat as a benchmark: the built bundle's records as scorable items.
 
-The queries run on SQLite. With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
-are asked in that dialect and translated to SQLite before they run
+The queries run on SQLite, or with ``engine="mysql"`` on a MySQL-protocol server that
+``prepare logiccat --engine mysql`` loaded (``sqlbench_lmeval.logiccat.server``; gold there is
+LogicCat's own MySQL gold). With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
+are asked in that dialect and translated to the engine's before they run
 (:func:`transpile_prediction`).
 """
 
@@ -9,13 +11,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlbench_lmeval.dialects import check_dialect, sqlglot_transpile
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring import Item
-
-#: Registered on every connection, for gold and predictions alike: MySQL-compatible
-#: functions and the frozen clock (see ``mysql_functions``).
-CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
+from sqlbench_lmeval.logiccat import bundle as bundle_module
+from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
+from sqlbench_lmeval.logiccat.gold import column_types
+from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.server import (
+    ENGINE_DIALECT,
+    prepare_command,
+    server_items,
+    server_run,
+)
+from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
 
 #: The official LogicCat mini set is the first 500 questions (``idx`` 1-500).
 MINI_SET_IDS = range(1, 501)
@@ -41,8 +51,6 @@ def load_items(
     under a read-only account (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else the reader
     of the server this cache prepared; see ``logiccat.server``); default ``sqlite``.
     """
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
     return items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir)
 
@@ -53,8 +61,6 @@ def items_from_bundle(
     """One item per record of a loaded ``logiccat.bundle.Bundle``, answers asked in
     ``dialect`` (default: the engine's); item ids are the upstream ``idx`` on every engine."""
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import ENGINE_DIALECT, server_items
-
         return server_items(bundle, check_dialect(dialect, ENGINE_DIALECT), url, cache_dir)
     prompted = check_dialect(dialect, DIALECT)
     return [
@@ -86,8 +92,6 @@ def transpile_prediction(item: Item, sql: str) -> str:
     get the same MySQL semantics. Other dialects are translated by sqlglot alone: the MySQL
     rewrites encode MySQL's meaning (e.g. population STDDEV), not theirs.
     """
-    from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
-
     if item.prompted_dialect == "mysql" and item.dialect == DIALECT:
         return mysql_to_sqlite(sql, _column_types(item.database.path))
     return sqlglot_transpile(sql, read=item.prompted_dialect, write=item.dialect)
@@ -95,8 +99,6 @@ def transpile_prediction(item: Item, sql: str) -> str:
 
 @lru_cache(maxsize=64)  # LogicCat has 44 databases
 def _column_types(db_path: str):
-    from sqlbench_lmeval.logiccat.gold import column_types
-
     return column_types(db_path)
 
 
@@ -105,8 +107,6 @@ ENGINES = ("sqlite", "mysql")
 
 def check_engine(engine: str | None) -> str:
     """``engine`` (default ``sqlite``), or a UserError naming the choices."""
-    from sqlbench_lmeval.errors import UserError
-
     name = (engine or "sqlite").strip().lower()
     if name not in ENGINES:
         raise UserError(f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}")
@@ -116,19 +116,65 @@ def check_engine(engine: str | None) -> str:
 def dataset_version(
     cache_dir=None, source=None, engine: str | None = None, url: str | None = None, **_options
 ) -> str:
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import server_run
-
         return server_run(url, cache_dir).document["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
 
 
+def prepare(
+    cache_dir=None,
+    *,
+    source=None,
+    engine: str | None = None,
+    url: str | None = None,
+    force: bool = False,
+    reload: bool = False,
+    rotate_reader: bool = False,
+    workers: int | None = None,
+    **_options,
+) -> str:
+    """Build the LogicCat bundle into the cache (``sqlbench-lmeval prepare logiccat``; ``force``
+    rebuilds it, ``workers`` processes judge gold health), or with ``engine="mysql"`` load it into
+    the server ``url`` (an admin account) and set up its read-only account
+    (``logiccat.server.prepare_command``: ``reload``, ``rotate_reader``). Returns the summary to
+    show."""
+    if check_engine(engine) == "mysql":
+        from sqlbench_lmeval.execution.mysql import (
+            public_url,
+        )  # optional: PyMySQL (the mysql extra)
+
+        manifest = prepare_command(
+            url, source, cache_dir, reload=reload, rotate_reader=rotate_reader
+        )
+        return "\n".join(
+            [
+                f"logiccat: {manifest['server_version']} at {manifest['server']}:",
+                *(f"  - {action}" for action in manifest["actions"]),
+                f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
+                f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
+                "option file, see README 'One server for many machines')",
+            ]
+        )
+    if reload or rotate_reader:
+        raise UserError("--reload and --rotate-reader are for a server: logiccat --engine mysql")
+    lines = []
+    try:
+        if force:
+            raise bundle_module.BundleMissing("rebuild requested")
+        bundle = bundle_module.load_bundle(cache_dir)
+        lines.append(bundle_module.format_summary(bundle.manifest["health"], len(bundle.records)))
+    except bundle_module.BundleMissing:  # build_bundle prints the health summary itself
+        bundle = bundle_module.build_bundle(
+            source, cache_dir, force=force, progress=True, workers=workers
+        )
+    lines.append(
+        f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})"
+    )
+    return "\n".join(lines)
+
+
 def version_of_bundle(bundle) -> str:
     """Names the exact data: upstream commit and the builder that made the bundle."""
-    from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION
-
     commit = bundle.manifest.get("source_commit", "unknown")
     return f"logiccat-{commit[:12]}-builder{BUILDER_VERSION}"

@@ -26,13 +26,18 @@ from __future__ import annotations
 
 import functools
 import json
+import multiprocessing
 import os
 import shutil
 import sqlite3
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import sqlglot
 
 from sqlbench_lmeval.build_lock import exclusive_build
 from sqlbench_lmeval.errors import UserError
@@ -41,6 +46,7 @@ from sqlbench_lmeval.logiccat import health as health_module
 from sqlbench_lmeval.logiccat import mysqldump, transpile
 from sqlbench_lmeval.logiccat import source as source_module
 from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW_TEXT
+from sqlbench_lmeval.paths import cache_dir as cache_root
 
 # 4: rows written with sqlite-utils' insert_all: same content, other SQLite header counters.
 BUILDER_VERSION = "4"
@@ -114,7 +120,6 @@ class Bundle:
 
 def bundle_dir(cache_dir: str | os.PathLike | None = None) -> Path:
     """Where the bundle of this builder version lives."""
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     return cache_root(cache_dir) / "logiccat" / f"v{BUILDER_VERSION}"
 
@@ -233,7 +238,6 @@ def _build_databases(
 ) -> tuple[dict[str, Path], list[gold_module.PreparedGold]]:
     """Every database plus every prepared gold, one task per database over ``workers``
     processes (0: in this process)."""
-    from concurrent.futures import ProcessPoolExecutor
 
     by_db: dict[str, list[int]] = {}
     for position, record in enumerate(raw_records):
@@ -248,9 +252,6 @@ def _build_databases(
     count = (os.cpu_count() or 1) if workers is None else workers
     results = None
     if count > 1:
-        import multiprocessing
-        from concurrent.futures.process import BrokenProcessPool
-
         context = multiprocessing.get_context("spawn")
         try:
             with ProcessPoolExecutor(min(count, len(tasks)), mp_context=context) as pool:
@@ -284,7 +285,6 @@ def build_bundle(
 
     An existing complete bundle is returned as is unless ``force``.
     """
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     target = bundle_dir(cache_dir)
     if not force:
@@ -318,7 +318,6 @@ def _build_into(
     work: Path, upstream, raw_records: list[dict], workers: int | None, progress: bool, started
 ) -> dict:
     """Databases, records and manifest of a bundle written into ``work``; the manifest."""
-    import sqlglot
 
     (work / DATABASES).mkdir()
     db_paths, prepared = _build_databases(upstream, raw_records, work / DATABASES, workers)

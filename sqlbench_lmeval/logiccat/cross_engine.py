@@ -20,10 +20,15 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlbench_lmeval.logiccat import fidelity
+from sqlbench_lmeval.logiccat import fidelity, server
+from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.server import require_driver, server_run
 
 SQLITE_VS_SERVER = "sqlite_vs_server"
 SERVER_VS_REFERENCE = "server_vs_reference"
@@ -92,9 +97,7 @@ def compare_engines(
     bundle, server_url: str, reference: Mapping[int, dict] | None = None, workers=None
 ) -> EngineComparison:
     """Gold of every item on SQLite and on the server, compared (and each with ``reference``)."""
-    from sqlbench_lmeval.logiccat import benchmark, server
-
-    sqlite_setup = benchmark.CONNECTION_SETUP
+    sqlite_setup = CONNECTION_SETUP
     server_setup = server.FROZEN_CLOCK_SETUP
     if reference is not None:
         sqlite_setup, server_setup = fidelity.REFERENCE_CLOCK_SETUP, server.REFERENCE_CLOCK_SETUP
@@ -126,11 +129,6 @@ def fidelity_command(
     server (a read-only account: ``url``, else this cache's reader), with ``reference`` (default
     ``$SQLBENCH_LMEVAL_MARIADB_REFERENCE``) when given; ``output`` gets the item-by-item
     listing as JSONL."""
-    import json
-    import os
-
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-    from sqlbench_lmeval.logiccat.server import require_driver, server_run
 
     require_driver()
     bundle = ensure_bundle(source=source, cache_dir=cache_dir, progress=False)

@@ -23,11 +23,11 @@ import datetime as dt
 import json
 import math
 import sqlite3
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import install
 
@@ -258,7 +258,6 @@ def run_gold(
     bundle, ids: Iterable[int], *, setup: str = REFERENCE_CLOCK_SETUP, workers: int | None = None
 ) -> dict[int, tuple[bool, tuple[tuple, ...]]]:
     """Our gold results (through the execution engine) for ``ids``: id -> (ran ok, rows)."""
-    from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 
     wanted = set(ids)
     records = [r for r in bundle.records if r.id in wanted and r.gold_status != gold.NON_SELECT]
@@ -268,7 +267,3 @@ def run_gold(
     ]
     outcomes = execute_many(jobs, Limits(), workers=workers, progress=None)
     return {r.id: (o.ok, o.rows) for r, o in zip(records, outcomes, strict=False)}
-
-
-def count_by_class(fidelity: Fidelity) -> Counter:
-    return Counter({name: len(ids) for name, ids in fidelity.disagreements.items()})

@@ -15,6 +15,7 @@ sample standard deviations and integer division; see the notes.)
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
 
 import sqlglot
@@ -23,14 +24,12 @@ from sqlglot import exp
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
 
-# Gold statuses and flags (the vocabulary of scoring.Item).
+# Gold statuses and flags (the vocabulary of scoring.item.Item).
 OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
 CLOCK_DEPENDENT = "clock_dependent"
 RANDOM = "random"
 NONDETERMINISTIC_ORDER = "nondeterministic_order"
 MYSQL_SPECIFIC = "mysql_specific"
-STATUSES = (OK, EMPTY, ALL_NULL, ERROR, NON_SELECT)
-FLAGS = (CLOCK_DEPENDENT, RANDOM, NONDETERMINISTIC_ORDER, MYSQL_SPECIFIC)
 
 SPIDER_DERIVED = frozenset(
     {"Population", "concert", "contract", "exerciseclub", "hospital", "school"}
@@ -166,7 +165,6 @@ def prepare_gold(db_id: str, gold_mysql: str, types: ColumnTypes | None = None) 
 def column_types(db_path: str) -> dict[str, frozenset[str]]:
     """Lower-case column name -> declared SQLite types (first word) of that name across the
     tables of a database."""
-    import sqlite3
 
     found: dict[str, set[str]] = {}
     with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:

@@ -1,6 +1,6 @@
 """Gold health, judged by running every gold query on the built databases.
 
-Per item a status and flags (the vocabulary of ``scoring.Item``):
+Per item a status and flags (the vocabulary of ``scoring.item.Item``):
 
 - status ``ok`` (rows with a non-NULL value), ``empty``, ``all_null``, ``error`` (also timeouts
   and oversized results), ``non_select`` (not a query; never run);
@@ -32,8 +32,9 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
-from sqlbench_lmeval.logiccat.benchmark import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 
 # The connection setup scoring uses, so health is judged on exactly the engine that scores.
@@ -215,7 +216,6 @@ def judge_health(
     max_rows: int = 10_000,
 ) -> list[Health]:
     """Run every gold (and its probes) through the execution engine and judge it."""
-    from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 
     limits = Limits(timeout_s=timeout_s, max_rows=max_rows)
     databases = [Database("sqlite", path, SETUP) for path in db_paths]
@@ -303,11 +303,3 @@ def health_summary(health: Sequence[Health]) -> dict[str, dict[str, int]]:
     statuses = Counter(h.status for h in health)
     flags = Counter(flag for h in health for flag in h.flags)
     return {"status": dict(sorted(statuses.items())), "flags": dict(sorted(flags.items()))}
-
-
-def gold_results(bundle, *, workers: int | None = None, progress: bool = True) -> list[dict]:
-    """One JSON-ready dict per record (see ``offline.gold_result_lines``), run uncached."""
-    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
-    from sqlbench_lmeval.offline import gold_result_lines
-
-    return gold_result_lines(items_from_bundle(bundle), workers=workers, progress=progress)

@@ -332,7 +332,7 @@ class _RowWriter:
     def __init__(self, conn: sqlite3.Connection):
         # Imported here, not at the top: sqlite-utils imports pandas when it is installed
         # (~0.5 s), and scoring imports this module (through the bundle) without building.
-        import sqlite_utils
+        import sqlite_utils  # heavy: sqlite-utils, loaded only to build the bundle
 
         # No plugins and no PRAGMA: the connection is used exactly as the caller set it up.
         self.db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)

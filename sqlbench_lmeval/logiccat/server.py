@@ -35,7 +35,10 @@ Table names: the dumps are lower-case and gold SQL is often mixed case; the serv
 from __future__ import annotations
 
 import calendar
+import configparser
 import datetime as dt
+import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -44,9 +47,20 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlglot import exp
+
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many
+from sqlbench_lmeval.execution import mysql_admin as admin
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.logiccat import mysqldump
 from sqlbench_lmeval.logiccat import source as source_module
+from sqlbench_lmeval.logiccat.fidelity import REFERENCE_NOW
+from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
+from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW, FROZEN_NOW_TEXT
+from sqlbench_lmeval.paths import cache_dir as cache_root
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import gold_health
 
 MANIFEST_NAME = "mysql-server.json"  # this cache's prepared server: where, and its reader
 READER_OPTION_FILE = "mysql-reader.cnf"  # the read-only account's password, owner-only
@@ -63,7 +77,6 @@ ENGINE_DIALECT = "mysql"  # the sqlglot dialect of gold and predictions on this 
 
 def require_driver() -> None:
     """A UserError that says how to install the driver when PyMySQL is missing."""
-    import importlib.util
 
     if importlib.util.find_spec("pymysql") is None:
         raise UserError('the mysql engine needs PyMySQL: pip install "sqlbench-lmeval[mysql]"')
@@ -71,7 +84,6 @@ def require_driver() -> None:
 
 def dump_row_counts(text: str) -> dict[str, int]:
     """Rows per (lower-case) table that the dump's INSERT statements insert."""
-    from sqlglot import exp
 
     counts: dict[str, int] = {}
     for statement in mysqldump.parse_dump(text):
@@ -86,7 +98,10 @@ def dump_row_counts(text: str) -> dict[str, int]:
 
 
 def _admin_connection(admin_url: str):
-    from sqlbench_lmeval.execution.mysql import open_connection, parse_url
+    from sqlbench_lmeval.execution.mysql import (
+        open_connection,
+        parse_url,
+    )  # optional: PyMySQL (the mysql extra)
 
     # The dumps are trusted text, sent as one batch.
     return open_connection(parse_url(admin_url), trusted_batches=True)
@@ -112,7 +127,9 @@ def _run_batch(cursor, text: str) -> None:
 
 def load_database(cursor, db_id: str, text: str, collations: dict[str, str]) -> dict[str, int]:
     """(Re)create ``db_id`` from its dump; returns the row count of every table it holds."""
-    from sqlbench_lmeval.execution.mysql import quote_identifier
+    from sqlbench_lmeval.execution.mysql import (
+        quote_identifier,
+    )  # optional: PyMySQL (the mysql extra)
 
     for old, new in collations.items():
         text = text.replace(old, new)
@@ -154,7 +171,10 @@ def db_ids(source) -> list[str]:
 
 def _table_state(cursor, database: str) -> tuple[dict[str, int], dict[str, int | None]]:
     """Row count and ``CHECKSUM TABLE`` of every base table of ``database`` (lower-case names)."""
-    from sqlbench_lmeval.execution.mysql import checksum_tables, quote_identifier
+    from sqlbench_lmeval.execution.mysql import (
+        checksum_tables,
+        quote_identifier,
+    )  # optional: PyMySQL (the mysql extra)
 
     checksums = {t.lower(): c for t, c in checksum_tables(cursor, database.lower()).items()}
     counts = {}
@@ -187,8 +207,12 @@ def _verify_load(cursor, document: dict) -> None:
 def _refuse_public_grants(cursor, allowed: set[str]) -> None:
     """Stop before loading when every account, and so the reader, holds more than SELECT
     through PUBLIC (MariaDB 10.11's ``mariadb-install-db`` grants the test databases to it)."""
-    from sqlbench_lmeval.execution.mysql import extra_privileges
-    from sqlbench_lmeval.execution.mysql_admin import public_grants
+    from sqlbench_lmeval.execution.mysql import (
+        extra_privileges,
+    )  # optional: PyMySQL (the mysql extra)
+    from sqlbench_lmeval.execution.mysql_admin import (
+        public_grants,
+    )  # optional: PyMySQL (the mysql extra)
 
     lines = public_grants(cursor)
     extra = extra_privileges(lines, allowed)
@@ -209,7 +233,6 @@ def _ensure_reader(cursor, names: list[str], rotate: bool, known: str | None) ->
     an anonymous account now needs is added with the same credentials). SELECT on ``names`` and
     the metadata database where missing. Returns (password or None when kept and not ``known``,
     what was done as a sentence)."""
-    from sqlbench_lmeval.execution import mysql_admin as admin
 
     anonymous = admin.anonymous_hosts(cursor)
     needed = admin.reader_hosts(cursor)
@@ -255,15 +278,14 @@ def _ensure_reader(cursor, names: list[str], rotate: bool, known: str | None) ->
 def _prove_reader(reader: str, names: list[str], anonymous: list[str], from_cache: bool) -> str:
     """Log in as the reader where the admin did, check its rights as the engine does, run one
     SELECT per database; a UserError that explains what to do when any of it fails."""
-    import pymysql
+    import pymysql  # optional: PyMySQL (the mysql extra)
 
-    from sqlbench_lmeval.execution.mysql import (
+    from sqlbench_lmeval.execution.mysql import (  # optional: PyMySQL (the mysql extra)
         check_read_only,
         open_connection,
         parse_url,
         quote_identifier,
     )
-    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
     try:
         conn = open_connection(parse_url(reader))
@@ -323,7 +345,6 @@ def _prove_reader(reader: str, names: list[str], anonymous: list[str], from_cach
 def _check_gold(outcomes: dict) -> None:
     """Stop when the evaluation could not run the gold: a lost connection, or most of it
     failing (MariaDB 10.11: 3,559 of 4,036 run; the rest fail there for their own SQL)."""
-    from sqlbench_lmeval.execution import Status
 
     crashed = [o for o in outcomes.values() if o.status is Status.CRASHED]
     ran = sum(o.status is Status.OK for o in outcomes.values())
@@ -348,9 +369,11 @@ def prepare_server(
     """Prepare the server ``admin_url`` names for LogicCat, or verify it when it already holds
     this dataset version (see the module docstring); the local manifest, with ``actions``: what
     was done, one sentence each."""
-    from sqlbench_lmeval.execution import mysql_admin as admin
-    from sqlbench_lmeval.execution.mysql import META_DATABASE, redact, server_version
-    from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW_TEXT
+    from sqlbench_lmeval.execution.mysql import (
+        META_DATABASE,
+        redact,
+        server_version,
+    )  # optional: PyMySQL (the mysql extra)
 
     names = db_ids(source)
     records = source_module.load_records(source)
@@ -482,7 +505,6 @@ def _load_all(cursor, source, names: list[str], collations: dict[str, str]) -> d
 def _judge_gold(records: list[dict], reader: str) -> dict:
     """Gold health as judged on the server (ok / empty / all_null / error / ...), and which
     items ordered their rows differently between two runs."""
-    from sqlbench_lmeval.scoring import gold_health
 
     gold_start = time.monotonic()
     golds = [(r["idx"], r["db_id"], r["query"]) for r in records]
@@ -516,8 +538,10 @@ def write_option_file(url: str, path: Path) -> str:
     returns ``url`` without the password, pointing at that file. That URL is what items carry
     into lm-eval documents (``db_path``) and so into ``--log_samples`` output: no secret in
     them. (PyMySQL strips the quotes around the value.)"""
-    from sqlbench_lmeval.execution.mysql import parse_url
-    from sqlbench_lmeval.execution.mysql_admin import with_account
+    from sqlbench_lmeval.execution.mysql import parse_url  # optional: PyMySQL (the mysql extra)
+    from sqlbench_lmeval.execution.mysql_admin import (
+        with_account,
+    )  # optional: PyMySQL (the mysql extra)
 
     address = parse_url(url)
     if any(char in value for value in (address.user, address.password) for char in "\r\n"):
@@ -539,9 +563,8 @@ def write_option_file(url: str, path: Path) -> str:
 def read_option_password(path: Path) -> str | None:
     """The password a MySQL option file's ``[client]`` section holds (None if none), read by
     the parser PyMySQL itself reads it with."""
-    import configparser
 
-    from pymysql.optionfile import Parser
+    from pymysql.optionfile import Parser  # optional: PyMySQL (the mysql extra)
 
     parser = Parser()
     try:
@@ -558,7 +581,11 @@ def _cached_reader_password(folder: Path, admin_url: str) -> str | None:
     manifest = local_manifest(folder=folder)
     if password is None or manifest is None or "server_id" not in manifest:
         return password
-    from sqlbench_lmeval.execution.mysql import open_connection, parse_url, server_identity
+    from sqlbench_lmeval.execution.mysql import (
+        open_connection,
+        parse_url,
+        server_identity,
+    )  # optional: PyMySQL (the mysql extra)
 
     conn = open_connection(parse_url(admin_url))
     try:
@@ -607,16 +634,15 @@ def prepare_command(
 ) -> dict:
     """``prepare logiccat --engine mysql``: ``url`` (admin) or ``$SQLBENCH_LMEVAL_MYSQL_URL``;
     the manifest and the reader's option file go to :func:`manifest_dir` of this cache."""
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     require_driver()
     url = url or os.environ.get(URL_ENV)
     if not url:
         raise UserError(f"--engine mysql needs --url mysql://admin:pass@host:port or ${URL_ENV}")
     resolved = source_module.resolve_source(source, cache_root(cache_dir))
-    import pymysql
+    import pymysql  # optional: PyMySQL (the mysql extra)
 
-    from sqlbench_lmeval.execution.mysql import redact
+    from sqlbench_lmeval.execution.mysql import redact  # optional: PyMySQL (the mysql extra)
 
     try:
         return prepare_server(
@@ -635,7 +661,6 @@ def prepare_command(
 
 def manifest_dir(cache_dir=None) -> Path:
     """``<cache>/logiccat``: beside the SQLite bundle folder, which a rebuild replaces whole."""
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     return cache_root(cache_dir) / "logiccat"
 
@@ -675,11 +700,10 @@ def server_run(url: str | None = None, cache_dir=None) -> ServerRun:
 
 
 def _connect_run(url: str, cache_dir, local: dict | None) -> ServerRun:
-    import hashlib
 
-    import pymysql
+    import pymysql  # optional: PyMySQL (the mysql extra)
 
-    from sqlbench_lmeval.execution.mysql import (
+    from sqlbench_lmeval.execution.mysql import (  # optional: PyMySQL (the mysql extra)
         check_read_only,
         connection_failure,
         open_connection,
@@ -687,8 +711,9 @@ def _connect_run(url: str, cache_dir, local: dict | None) -> ServerRun:
         public_url,
         server_identity,
     )
-    from sqlbench_lmeval.execution.mysql_admin import read_document
-    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+    from sqlbench_lmeval.execution.mysql_admin import (
+        read_document,
+    )  # optional: PyMySQL (the mysql extra)
 
     address = parse_url(url)
     shown = public_url(url)
@@ -746,22 +771,19 @@ def set_clock(conn, now: dt.datetime) -> None:
 
 def freeze_clock(conn) -> None:
     """``Database.setup`` of every LogicCat database on a server: SQLite's frozen instant."""
-    from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW
 
     set_clock(conn, FROZEN_NOW)
 
 
 def reference_clock(conn) -> None:
     """The clock of the MariaDB reference run (fidelity measurement only)."""
-    from sqlbench_lmeval.logiccat.fidelity import REFERENCE_NOW
 
     set_clock(conn, REFERENCE_NOW)
 
 
 def server_database(url: str, db_id: str, setup: str = FROZEN_CLOCK_SETUP):
     """The execution ``Database`` of ``db_id`` on the server ``url`` points at."""
-    from sqlbench_lmeval.execution import Database
-    from sqlbench_lmeval.execution.mysql import database_url
+    from sqlbench_lmeval.execution.mysql import database_url  # optional: PyMySQL (the mysql extra)
 
     return Database("mysql", database_url(url, db_id), setup)
 
@@ -771,7 +793,6 @@ def run_gold_on_server(
 ) -> dict[int, object]:
     """Upstream MySQL gold, verbatim, on the server: ``golds`` are (id, db_id, sql);
     returns id -> Outcome."""
-    from sqlbench_lmeval.execution import Job, Limits, execute_many
 
     golds = list(golds)
     jobs = [Job(server_database(url, db_id, setup), sql) for _, db_id, sql in golds]
@@ -800,8 +821,6 @@ def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list
     differently. Gold results themselves are run by this machine, as the reader, into its own
     gold cache (keyed by the server's identity and checksums, so every spelling of the URL
     shares them)."""
-    from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
-    from sqlbench_lmeval.scoring import Item
 
     run = server_run(url, cache_dir)
     document = run.document

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from sqlbench_lmeval.build_lock import exclusive_build
 from sqlbench_lmeval.errors import UserError
 
@@ -187,7 +189,6 @@ def spider_sqlite_file(source: Source, db_id: str) -> Path:
 
 def _download(url: str, target: Path, progress: bool) -> None:
     """Stream ``url`` to ``target`` with a tqdm bar (sized when the server sends a length)."""
-    from tqdm.auto import tqdm
 
     request = urllib.request.Request(url, headers={"User-Agent": "sqlbench-lmeval"})
     try:

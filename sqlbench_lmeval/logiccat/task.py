@@ -1,6 +1,6 @@
 """lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): documents and prompts.
 
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``); this module only
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``); this module only
 turns the built bundle into documents and documents into prompts. Prompts name the dialect the
 answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
 ``logiccat_mysql`` variant asks for MySQL, the dialect of LogicCat's gold).
@@ -8,8 +8,18 @@ answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
 
 from __future__ import annotations
 
-from sqlbench_lmeval.dialects import display_name
-from sqlbench_lmeval.logiccat.benchmark import CATEGORIES, MINI_SET_IDS
+from sqlbench_lmeval import __version__
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.logiccat.benchmark import (
+    CATEGORIES,
+    MINI_SET_IDS,
+    check_engine,
+    items_from_bundle,
+    version_of_bundle,
+)
+from sqlbench_lmeval.logiccat.bundle import ensure_bundle
+from sqlbench_lmeval.logiccat.server import server_run
+from sqlbench_lmeval.sql.dialects import display_name
 
 SUBSETS = ("all", "mini", *CATEGORIES)
 
@@ -54,7 +64,7 @@ def load_dataset(
     SELECT, a server that cannot be reached or holds no prepared LogicCat raise
     ``EvaluationUnavailable`` here, before any document exists.
     """
-    import datasets
+    import datasets  # heavy: datasets, loaded only when lm-eval builds the task
 
     docs = documents(subset, cache_dir, source, dialect, engine, url)
     features = datasets.Features(
@@ -79,14 +89,6 @@ def documents(
 ) -> list[dict]:
     """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
     items from them without lm-eval)."""
-    from sqlbench_lmeval import __version__
-    from sqlbench_lmeval.errors import UserError
-    from sqlbench_lmeval.logiccat.benchmark import (
-        check_engine,
-        items_from_bundle,
-        version_of_bundle,
-    )
-    from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")
@@ -95,8 +97,6 @@ def documents(
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.logiccat.server import server_run
-
         # What prepare stored on the server (any machine reads it with the reader alone).
         document = server_run(url, cache_dir).document
         version = document["dataset_version"]

@@ -15,7 +15,7 @@ from itertools import combinations
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
-from sqlbench_lmeval.scoring import VERDICTS, verdict
+from sqlbench_lmeval.scoring.pipeline import VERDICTS, verdict
 
 # --- metric names and labels -------------------------------------------------------------------
 
@@ -30,7 +30,7 @@ PARSED = "parsed"
 FEATURE_PREFIX = "sim_"
 #: A complexity count ``x`` of the prediction has gold's beside it as ``gold_x`` (TPC-DS).
 GOLD_PREFIX = "gold_"
-#: Sampled runs (``sampled_scoring``): EX of the voted answer, the mean EX over the samples, and
+#: Sampled runs (``scoring.sampled``): EX of the voted answer, the mean EX over the samples, and
 #: ``pass_at_<k>``.
 VOTED_EX = "ex_maj"
 MEAN_EX = "ex_mean"
@@ -40,9 +40,9 @@ VES_AFTER_RETRIES = "ves@retry"
 EX_AFTER_RETRIES = "ex@retry"
 RETRIES_USED = "retries_used"
 
-#: Outcome classes of the failure breakdown, in column order: ``scoring.VERDICTS``, the classes
-#: ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs; "truncated"
-#: was cut off by the generation limit and is not correct.
+#: Outcome classes of the failure breakdown, in column order: ``scoring.pipeline.VERDICTS``, the
+#: classes ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs;
+#: "truncated" was cut off by the generation limit and is not correct.
 OUTCOMES = VERDICTS
 
 # The paper's Table 2 column order; a feature name is placed by the first keyword it contains.
@@ -149,7 +149,7 @@ def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[Score
 
 
 def outcome_of(item: ScoredItem) -> str:
-    """The failure-breakdown class of an item (``scoring.verdict``)."""
+    """The failure-breakdown class of an item (``scoring.pipeline.verdict``)."""
     return verdict(item.status, item.ex, item.truncated)
 
 

@@ -1,7 +1,7 @@
 """Workload complexity: per-workload means of the complexity counts and their charts.
 
 A workload is a set of SQL queries (a task's gold set, or a file of queries); each query has
-the complexity counts ``sqlbench_lmeval.complexity`` computes. This module only summarises and
+the complexity counts ``sqlbench_lmeval.sql.complexity`` computes. This module only summarises and
 draws them:
 
 - :func:`read_sql_workload`: a file of SQL queries as a workload (``complexity`` counts it);
@@ -20,10 +20,12 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sqlbench_lmeval.complexity import COMPLEXITY
+from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.workloads import workload_complexity
 
 #: Counts in chart order when they are present (others follow by name): the paper's Table 1.
 PREFERRED_ORDER = COMPLEXITY
@@ -70,10 +72,8 @@ def read_sql_workload(spec: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str = "") -> list:
-    """``complexity.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
+    """``workloads.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
     file of SQL queries in ``dialect`` (see :func:`read_sql_workload`)."""
-    from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
-    from sqlbench_lmeval.complexity import workload_complexity
 
     workloads = []
     for spec in specs:
@@ -99,7 +99,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def from_workload_complexity(workloads) -> dict[str, list[Mapping[str, float]]]:
-    """Our input form from ``complexity.WorkloadComplexity`` objects (parseable queries only)."""
+    """Our input form from ``workloads.WorkloadComplexity`` objects (parseable queries only)."""
     return {workload.name: list(workload.per_query.values()) for workload in workloads}
 
 
@@ -181,7 +181,7 @@ def plot_histograms(workloads: Workloads, path: str | Path) -> Path:
     Values above a panel's ``TAIL_QUANTILE`` (over all workloads) share one last bar, so a few
     extreme queries do not squeeze the rest.
     """
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # heavy: matplotlib, loaded only to draw
 
     names = count_names(workloads)
     if not names:

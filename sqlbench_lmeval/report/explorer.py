@@ -25,10 +25,10 @@ from pathlib import Path
 
 from sqlbench_lmeval.report.analysis import error_kind, feature_label, outcome_of
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
-from sqlbench_lmeval.scoring import VERDICTS as SCORING_VERDICTS
+from sqlbench_lmeval.scoring.pipeline import VERDICTS as SCORING_VERDICTS
 
-#: Verdicts in display order (``scoring.VERDICTS``, the classes every count uses). An error's
-#: verdict is "error"; its label adds the error kind.
+#: Verdicts in display order (``scoring.pipeline.VERDICTS``, the classes every count uses). An
+#: error's verdict is "error"; its label adds the error kind.
 VERDICTS = (
     *SCORING_VERDICTS,
     UNKNOWN_STATUS,  # rebuilt from lm-eval's numbers when the score dict was unreadable
@@ -39,8 +39,9 @@ EXPLORER_FILE = "explorer.html"
 
 
 def verdict(item: ScoredItem) -> str:
-    """One word for how a run did on an item: the report's outcome class (``scoring.verdict``:
-    an output cut off by the generation limit is ``truncated`` unless it was correct)."""
+    """One word for how a run did on an item: the report's outcome class
+    (``scoring.pipeline.verdict``: an output cut off by the generation limit is ``truncated``
+    unless it was correct)."""
     return outcome_of(item)
 
 

@@ -22,8 +22,10 @@ DPI = 110
 
 def new_figure(width: float, height: float):
     """A matplotlib Figure bound to the Agg canvas."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import (
+        FigureCanvasAgg,
+    )  # heavy: matplotlib, loaded only to draw
+    from matplotlib.figure import Figure  # heavy: matplotlib, loaded only to draw
 
     figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)

@@ -1,7 +1,7 @@
 """Read model runs into one typed form: lm-eval output folders and ``sqlbench-lmeval score`` JSON.
 
 A run is one model's scored items, per task. Two sources give the same per-item score dicts
-(both come from ``scoring.score_items``):
+(both come from ``scoring.pipeline.score_items``):
 
 - an lm-eval ``--output_path DIR --log_samples`` folder: ``DIR/<model>/results_<ts>.json`` and
   ``DIR/<model>/samples_<task>_<ts>.jsonl``. lm-eval writes each ``filtered_resps`` entry as
@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring import READS_NO_TABLE, TRUNCATED
+from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
@@ -57,7 +57,7 @@ UNKNOWN_STATUS = "unknown"
 
 @dataclass(frozen=True)
 class ScoredItem:
-    """One item's verdict, as ``scoring.score_items`` made it."""
+    """One item's verdict, as ``scoring.pipeline.score_items`` made it."""
 
     id: int
     status: str  # ok, error, timeout, too_many_rows, no_sql, crashed, missing

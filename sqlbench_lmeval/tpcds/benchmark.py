@@ -1,9 +1,9 @@
 """TPC-DS as a benchmark: the 99 gold queries with our questions as scorable items.
 
-Besides execution (VES, EX) every item gets the structure metrics of ``sqlbench_lmeval.structure``
-through :func:`item_metrics`: the structural similarity of the predicted query to gold and the
-complexity counts of both, so the paper's Table 1 ratios (model mean / gold mean) can be read off
-any run.
+Besides execution (VES, EX) every item gets the structure metrics of
+``sqlbench_lmeval.sql.structure`` through :func:`item_metrics`: the structural similarity of
+the predicted query to gold and the complexity counts of both, so the paper's Table 1 ratios
+(model mean / gold mean) can be read off any run.
 
 The queries run on DuckDB, or with ``engine="postgres"`` on a PostgreSQL server that
 ``prepare tpcds --engine postgres`` loaded (``sqlbench_lmeval.tpcds.postgres``; gold there is
@@ -19,11 +19,25 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from statistics import fmean
 
-from sqlbench_lmeval.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
-from sqlbench_lmeval.dialects import check_dialect, sqlglot_transpile
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring import Item
-from sqlbench_lmeval.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
+from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
+from sqlbench_lmeval.sql.workloads import WorkloadComplexity, workload_complexity
+from sqlbench_lmeval.tpcds import postgres
+from sqlbench_lmeval.tpcds.data import (
+    BUILDER_VERSION,
+    check_scale_factor,
+    empty_gold_queries,
+    empty_gold_summary,
+    ensure_database,
+    gold_queries,
+    scale_factor_label,
+    schema_mapping,
+)
+from sqlbench_lmeval.tpcds.questions import load_questions, questions_fingerprint
 
 #: Scale factor of the database the queries run on. At 1 every gold query but query 17 returns
 #: rows (17 needs a store return and a later catalog purchase of the same item by the same
@@ -39,8 +53,6 @@ ENGINES = ("duckdb", "postgres")
 def check_engine(engine: str | None) -> str:
     """``engine`` when TPC-DS runs on it (default DuckDB), else a UserError: an ``--engine
     mysql`` or ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
-    from sqlbench_lmeval.errors import UserError
-
     name = (engine or ENGINE).strip().lower()
     if name not in ENGINES:
         raise UserError(
@@ -67,13 +79,8 @@ def load_items(
     ``engine="postgres"`` runs them on the server ``prepare tpcds --engine postgres`` loaded
     (``url``, else ``$SQLBENCH_LMEVAL_POSTGRES_URL``, else this cache's read-only role).
     """
-    from sqlbench_lmeval.tpcds.data import check_scale_factor, ensure_database, gold_queries
-    from sqlbench_lmeval.tpcds.questions import load_questions
-
     questions = load_questions(questions_file)
     if check_engine(engine) == "postgres":
-        from sqlbench_lmeval.tpcds import postgres
-
         prompted = check_dialect(dialect, postgres.DIALECT)
         scale = check_scale_factor(scale_factor)
         return postgres.server_items(url, cache_dir, scale, questions, prompted)
@@ -95,10 +102,39 @@ def load_items(
     ]
 
 
+def prepare(
+    cache_dir=None,
+    *,
+    scale_factor: float | None = None,
+    engine: str | None = None,
+    url: str | None = None,
+    reload: bool = False,
+    rotate_reader: bool = False,
+    workers: int | None = None,
+    **_options,
+) -> str:
+    """Build the TPC-DS database at ``scale_factor`` into the cache (``sqlbench-lmeval prepare
+    tpcds``), or with ``engine="postgres"`` load it into the server ``url`` (an admin account)
+    and set up its read-only role (``tpcds.postgres.prepare_command``: ``reload``,
+    ``rotate_reader``, ``workers`` for its gold). Returns the summary to show."""
+    scale = DEFAULT_SCALE_FACTOR if scale_factor is None else scale_factor
+    if check_engine(engine) == "postgres":
+        manifest = postgres.prepare_command(
+            url, cache_dir, scale, reload=reload, rotate_reader=rotate_reader, workers=workers
+        )
+        return postgres.summary(manifest)
+    if reload or rotate_reader:
+        raise UserError("--reload and --rotate-reader are for a server: tpcds --engine postgres")
+    manifest = ensure_database(cache_dir, scale, progress=True)
+    return (
+        f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
+        f"(built in {manifest['build_seconds']:.0f} s)\n"
+        + empty_gold_summary(empty_gold_queries(manifest))
+    )
+
+
 def gold_complexity(**_options) -> WorkloadComplexity:
     """Complexity counts of the 99 gold queries (no database needed)."""
-    from sqlbench_lmeval.tpcds.data import gold_queries
-
     return workload_complexity("tpcds", sorted(gold_queries().items()), DIALECT, _schema())
 
 
@@ -112,17 +148,12 @@ def dataset_version(
 ) -> str:
     """Names the data scored: scale factor, DuckDB (and extension) version, builder, questions;
     on PostgreSQL also the server's release, the loader and the gold translation."""
-    import duckdb
-
-    from sqlbench_lmeval.tpcds.data import BUILDER_VERSION, check_scale_factor, scale_factor_label
-    from sqlbench_lmeval.tpcds.questions import questions_fingerprint
+    import duckdb  # heavy: loaded only where TPC-DS data is touched
 
     scale = check_scale_factor(scale_factor)
     server = ""
     if check_engine(engine) == "postgres":
-        from sqlbench_lmeval.tpcds.postgres import dataset_version_part
-
-        server = "-" + dataset_version_part(url, cache_dir, scale)
+        server = "-" + postgres.dataset_version_part(url, cache_dir, scale)
     return (
         f"tpcds-sf{scale_factor_label(scale)}-duckdb{duckdb.__version__}-builder{BUILDER_VERSION}"
         f"{server}-questions{questions_fingerprint(questions_file)}"
@@ -140,8 +171,6 @@ def transpile_prediction(item: Item, sql: str) -> str:
 
 @lru_cache(maxsize=1)
 def _schema() -> Mapping:
-    from sqlbench_lmeval.tpcds.data import schema_mapping
-
     return schema_mapping()
 
 
@@ -181,8 +210,6 @@ def _structure_gold(item: Item) -> tuple[str, str]:
     """The gold text and dialect structure is read from: DuckDB's own gold for every engine."""
     if item.dialect == DIALECT:
         return item.gold_sql, DIALECT
-    from sqlbench_lmeval.tpcds.data import gold_queries
-
     return gold_queries()[item.id], DIALECT
 
 

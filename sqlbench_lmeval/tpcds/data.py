@@ -44,7 +44,7 @@ BUILD_LEFTOVERS = (".*.tmp", ".*.tmp.wal")
 
 
 def _duckdb():
-    import duckdb  # imported on use: `import sqlbench_lmeval.tpcds.data` stays cheap
+    import duckdb  # heavy: imported on use, so `import sqlbench_lmeval.tpcds.data` stays cheap
 
     return duckdb
 

@@ -22,7 +22,7 @@
 - gold: DuckDB's rewrite of the specification queries, written as PostgreSQL by sqlglot
   (:func:`gold_in_postgres`), run as the reader within :data:`GOLD_TIMEOUT_S`; each result is
   compared with DuckDB's (the project's EX rule, gold's ORDER BY deciding order), its health
-  judged as for LogicCat (``scoring.gold_health``), its run time recorded;
+  judged as for LogicCat (``scoring.pipeline.gold_health``), its run time recorded;
 - the manifest (``load_id``, versions, tables, load times, gold SQL, statuses and times) is the
   database's ``COMMENT``, readable by the reader on any machine, and a copy goes into the cache
   beside the password file.
@@ -35,15 +35,43 @@ then need the new password file).
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import os
 import time
+import urllib.parse
 import uuid
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import traverse_scope
+from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
+
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits
+from sqlbench_lmeval.execution import postgres_admin as admin
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.paths import cache_dir as cache_root
+from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import gold_health
+from sqlbench_lmeval.tpcds.data import (
+    BUILDER_VERSION,
+    check_scale_factor,
+    ensure_database,
+    gold_queries,
+    primary_keys,
+    scale_factor_label,
+    schema_mapping,
+)
 
 ENGINE = "postgres"
 DIALECT = "postgres"  # the sqlglot dialect of gold and of predictions on this engine
@@ -71,7 +99,6 @@ _TYPES = {"INTEGER": "integer", "BIGINT": "bigint", "VARCHAR": "varchar", "DATE"
 
 def require_driver() -> None:
     """A UserError that says how to install the driver when psycopg is missing."""
-    import importlib.util
 
     if importlib.util.find_spec("psycopg") is None:
         raise UserError(
@@ -81,7 +108,6 @@ def require_driver() -> None:
 
 def database_name(scale_factor: float) -> str:
     """``sqlbench_tpcds_sf1``, ``sqlbench_tpcds_sf0_01``: one database per scale factor."""
-    from sqlbench_lmeval.tpcds.data import scale_factor_label
 
     return "sqlbench_tpcds_sf" + scale_factor_label(scale_factor).replace(".", "_")
 
@@ -98,9 +124,7 @@ def postgres_type(duckdb_type: str) -> str:
 
 def create_table_statements() -> dict[str, str]:
     """``{table: CREATE TABLE ...}`` of the 24 tables, without keys (added after the load)."""
-    from psycopg import sql
-
-    from sqlbench_lmeval.tpcds.data import schema_mapping
+    from psycopg import sql  # optional: psycopg (the postgres extra)
 
     statements = {}
     for table, columns in schema_mapping().items():
@@ -130,8 +154,6 @@ def gold_in_postgres(sql: str) -> str:
 
     The results are checked against DuckDB's at ``prepare``; the README lists what differs.
     """
-    import sqlglot
-    from sqlglot import exp
 
     tree = sqlglot.parse_one(sql, read="duckdb")
     if correlated_aggregates(tree):
@@ -143,9 +165,6 @@ def gold_in_postgres(sql: str) -> str:
 
 
 def _qualified(tree):
-    from sqlglot.optimizer.qualify import qualify
-
-    from sqlbench_lmeval.tpcds.data import schema_mapping
 
     return qualify(tree.copy(), schema=schema_mapping(), dialect="duckdb", quote_identifiers=False)
 
@@ -154,8 +173,6 @@ def correlated_aggregates(tree) -> list[str]:
     """The correlated scalar subqueries of ``tree`` that aggregate (``x > (SELECT AVG(...)
     ... WHERE inner.k = outer.k)``), as SQL; EXISTS and IN subqueries are not counted
     (PostgreSQL plans those as semi-joins)."""
-    from sqlglot import exp
-    from sqlglot.optimizer.scope import traverse_scope
 
     found = []
     for scope in traverse_scope(_qualified(tree)):
@@ -178,8 +195,6 @@ def decorrelated(tree):
     Columns are qualified first (the rule needs it), and comma joins become ``CROSS JOIN``s:
     PostgreSQL binds an explicit JOIN tighter than a comma, so the added ``LEFT JOIN ... ON
     outer.k = ...`` could not otherwise refer to a table listed earlier in the FROM."""
-    from sqlglot import exp
-    from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
     tree = _qualified(tree)
     for select in tree.find_all(exp.Select):
@@ -191,7 +206,6 @@ def decorrelated(tree):
 
 @lru_cache(maxsize=1)
 def postgres_gold() -> Mapping[int, str]:
-    from sqlbench_lmeval.tpcds.data import gold_queries
 
     return {number: gold_in_postgres(sql) for number, sql in gold_queries().items()}
 
@@ -217,7 +231,6 @@ def column_check_sql(table: str, columns: Mapping[str, str]) -> str:
 
 def _numbers(row) -> list:
     """A check row as exact numbers (DuckDB and psycopg return ints and Decimals)."""
-    from decimal import Decimal
 
     return [None if value is None else Decimal(value) for value in row]
 
@@ -232,7 +245,11 @@ def _say(progress: bool):
 
 
 def _admin(url: str, database: str | None = None):
-    from sqlbench_lmeval.execution.postgres import open_connection, redact, with_database
+    from sqlbench_lmeval.execution.postgres import (
+        open_connection,
+        redact,
+        with_database,
+    )  # optional: psycopg (the postgres extra)
 
     target = with_database(url, database) if database else url
     try:
@@ -261,11 +278,8 @@ def load_tables(admin_url: str, database: str, duckdb_path: str, *, progress: bo
     STDIN (FORMAT csv, FREEZE)`` in the transaction that created the table (frozen rows: no
     later pass sets their visibility bits). Largest tables first, :data:`LOAD_THREADS` at once.
     """
-    from concurrent.futures import ThreadPoolExecutor
 
-    import duckdb
-
-    from sqlbench_lmeval.tpcds.data import schema_mapping
+    import duckdb  # heavy: duckdb, loaded only where TPC-DS data is touched
 
     say = _say(progress)
     mapping = schema_mapping()
@@ -291,11 +305,8 @@ def load_tables(admin_url: str, database: str, duckdb_path: str, *, progress: bo
 
 def _load_table(admin_url: str, database: str, source, table: str) -> dict:
     """One table: create, COPY, check against DuckDB, primary key, ANALYZE."""
-    import io
 
-    import pyarrow.csv
-
-    from sqlbench_lmeval.tpcds.data import primary_keys, schema_mapping
+    import pyarrow.csv  # optional: pyarrow (the postgres extra)
 
     started = time.monotonic()
     columns = schema_mapping()[table]
@@ -337,13 +348,11 @@ def _load_table(admin_url: str, database: str, source, table: str) -> dict:
 
 
 def passfile_path(cache_dir, database: str) -> Path:
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     return cache_root(cache_dir) / "tpcds" / f"postgres-{database}.pgpass"
 
 
 def local_manifest_path(cache_dir, database: str) -> Path:
-    from sqlbench_lmeval.paths import cache_dir as cache_root
 
     return cache_root(cache_dir) / "tpcds" / f"postgres-{database}.json"
 
@@ -355,7 +364,6 @@ def ensure_reader(
 
     A new role, or ``rotate``, gets a new random password; an existing role keeps the one in
     ``passfile``, and without one there (another machine prepared it) ``rotate`` is needed."""
-    from sqlbench_lmeval.execution import postgres_admin as admin
 
     role = reader_role(database)
     password = None if rotate else admin.read_passfile(passfile, role)
@@ -377,8 +385,11 @@ def ensure_reader(
 def prove_reader(reader_url: str, tables: list[str]) -> None:
     """Log in as the reader, check its rights, read one row of every table; a UserError that
     names the cause (and the usual fix) otherwise."""
-    from sqlbench_lmeval.execution.postgres import check_rights, open_connection, redact
-    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+    from sqlbench_lmeval.execution.postgres import (
+        check_rights,
+        open_connection,
+        redact,
+    )  # optional: psycopg (the postgres extra)
 
     try:
         conn = open_connection(reader_url)
@@ -403,7 +414,6 @@ def prove_reader(reader_url: str, tables: list[str]) -> None:
 
 
 def gold_limits():
-    from sqlbench_lmeval.execution import Limits
 
     return Limits(timeout_s=GOLD_TIMEOUT_S)
 
@@ -415,11 +425,6 @@ def judge_gold(reader_url: str, duckdb_path: str, cache_dir, *, workers=None) ->
     a new load runs fresh, and the results it stores are the gold that ``score`` and the
     lm-eval filter on this machine then need not run again (same limits: the engine's default
     time limit is gold's)."""
-    from sqlbench_lmeval.compare import compare, gold_order_matters
-    from sqlbench_lmeval.execution import Database, GoldCache, Job
-    from sqlbench_lmeval.paths import gold_cache_dir
-    from sqlbench_lmeval.scoring import gold_health
-    from sqlbench_lmeval.tpcds.data import gold_queries
 
     limits = gold_limits()
     duck = gold_queries()
@@ -457,9 +462,7 @@ def judge_gold(reader_url: str, duckdb_path: str, cache_dir, *, workers=None) ->
 
 def dataset_key(scale_factor: float) -> dict:
     """What makes two loads the same data."""
-    import duckdb
-
-    from sqlbench_lmeval.tpcds.data import BUILDER_VERSION
+    import duckdb  # heavy: duckdb, loaded only where TPC-DS data is touched
 
     return {
         "kind": LABEL_KIND,
@@ -472,7 +475,7 @@ def dataset_key(scale_factor: float) -> dict:
 
 def write_label(admin_url: str, database: str, manifest: dict) -> None:
     """The manifest as the database's comment (a comment takes no query parameter)."""
-    from psycopg import sql
+    from psycopg import sql  # optional: psycopg (the postgres extra)
 
     text = json.dumps(manifest, sort_keys=True)
     with _admin(admin_url, database) as conn:
@@ -485,7 +488,10 @@ def write_label(admin_url: str, database: str, manifest: dict) -> None:
 
 def read_label(url: str) -> dict | None:
     """The manifest a prepare left on the database ``url`` names (None: not prepared)."""
-    from sqlbench_lmeval.execution.postgres import load_label, open_connection
+    from sqlbench_lmeval.execution.postgres import (
+        load_label,
+        open_connection,
+    )  # optional: psycopg (the postgres extra)
 
     with open_connection(url) as conn:
         label = load_label(conn)
@@ -508,8 +514,12 @@ def prepare(
     progress: bool = True,
 ) -> dict:
     """Load (or verify) the TPC-DS database on the server; returns the manifest."""
-    from sqlbench_lmeval.execution.postgres import check_url, redact, server_version, with_database
-    from sqlbench_lmeval.tpcds.data import check_scale_factor, ensure_database, schema_mapping
+    from sqlbench_lmeval.execution.postgres import (
+        check_url,
+        redact,
+        server_version,
+        with_database,
+    )  # optional: psycopg (the postgres extra)
 
     require_driver()
     try:
@@ -538,7 +548,9 @@ def prepare(
     else:
         action = "loaded"
         say(f"loading TPC-DS sf{scale_factor:g} into {database} on {version} ...")
-        from sqlbench_lmeval.execution.postgres_admin import create_database
+        from sqlbench_lmeval.execution.postgres_admin import (
+            create_database,
+        )  # optional: psycopg (the postgres extra)
 
         create_database(admin_url, database)
         loaded = load_tables(admin_url, database, duck["database"], progress=progress)
@@ -552,7 +564,9 @@ def prepare(
         }
     manifest["server_version"] = version
     manifest["reader_role"] = reader_role(database)
-    from sqlbench_lmeval.execution.postgres_admin import set_database_settings
+    from sqlbench_lmeval.execution.postgres_admin import (
+        set_database_settings,
+    )  # optional: psycopg (the postgres extra)
 
     set_database_settings(admin_url, database, DATABASE_SETTINGS)
     if manifest.get("settings") != DATABASE_SETTINGS:
@@ -586,7 +600,9 @@ def prepare(
         )
     write_label(admin_url, database, manifest)
     local = {**manifest, "server": redact(admin_url), "reader_url": reader_url, "action": action}
-    from sqlbench_lmeval.execution.postgres_admin import write_private_file
+    from sqlbench_lmeval.execution.postgres_admin import (
+        write_private_file,
+    )  # optional: psycopg (the postgres extra)
 
     write_private_file(
         local_manifest_path(cache_dir, database), json.dumps(local, indent=1, sort_keys=True)
@@ -635,7 +651,7 @@ def reader_url(url: str | None, cache_dir, scale_factor: float) -> str:
     ``load_id``), the reader this cache holds the password of is used instead; otherwise
     ``EvaluationUnavailable`` names the extra rights. No URL: this cache's reader.
     """
-    from sqlbench_lmeval.execution.postgres import (
+    from sqlbench_lmeval.execution.postgres import (  # optional: psycopg (the postgres extra)
         check_url,
         open_connection,
         privileges_beyond_select,
@@ -666,14 +682,18 @@ def reader_url(url: str | None, cache_dir, scale_factor: float) -> str:
     with conn:
         if not privileges_beyond_select(conn):
             return url
-        from sqlbench_lmeval.execution.postgres import load_label
+        from sqlbench_lmeval.execution.postgres import (
+            load_label,
+        )  # optional: psycopg (the postgres extra)
 
         label = load_label(conn)
     if local is not None and label is not None and label.get("load_id") == local.get("load_id"):
         return local["reader_url"]
     # The same refusal the engine gives, with the rights named.
     with open_connection(url) as conn:
-        from sqlbench_lmeval.execution.postgres import check_rights
+        from sqlbench_lmeval.execution.postgres import (
+            check_rights,
+        )  # optional: psycopg (the postgres extra)
 
         check_rights(conn, url)
     return url  # not reached
@@ -691,14 +711,13 @@ def server_manifest(url: str) -> dict:
     """The manifest on the database ``url`` names, read as that (read-only) role, after the
     checks every run needs: login, rights, every table present. EvaluationUnavailable
     otherwise (nothing would be scored)."""
-    from sqlbench_lmeval.execution.postgres import (
+    from sqlbench_lmeval.execution.postgres import (  # optional: psycopg (the postgres extra)
         check_rights,
         load_label,
         open_connection,
         redact,
         unavailable,
     )
-    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
     try:
         conn = open_connection(url)
@@ -741,8 +760,6 @@ def server_items(
 ) -> list:
     """The 99 items on the server: gold as prepare translated and judged it, PostgreSQL's
     dialect, item ids and questions as on DuckDB."""
-    from sqlbench_lmeval.execution import Database
-    from sqlbench_lmeval.scoring import Item
 
     require_driver()
     url = reader_url(url, cache_dir, scale_factor)
@@ -772,14 +789,15 @@ def dataset_version_part(url: str | None, cache_dir, scale_factor: float) -> str
 
 def reader_passfile(url: str) -> str | None:
     """The password file a reader's URL names (``passfile=``), or None."""
-    import urllib.parse
 
     return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("passfile", [None])[0]
 
 
 def summary(manifest: Mapping) -> str:
     """What ``prepare`` did, for the terminal: the load, the reader, gold against DuckDB."""
-    from sqlbench_lmeval.execution.postgres import public_url
+    from sqlbench_lmeval.execution.postgres import (
+        public_url,
+    )  # optional: psycopg (the postgres extra)
 
     gold = manifest["gold"]
     equal = sorted((int(n) for n, g in gold.items() if g["equal"]))

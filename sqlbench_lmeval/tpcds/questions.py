@@ -33,6 +33,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+import sqlglot
+from sqlglot import exp
+
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
 
@@ -94,14 +97,11 @@ class Constant:
 
 def required_constants(query_nr: int, gold_sql: str) -> list[Constant]:
     """The constants of a gold query that its question must carry (see the module docstring)."""
-    import sqlglot
-    from sqlglot import exp
-
     tree = sqlglot.parse_one(gold_sql, dialect="duckdb")
     labels = INTERNAL_LABELS.get(query_nr, frozenset())
     constants: list[Constant] = []
     for literal in tree.find_all(exp.Literal):
-        if _exempt(literal, exp):
+        if _exempt(literal):
             continue
         if literal.is_string:
             if literal.this in labels:
@@ -115,14 +115,14 @@ def required_constants(query_nr: int, gold_sql: str) -> list[Constant]:
             if isinstance(literal.parent, exp.Neg):
                 value = -value
             values = [value]
-            folded = _folded_value(literal, exp)
+            folded = _folded_value(literal)
             if folded is not None:
                 values.append(folded)
             constants.append(Constant(literal.this, numbers=tuple(values)))
     return constants
 
 
-def _exempt(literal, exp) -> bool:
+def _exempt(literal) -> bool:
     parent = literal.parent
     if literal.find_ancestor(exp.DataType) is not None:
         return True  # DECIMAL(7, 2)
@@ -138,26 +138,26 @@ def _exempt(literal, exp) -> bool:
     return False
 
 
-def _folded_value(literal, exp) -> Decimal | None:
+def _folded_value(literal) -> Decimal | None:
     """The value of the largest arithmetic expression of literals around ``literal``."""
     arithmetic = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Paren)
     top = None
     node = literal.parent
-    while isinstance(node, arithmetic) and _evaluate(node, exp) is not None:
+    while isinstance(node, arithmetic) and _evaluate(node) is not None:
         top = node
         node = node.parent
-    return None if top is None else _evaluate(top, exp)
+    return None if top is None else _evaluate(top)
 
 
-def _evaluate(node, exp) -> Decimal | None:
+def _evaluate(node) -> Decimal | None:
     if isinstance(node, exp.Literal):
         if node.is_string:
             return None
         return Decimal(node.this)
     if isinstance(node, exp.Paren):
-        return _evaluate(node.this, exp)
+        return _evaluate(node.this)
     if isinstance(node, exp.Neg):
-        inner = _evaluate(node.this, exp)
+        inner = _evaluate(node.this)
         return None if inner is None else -inner
     operations = {
         exp.Add: lambda a, b: a + b,
@@ -168,7 +168,7 @@ def _evaluate(node, exp) -> Decimal | None:
     operation = operations.get(type(node))
     if operation is None:
         return None
-    left, right = _evaluate(node.this, exp), _evaluate(node.expression, exp)
+    left, right = _evaluate(node.this), _evaluate(node.expression)
     if left is None or right is None:
         return None
     try:

@@ -1,6 +1,6 @@
 """lm-eval hooks for the ``tpcds`` task (tasks/tpcds/tpcds.yaml): documents and the prompt.
 
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``, with
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``, with
 ``benchmark: tpcds`` adding the structure metrics); this module turns the built database, the
 gold queries and the questions into documents, and a document into the zero-shot prompt, which
 names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says otherwise; the
@@ -9,8 +9,10 @@ names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says o
 
 from __future__ import annotations
 
-from sqlbench_lmeval.dialects import display_name
-from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+from sqlbench_lmeval import __version__
+from sqlbench_lmeval.sql.dialects import display_name
+from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, dataset_version, load_items
+from sqlbench_lmeval.tpcds.data import schema_ddl
 
 
 def instruction(dialect: str) -> str:
@@ -42,7 +44,7 @@ def load_dataset(
     engines do not apply); anything else is ignored. A document's ``id`` is the TPC-DS query
     number, on every engine.
     """
-    import datasets
+    import datasets  # heavy: datasets, loaded only when lm-eval builds the task
 
     docs = documents(scale_factor, cache_dir, questions_file, dialect, engine, url)
     integers = ("id", "query_nr")
@@ -68,9 +70,6 @@ def documents(
 ) -> list[dict]:
     """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
     items from them without lm-eval)."""
-    from sqlbench_lmeval import __version__
-    from sqlbench_lmeval.tpcds.benchmark import dataset_version, load_items
-    from sqlbench_lmeval.tpcds.data import schema_ddl
 
     options = {
         "cache_dir": cache_dir,

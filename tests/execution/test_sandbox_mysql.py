@@ -1,7 +1,7 @@
 """The ``mysql`` engine's own sandbox behaviour, beyond the attack suite it shares with SQLite
 and DuckDB (tests/execution/test_sandbox.py, the ``mysql-*`` cases): the client's flags, a
 dropped connection, the byte budget and session state that must not outlive its query (the
-first-keyword filter: tests/test_lexis.py). The server and the read-only account:
+first-keyword filter: tests/sql/test_lexis.py). The server and the read-only account:
 ``mysql_attack_server`` (conftest.py).
 """
 

@@ -3,7 +3,7 @@ other engines (tests/execution/test_sandbox.py, the ``postgres-*`` cases): sessi
 must not outlive its answer, the rights check that refuses an account with more than SELECT,
 a dropped connection (the answer runs again), a server restarted mid-run (the run waits for
 it), a login that fails (the run stops) and the byte budget (the first-keyword filter:
-tests/test_lexis.py). The server and the read-only role: ``postgres_attack_server``
+tests/sql/test_lexis.py). The server and the read-only role: ``postgres_attack_server``
 (conftest.py); the restarted server is a cluster of the test's own (``restartable_postgres``).
 """
 
@@ -243,8 +243,8 @@ def test_the_default_time_limit_is_the_engines(monkeypatch):
     """60 s on PostgreSQL (gold itself needs more than the other engines' 10 s), unless the
     user sets one; a batch of items takes the longest of their engines' defaults."""
     from sqlbench_lmeval.execution.runner import default_timeout
-    from sqlbench_lmeval.lmeval_hooks import TIMEOUT_ENV, limits_from_env
-    from sqlbench_lmeval.scoring import Item
+    from sqlbench_lmeval.lmeval.hooks import TIMEOUT_ENV, limits_from_env
+    from sqlbench_lmeval.scoring.item import Item
 
     assert (default_timeout("postgres"), default_timeout("duckdb"), default_timeout(None)) == (
         60.0,

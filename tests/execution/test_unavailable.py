@@ -63,7 +63,7 @@ def test_a_damaged_page_stops_the_batch_at_the_query_that_reads_it(tmp_path):
 
 def test_an_emptied_sqlite_file_is_no_engine_failure(tmp_path):
     """SQLite reads an empty file as a database without tables: the engine cannot tell this
-    from an invented table name. Scoring can (tests/test_unavailable_scoring.py)."""
+    from an invented table name. Scoring can (tests/scoring/test_unavailable_scoring.py)."""
     path = tmp_path / "empty.sqlite"
     path.write_bytes(b"")
     (outcome,) = execute_many([Job(Database("sqlite", str(path)), "SELECT * FROM t")], workers=1)

@@ -13,6 +13,8 @@ import pytest
 import sqlite_utils
 
 from sqlbench_lmeval.logiccat import bundle, gold, health, source
+from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
+from sqlbench_lmeval.offline import gold_result_lines
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logiccat"
 LAYOUT = FIXTURES / "shared_layout"
@@ -173,7 +175,9 @@ def test_spider_derived_database_and_gold_are_used_as_written(tmp_path):
     assert record.gold_status == gold.OK
     assert record.flags == (gold.CLOCK_DEPENDENT,)
     assert 'CREATE TABLE "singer"' in built.schema("concert")
-    lines = {line["id"]: line for line in health.gold_results(built, progress=False)}
+    lines = {
+        line["id"]: line for line in gold_result_lines(items_from_bundle(built), progress=False)
+    }
     assert lines[13]["rows"] == [["Ann"]]  # 80 + 2000 > 2025, the frozen year
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlglot
 
 from sqlbench_lmeval.logiccat import gold, health
+from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
+from sqlbench_lmeval.offline import gold_result_lines
 
 
 def test_fixture_bundle_health(fixture_bundle):
@@ -93,7 +95,10 @@ def test_result_status():
 
 
 def test_gold_results_lines(fixture_bundle):
-    lines = {line["id"]: line for line in health.gold_results(fixture_bundle, progress=False)}
+    lines = {
+        line["id"]: line
+        for line in gold_result_lines(items_from_bundle(fixture_bundle), progress=False)
+    }
     assert len(lines) == 12
     assert lines[1] == {
         "id": 1,

@@ -6,7 +6,9 @@ from collections import Counter
 
 import pytest
 
-from sqlbench_lmeval.logiccat import bundle, gold, health
+from sqlbench_lmeval.logiccat import bundle, gold
+from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
+from sqlbench_lmeval.offline import gold_result_lines
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +49,8 @@ def test_file_name_mismatches_are_resolved(real_bundle):
 
 
 def test_float_values_are_mysql_single_precision(real_bundle):
-    lines = {line["id"]: line for line in health.gold_results(real_bundle, progress=False)
+    gold = gold_result_lines(items_from_bundle(real_bundle), progress=False)
+    lines = {line["id"]: line for line in gold
              if line["id"] <= 3}  # fmt: skip
     assert lines[1]["rows"] == [[646.8000106811523], [1292.1999526023865], [646.8000106811523]]
 

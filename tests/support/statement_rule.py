@@ -17,7 +17,7 @@ PostgreSQL: ``--`` starts a comment, ``#`` is an error (an operator on PostgreSQ
 whitespace after it, ``#`` starts a comment, executable comments run on the server, ``$`` is a
 character of names, strings take backslash escapes; SQLite: ``$name`` is a parameter), never
 from the scoring code under test. :func:`readme_table` renders the
-table README.md shows; ``tests/test_statement_rule.py`` checks that they are the same.
+table README.md shows; ``tests/sql/test_statement_rule.py`` checks that they are the same.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def cases_for(setting: str, items, gold_text, usable) -> list[tuple]:
 
 def score_with_filter(benchmark: str, cases) -> list[dict]:
     """The lm-eval filter's score dicts of the cases' answers (one document each)."""
-    from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore
+    from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 
     docs = [item.to_doc() for _, item, _ in cases]
     return ExecuteAndScore(benchmark).apply([[answer] for _, _, answer in cases], docs)

@@ -51,7 +51,7 @@ def test_complexity_prints_the_means_of_the_gold_workload(capsys):
         "function_call_count",
         "subquery_count",
     ]
-    # The gold means of tests/test_complexity_counts.py::GOLD_MEANS (reasons for them there).
+    # The gold means of tests/sql/test_complexity_counts.py::GOLD_MEANS (reasons for them there).
     assert row.split() == ["tpcds", "99", "18.74", "5.59", "13.67", "0.67", "5.32", "1.57", "0.68"]
 
 

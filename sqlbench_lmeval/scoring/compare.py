@@ -1,0 +1,471 @@
+"""Is the predicted result the gold result? Three versioned comparison modes.
+
+``ex`` (primary) - both queries ran (Status.OK) and:
+
+- same number of columns (columns are positional; names are ignored);
+- rows compared as a multiset (duplicates count), or in order when the gold query's outermost
+  ORDER BY defines an order (:func:`gold_order_matters`; the caller passes ``ordered``);
+- values: numbers (int, float, Decimal, bool as 0/1) are equal when they differ by at most
+  ``REL_TOL`` times the larger of their own magnitudes and their column's magnitude (the largest
+  finite magnitude of any number in that column of either result, lists included); two ints
+  must be exactly equal; infinities equal only themselves. NaN equals NaN; NULL equals only
+  NULL (never 0 or ''); strings and bytes are compared exactly; dates and other values with
+  ``==``; lists/structs element-wise by the same rules.
+- Why this tolerance: gold and prediction run on the same engine over the same data, so an
+  honest difference is float noise - a few units in the last place from another summation
+  order or expression form (~1e-16 relative, 1e-12 leaves four orders of margin), or the
+  residue of a cancellation (``0.1 + 0.2 - 0.3`` = 5.6e-17 where gold has 0), which is noise
+  relative to the operands, whose size the column's magnitude stands in for. A rounded answer
+  is not noise: ``ROUND(x, 2)`` moves a value by up to 0.005, which the rule only forgives once
+  the column's magnitude exceeds 5e9 (where 0.005 is a few thousand units in the last place),
+  and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15) differ by far more than
+  1e-12 of their column. The cost: a residue alone in an all-zero column (gold 0.0, prediction
+  5.6e-17 and nothing larger beside it) is not forgiven.
+- The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
+  pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
+
+``ex_strict`` - the seed scoring recipe literally: ``pred_rows == gold_rows`` (Python equality
+of the raw row lists, order and duplicates significant, 1 == 1.0, no tolerance).
+
+``ex_set`` - BIRD's ``set(pred_rows) == set(gold_rows)``: order and duplicates ignored, exact
+values; reported for comparability with the literature (it hides a missing DISTINCT).
+
+All three need both outcomes OK; a gold failure makes every mode false with reason
+``gold_<status>`` (the caller reports the gold status separately).
+
+VES (valid efficiency/execution score) is ``1`` iff the prediction's status is OK: it ran
+without error, within the time limit and within the row cap. TOO_MANY_ROWS counts as invalid:
+a query whose result we could not hold cannot be checked either. The gold outcome never changes
+VES (the seed recipe appended a second VES entry when gold failed; we do not).
+
+Bump COMPARISON_VERSION on any change of these rules: results and the gold cache carry it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+
+COMPARISON_VERSION = "2"
+# Float noise between two queries on the same engine and data is a few units in the last place
+# (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
+# where the column's magnitude is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative
+# plus 1e-9 absolute accepted ROUND(x, 2) above 5,000, and anything within 1e-9 of a tiny value).
+REL_TOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The three comparison modes for one (prediction, gold) pair, and why ``ex`` is what it is.
+
+    ``reason`` is one of: ``match``, ``pred_<status>``, ``gold_<status>``, ``column_count``,
+    ``row_count``, ``values``, ``order`` (same multiset, wrong order under an ordered gold).
+    """
+
+    ex: bool
+    ex_strict: bool
+    ex_set: bool
+    reason: str
+
+
+def ves(pred: Outcome) -> int:
+    """Valid execution: 1 iff the prediction ran to completion (Status.OK)."""
+    return int(pred.status is Status.OK)
+
+
+def gold_order_matters(gold_sql: str, dialect: str) -> bool:
+    """True iff the outermost query of ``gold_sql`` has ORDER BY (parsed with sqlglot).
+
+    ORDER BY inside a subquery, CTE or window does not count. Unparseable gold falls back to
+    False (unordered comparison): the lenient choice, as an unparsed order cannot be trusted.
+    """
+    return _order_matters(gold_sql, dialect)
+
+
+@lru_cache(maxsize=4096)
+def _order_matters(gold_sql: str, dialect: str) -> bool:
+    if "order" not in gold_sql.lower():
+        return False  # no ORDER BY anywhere (a cheap exact pre-check; parsing costs ~0.3 ms)
+
+    try:
+        tree = sqlglot.parse_one(gold_sql, read=dialect or None)
+    except Exception:
+        return False
+    while isinstance(tree, (exp.Subquery, exp.Paren)) and not tree.args.get("order"):
+        tree = tree.this
+    return tree is not None and bool(tree.args.get("order"))
+
+
+def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
+    """Compare a prediction's outcome with the gold outcome in all three modes."""
+    if gold.status is not Status.OK:
+        return Verdict(False, False, False, f"gold_{gold.status.value}")
+    if pred.status is not Status.OK:
+        return Verdict(False, False, False, f"pred_{pred.status.value}")
+    pred_rows, gold_rows = list(pred.rows), list(gold.rows)
+    ex_strict = _safe_eq(pred_rows, gold_rows)
+    ex_set = _safe_set_eq(pred_rows, gold_rows)
+    if len(pred.columns) != len(gold.columns):
+        return Verdict(False, ex_strict, ex_set, "column_count")
+    if len(pred_rows) != len(gold_rows):
+        return Verdict(False, ex_strict, ex_set, "row_count")
+    if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
+        return Verdict(True, ex_strict, ex_set, "match")
+    if not _same_width(pred_rows, gold_rows):
+        return Verdict(False, ex_strict, ex_set, "values")
+    magnitudes = column_magnitudes(pred_rows + gold_rows)
+    if ordered:
+        if all(_rows_close(p, g, magnitudes) for p, g in zip(pred_rows, gold_rows, strict=True)):
+            return Verdict(True, ex_strict, ex_set, "match")
+        reason = "order" if _multiset_equal(pred_rows, gold_rows, magnitudes) else "values"
+        return Verdict(False, ex_strict, ex_set, reason)
+    if _multiset_equal(pred_rows, gold_rows, magnitudes):
+        return Verdict(True, ex_strict, ex_set, "match")
+    return Verdict(False, ex_strict, ex_set, "values")
+
+
+# -- raw modes ---------------------------------------------------------------------------
+
+
+def _safe_eq(a: list, b: list) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _safe_set_eq(a: list, b: list) -> bool:
+    try:
+        return set(a) == set(b)
+    except TypeError:  # DuckDB lists/maps are unhashable
+        pass
+    try:
+        return {_hashable(r) for r in a} == {_hashable(r) for r in b}
+    except Exception:
+        return False
+
+
+def _hashable(value: Any) -> Any:
+    """Rows as the engine gave them, with DuckDB lists/maps turned into tuples for hashing."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return ("$map", tuple((_hashable(k), _hashable(v)) for k, v in value.items()))
+    return value
+
+
+# -- values ------------------------------------------------------------------------------
+
+_NUMBER_TYPES = (int, float, Decimal)  # bool is an int subclass
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, _NUMBER_TYPES)
+
+
+def _numbers_close(a: Any, b: Any, magnitude: float) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b  # exact, even beyond float precision
+    try:
+        x, y = float(a), float(b)
+    except (OverflowError, ValueError):
+        return a == b
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    return _float_close(x, y, magnitude)
+
+
+def _float_close(x: float, y: float, magnitude: float) -> bool:
+    # isclose: |x - y| <= max(REL_TOL * max(|x|, |y|), abs_tol); infinities equal only
+    # themselves. ``magnitude`` is finite, so abs_tol is too.
+    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=REL_TOL * magnitude)
+
+
+def _same_width(pred: list[tuple], gold: list[tuple]) -> bool:
+    width = len(gold[0]) if gold else 0
+    return all(len(row) == width for rows in (pred, gold) for row in rows)
+
+
+def column_magnitudes(rows: list[tuple]) -> list[float]:
+    """Per column, the largest finite magnitude of any number in it (lists included), or 0.
+
+    ``rows`` are both results together: for rows to match at all, each side's largest number
+    must be close to the other's, so gold's magnitude and this one agree to within REL_TOL, and
+    taking both keeps the comparison symmetric.
+    """
+    if not rows:
+        return []
+    return [max((_magnitude(row[c]) for row in rows), default=0.0) for c in range(len(rows[0]))]
+
+
+def _magnitude(value: Any) -> float:
+    if isinstance(value, (list, tuple)):
+        return max((_magnitude(v) for v in value), default=0.0)
+    if isinstance(value, dict):
+        return max((_magnitude(v) for v in value.values()), default=0.0)
+    if not _is_number(value):
+        return 0.0
+    try:
+        f = abs(float(value))
+    except (OverflowError, ValueError):
+        return 0.0  # beyond float range: such ints compare exactly, Decimals by ==
+    return f if math.isfinite(f) else 0.0
+
+
+def values_close(a: Any, b: Any, magnitude: float = 0.0) -> bool:
+    """Equality of two result values under the ``ex`` rules, in a column of ``magnitude``
+    (see :func:`column_magnitudes`; 0 leaves only the tolerance relative to ``a`` and ``b``)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if _is_number(a) or _is_number(b):
+        return _is_number(a) and _is_number(b) and _numbers_close(a, b, magnitude)
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, (bytes, bytearray)) or isinstance(b, (bytes, bytearray)):
+        return isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray)) and a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(
+            values_close(x, y, magnitude) for x, y in zip(a, b, strict=True)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(values_close(a[k], b[k], magnitude) for k in a)
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _rows_close(p: tuple, g: tuple, magnitudes: list[float]) -> bool:
+    return len(p) == len(g) and all(
+        values_close(x, y, m) for x, y, m in zip(p, g, magnitudes, strict=True)
+    )
+
+
+# -- multiset matching -------------------------------------------------------------------
+#
+# Rows match as a multiset iff a perfect matching exists in the bipartite graph "pred row p
+# -- gold row g whenever _rows_close(p, g)". Deciding that cheaply and exactly:
+#
+# 0. Equal rows under Python's == (exact numbers, 1 == 1.0) are close: if the raw multisets
+#    agree, done. This settles nearly every match.
+# 1. Otherwise each number gets the id of its tolerance cluster in its column: the column's
+#    numbers (both sides) sorted by float value and chained while neighbours are float-close.
+#    Within a column the tolerance is one absolute width (REL_TOL times the column's magnitude,
+#    which bounds every value in it), so for a <= b <= c, close(a, c) implies close(a, b) and
+#    close(b, c): two close values always share a cluster; rows can only match within a group
+#    of equal cluster/exact keys and the group sizes must agree on both sides. This settles
+#    nearly every mismatch.
+# 2. A cluster is "tight" when all its values are pairwise close: its extremes are float-close
+#    and it holds at most one distinct int (two ints must be exactly equal). If every number
+#    column of a group is tight, any pairing within the group works.
+# 3. Otherwise (a chain of near values wider than the tolerance, distinct big ints, DuckDB
+#    lists/structs: rare) the group is settled by maximum bipartite matching (Hopcroft-Karp).
+
+_CONTAINER = ("$container",)  # lists/maps: no key (they go to the matching step)
+
+
+def _multiset_equal(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
+    """Rows of equal width as multisets under the ``ex`` rules (``magnitudes`` per column)."""
+    return len(pred) == len(gold) and multiset_within(pred, gold, magnitudes)
+
+
+def multiset_within(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
+    """Whether every row of ``pred`` pairs with a row of its own in ``gold`` under the ``ex``
+    rules: ``pred`` is a sub-multiset of ``gold`` (rows of equal width, ``magnitudes`` per
+    column as :func:`column_magnitudes` of both). Of equal sizes: multiset equality. Tie-aware
+    EX (``tie_compare``) asks it of the rows taken from a tie group that a LIMIT cuts.
+    """
+    if len(pred) > len(gold):
+        return False
+    if not pred:
+        return True
+    try:
+        if not Counter(pred) - Counter(gold):
+            return True
+    except TypeError:
+        pass  # unhashable values (DuckDB lists): take the general route
+    clusters = [_column_clusters(pred, gold, c, m) for c, m in enumerate(magnitudes)]
+
+    def key(row: tuple) -> tuple:
+        return tuple(_key(v, clusters[c][0]) for c, v in enumerate(row))
+
+    groups: dict[tuple, tuple[list, list]] = defaultdict(lambda: ([], []))
+    try:
+        for row in pred:
+            groups[key(row)][0].append(row)
+        for row in gold:
+            groups[key(row)][1].append(row)
+    except TypeError:  # unhashable exotic values: one group, settled by matching
+        groups = {(): (pred, gold)}
+    for group_key, (p_rows, g_rows) in groups.items():
+        if len(p_rows) > len(g_rows):
+            return False
+        if not _group_is_tight(group_key, clusters) and not _perfect_matching(
+            p_rows, g_rows, magnitudes
+        ):
+            return False
+    return True
+
+
+def _group_is_tight(group_key: tuple, clusters: list) -> bool:
+    if not group_key:
+        return False
+    for column, part in enumerate(group_key):
+        if part == _CONTAINER:
+            return False
+        if part[0] == "$cluster" and not clusters[column][1][part[1]]:
+            return False
+    return True
+
+
+def _exact_value(v: Any) -> Any:
+    if v is None:
+        return ("$null",)
+    if isinstance(v, float) and math.isnan(v):
+        return ("$nan",)
+    if _is_number(v):
+        return ("$num", v)  # Python's == on int/float/Decimal is exact numeric equality
+    if isinstance(v, str):
+        return ("$str", v)
+    if isinstance(v, (bytes, bytearray)):
+        return ("$bytes", bytes(v))
+    if isinstance(v, (list, tuple)):
+        return ("$list", tuple(_exact_value(x) for x in v))
+    if isinstance(v, dict):
+        return ("$map", tuple((_exact_value(k), _exact_value(x)) for k, x in v.items()))
+    return (type(v).__name__, v)
+
+
+def _plain_number(v: Any) -> bool:
+    return _is_number(v) and not (isinstance(v, float) and math.isnan(v))
+
+
+def _as_float(v: Any) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+def _column_clusters(pred: list[tuple], gold: list[tuple], column: int, magnitude: float):
+    """One column's tolerance clusters: ({number identity: cluster id}, [tight per cluster])."""
+    numbers: dict[tuple, Any] = {}
+    for rows in (pred, gold):
+        for row in rows:
+            v = row[column]
+            if _plain_number(v):
+                numbers[_num_identity(v)] = v
+    ordered = sorted(numbers.items(), key=lambda item: _as_float(item[1]))
+    cluster_of: dict[tuple, int] = {}
+    tight: list[bool] = []
+    members: list[Any] = []
+
+    def close_cluster() -> None:
+        if members:
+            ints = {v for v in members if isinstance(v, int)}
+            tight.append(
+                _float_close(_as_float(members[0]), _as_float(members[-1]), magnitude)
+                and len(ints) <= 1
+                and all(math.isfinite(_as_float(v)) for v in members)
+            )
+
+    previous = None
+    for identity, v in ordered:
+        f = _as_float(v)
+        if previous is None or not _float_close(previous, f, magnitude):
+            close_cluster()
+            members = []
+        members.append(v)
+        cluster_of[identity] = len(tight)
+        previous = f
+    close_cluster()
+    return cluster_of, tight
+
+
+def _num_identity(v: Any) -> tuple:
+    # Keyed with the type: 1, 1.0 and True are equal dict keys in Python but each must find
+    # its own entry (they do land in one cluster, being equal numbers).
+    return (type(v).__name__, v)
+
+
+def _key(v: Any, cluster_of: dict) -> Any:
+    if _plain_number(v):
+        return ("$cluster", cluster_of[_num_identity(v)])
+    if isinstance(v, (list, tuple, dict)):
+        return _CONTAINER
+    return _exact_value(v)
+
+
+def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
+    """Hopcroft-Karp: can every row of ``pred`` be paired with its own row of ``gold`` (as
+    many or more rows), every pair close?"""
+    n = len(pred)
+    adjacency = [[j for j, g in enumerate(gold) if _rows_close(p, g, magnitudes)] for p in pred]
+    if any(not edges for edges in adjacency):
+        return False
+    match_pred = [-1] * n
+    match_gold = [-1] * len(gold)
+    infinity = n + 1
+
+    def bfs() -> bool:
+        queue = [i for i in range(n) if match_pred[i] == -1]
+        dist = [infinity] * n
+        for i in queue:
+            dist[i] = 0
+        found = False
+        head = 0
+        while head < len(queue):
+            i = queue[head]
+            head += 1
+            for j in adjacency[i]:
+                k = match_gold[j]
+                if k == -1:
+                    found = True
+                elif dist[k] == infinity:
+                    dist[k] = dist[i] + 1
+                    queue.append(k)
+        bfs.dist = dist  # type: ignore[attr-defined]
+        return found
+
+    def dfs(i: int) -> bool:
+        dist = bfs.dist  # type: ignore[attr-defined]
+        stack = [(i, iter(adjacency[i]))]
+        path = []
+        while stack:
+            node, edges = stack[-1]
+            advanced = False
+            for j in edges:
+                k = match_gold[j]
+                if k == -1:
+                    path.append((node, j))
+                    for a, b in path:
+                        match_pred[a] = b
+                        match_gold[b] = a
+                    return True
+                if dist[k] == dist[node] + 1:
+                    path.append((node, j))
+                    stack.append((k, iter(adjacency[k])))
+                    advanced = True
+                    break
+            if not advanced:
+                dist[node] = infinity
+                stack.pop()
+                if path:
+                    path.pop()
+        return False
+
+    matched = 0
+    while bfs():
+        for i in range(n):
+            if match_pred[i] == -1 and dfs(i):
+                matched += 1
+    return matched == n
