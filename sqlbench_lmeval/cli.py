@@ -171,7 +171,7 @@ def _score(args: argparse.Namespace) -> int:
     benchmark, task, ids = _score_target(args.benchmark)
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     if _is_lmeval_output(args.predictions):
-        from sqlbench_lmeval.submission import logged_predictions
+        from sqlbench_lmeval.submission.logged import logged_predictions
 
         logged = logged_predictions(args.predictions, args.benchmark)
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
@@ -212,7 +212,7 @@ def _score(args: argparse.Namespace) -> int:
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
-    from sqlbench_lmeval.scoring import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
+    from sqlbench_lmeval.scoring.pipeline import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
 
     counts = metrics.get("verdict_counts") or {}
     print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))
@@ -235,7 +235,7 @@ def _score_target(name: str) -> tuple[str, str | None, None]:
     """(benchmark, task or None for the whole benchmark, ids) that ``score NAME`` scores."""
     if name in BENCHMARK_NAMES:
         return name, None, None
-    from sqlbench_lmeval.task_specs import task_spec
+    from sqlbench_lmeval.lmeval.task_specs import task_spec
 
     return task_spec(name).benchmark, name, None
 
@@ -469,8 +469,8 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
     "mean complexity counts per workload (gold SQL or SQL file); --output draws Figs. 2 and 4",
 )(_complexity_args)
 def _complexity(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.complexity import format_complexity_table
     from sqlbench_lmeval.report.complexity import workloads_complexity
+    from sqlbench_lmeval.sql.complexity import format_complexity_table
 
     workloads = workloads_complexity(
         args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect
@@ -577,9 +577,14 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sqlbench_lmeval.submission import read_submissions
-    from sqlbench_lmeval.verify import REJECTED, cross_run_findings, run_limits, verify_submission
-    from sqlbench_lmeval.verify_report import report_stem, write_verification
+    from sqlbench_lmeval.submission.logged import read_submissions
+    from sqlbench_lmeval.submission.verify import (
+        REJECTED,
+        cross_run_findings,
+        run_limits,
+        verify_submission,
+    )
+    from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
 
     submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
     options = _verify_data(args)
@@ -640,8 +645,8 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
     "different; writes leaderboard.html/.csv/.json/.md",
 )(_leaderboard_args)
 def _leaderboard(args: argparse.Namespace) -> int:
-    from sqlbench_lmeval.leaderboard import build_leaderboard
     from sqlbench_lmeval.report.stats import SEED
+    from sqlbench_lmeval.submission.leaderboard import build_leaderboard
 
     if args.resamples < 100:
         raise UserError("--resamples must be at least 100")

@@ -23,23 +23,17 @@ from pathlib import Path
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks, task_module
-from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
 from sqlbench_lmeval.jsonl import read_objects
+from sqlbench_lmeval.lmeval.task_specs import task_spec
 from sqlbench_lmeval.paths import gold_cache_dir
-from sqlbench_lmeval.preview import PREVIEW_ROWS
-from sqlbench_lmeval.retry_envelope import attempts_of, from_attempts, score_with_retries
-from sqlbench_lmeval.scoring import (
-    GOLD_HEALTHY,
-    Item,
-    aggregate,
-    gold_health,
-    recheck_gold,
-    score_items,
-)
-from sqlbench_lmeval.submission import DATA_OPTIONS
-from sqlbench_lmeval.task_specs import task_spec
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.pipeline import aggregate, gold_health, recheck_gold, score_items
+from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
+from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts, score_with_retries
+from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
@@ -243,7 +237,7 @@ def score_aligned(
     sampled = any(isinstance(output, list) for output in outputs)
     score = _plain_or_retried(outputs)
     if sampled:  # several answers per id (read_predictions(samples=True)): sampled_scoring
-        from sqlbench_lmeval.sampled_scoring import score_samples as score
+        from sqlbench_lmeval.scoring.sampled import score_samples as score
 
         n = len(next(output for output in outputs if isinstance(output, list)))
         outputs = [[None] * n if output is None else output for output in outputs]

@@ -13,7 +13,7 @@ import time
 from collections.abc import Collection
 
 from sqlbench_lmeval.execution.outcome import Outcome, Status
-from sqlbench_lmeval.lexis import code_start, first_keyword, lexis
+from sqlbench_lmeval.sql.lexis import code_start, first_keyword, lexis
 
 
 def refusal(sql: str, dialect: str, allowed: Collection[str], start: float) -> Outcome | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlbench_lmeval.dialects import check_dialect, sqlglot_transpile
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring import Item
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
 
 #: Registered on every connection, for gold and predictions alike: MySQL-compatible
 #: functions and the frozen clock (see ``mysql_functions``).

@@ -482,7 +482,7 @@ def _load_all(cursor, source, names: list[str], collations: dict[str, str]) -> d
 def _judge_gold(records: list[dict], reader: str) -> dict:
     """Gold health as judged on the server (ok / empty / all_null / error / ...), and which
     items ordered their rows differently between two runs."""
-    from sqlbench_lmeval.scoring import gold_health
+    from sqlbench_lmeval.scoring.pipeline import gold_health
 
     gold_start = time.monotonic()
     golds = [(r["idx"], r["db_id"], r["query"]) for r in records]
@@ -801,7 +801,7 @@ def server_items(bundle, prompted: str, url: str | None, cache_dir=None) -> list
     gold cache (keyed by the server's identity and checksums, so every spelling of the URL
     shares them)."""
     from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
-    from sqlbench_lmeval.scoring import Item
+    from sqlbench_lmeval.scoring.item import Item
 
     run = server_run(url, cache_dir)
     document = run.document

@@ -1,6 +1,6 @@
 """lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): documents and prompts.
 
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``); this module only
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``); this module only
 turns the built bundle into documents and documents into prompts. Prompts name the dialect the
 answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
 ``logiccat_mysql`` variant asks for MySQL, the dialect of LogicCat's gold).
@@ -8,8 +8,8 @@ answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
 
 from __future__ import annotations
 
-from sqlbench_lmeval.dialects import display_name
 from sqlbench_lmeval.logiccat.benchmark import CATEGORIES, MINI_SET_IDS
+from sqlbench_lmeval.sql.dialects import display_name
 
 SUBSETS = ("all", "mini", *CATEGORIES)
 

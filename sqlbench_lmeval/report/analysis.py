@@ -15,7 +15,7 @@ from itertools import combinations
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
-from sqlbench_lmeval.scoring import VERDICTS, verdict
+from sqlbench_lmeval.scoring.pipeline import VERDICTS, verdict
 
 # --- metric names and labels -------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Workload complexity: per-workload means of the complexity counts and their charts.
 
 A workload is a set of SQL queries (a task's gold set, or a file of queries); each query has
-the complexity counts ``sqlbench_lmeval.complexity`` computes. This module only summarises and
+the complexity counts ``sqlbench_lmeval.sql.complexity`` computes. This module only summarises and
 draws them:
 
 - :func:`read_sql_workload`: a file of SQL queries as a workload (``complexity`` counts it);
@@ -20,10 +20,10 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sqlbench_lmeval.complexity import COMPLEXITY
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
 
 #: Counts in chart order when they are present (others follow by name): the paper's Table 1.
 PREFERRED_ORDER = COMPLEXITY
@@ -73,7 +73,7 @@ def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str =
     """``complexity.WorkloadComplexity`` of each workload: a benchmark name (its gold SQL) or a
     file of SQL queries in ``dialect`` (see :func:`read_sql_workload`)."""
     from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
-    from sqlbench_lmeval.complexity import workload_complexity
+    from sqlbench_lmeval.sql.complexity import workload_complexity
 
     workloads = []
     for spec in specs:

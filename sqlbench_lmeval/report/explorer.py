@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sqlbench_lmeval.report.analysis import error_kind, feature_label, outcome_of
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
-from sqlbench_lmeval.scoring import VERDICTS as SCORING_VERDICTS
+from sqlbench_lmeval.scoring.pipeline import VERDICTS as SCORING_VERDICTS
 
 #: Verdicts in display order (``scoring.VERDICTS``, the classes every count uses). An error's
 #: verdict is "error"; its label adds the error kind.

@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring import READS_NO_TABLE, TRUNCATED
+from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(

@@ -1,9 +1,9 @@
 """TPC-DS as a benchmark: the 99 gold queries with our questions as scorable items.
 
-Besides execution (VES, EX) every item gets the structure metrics of ``sqlbench_lmeval.structure``
-through :func:`item_metrics`: the structural similarity of the predicted query to gold and the
-complexity counts of both, so the paper's Table 1 ratios (model mean / gold mean) can be read off
-any run.
+Besides execution (VES, EX) every item gets the structure metrics of
+``sqlbench_lmeval.sql.structure`` through :func:`item_metrics`: the structural similarity of
+the predicted query to gold and the complexity counts of both, so the paper's Table 1 ratios
+(model mean / gold mean) can be read off any run.
 
 The queries run on DuckDB, or with ``engine="postgres"`` on a PostgreSQL server that
 ``prepare tpcds --engine postgres`` loaded (``sqlbench_lmeval.tpcds.postgres``; gold there is
@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from statistics import fmean
 
-from sqlbench_lmeval.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
-from sqlbench_lmeval.dialects import check_dialect, sqlglot_transpile
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring import Item
-from sqlbench_lmeval.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.sql.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
+from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
+from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
 
 #: Scale factor of the database the queries run on. At 1 every gold query but query 17 returns
 #: rows (17 needs a store return and a later catalog purchase of the same item by the same

@@ -415,10 +415,10 @@ def judge_gold(reader_url: str, duckdb_path: str, cache_dir, *, workers=None) ->
     a new load runs fresh, and the results it stores are the gold that ``score`` and the
     lm-eval filter on this machine then need not run again (same limits: the engine's default
     time limit is gold's)."""
-    from sqlbench_lmeval.compare import compare, gold_order_matters
     from sqlbench_lmeval.execution import Database, GoldCache, Job
     from sqlbench_lmeval.paths import gold_cache_dir
-    from sqlbench_lmeval.scoring import gold_health
+    from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
+    from sqlbench_lmeval.scoring.pipeline import gold_health
     from sqlbench_lmeval.tpcds.data import gold_queries
 
     limits = gold_limits()
@@ -742,7 +742,7 @@ def server_items(
     """The 99 items on the server: gold as prepare translated and judged it, PostgreSQL's
     dialect, item ids and questions as on DuckDB."""
     from sqlbench_lmeval.execution import Database
-    from sqlbench_lmeval.scoring import Item
+    from sqlbench_lmeval.scoring.item import Item
 
     require_driver()
     url = reader_url(url, cache_dir, scale_factor)

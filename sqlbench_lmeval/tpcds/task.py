@@ -1,6 +1,6 @@
 """lm-eval hooks for the ``tpcds`` task (tasks/tpcds/tpcds.yaml): documents and the prompt.
 
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval_hooks``, with
+Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``, with
 ``benchmark: tpcds`` adding the structure metrics); this module turns the built database, the
 gold queries and the questions into documents, and a document into the zero-shot prompt, which
 names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says otherwise; the
@@ -9,7 +9,7 @@ names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says o
 
 from __future__ import annotations
 
-from sqlbench_lmeval.dialects import display_name
+from sqlbench_lmeval.sql.dialects import display_name
 from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
 
 

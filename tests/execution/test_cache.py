@@ -86,6 +86,7 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
     import json
 
     from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION
+    from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
     cache, limits = GoldCache(tmp_path / "cache"), Limits(timeout_s=3.5)
     other = Database("sqlite", str(tmp_path / "missing.sqlite"))

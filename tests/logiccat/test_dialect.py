@@ -13,14 +13,14 @@ import shutil
 import pytest
 
 from sqlbench_lmeval import cli
-from sqlbench_lmeval.dialects import TRANSPILE_ERROR
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.logiccat import bundle
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle, load_items, transpile_prediction
 from sqlbench_lmeval.logiccat.gold import SPIDER_DERIVED
 from sqlbench_lmeval.logiccat.task import doc_to_text, doc_to_text_cot, load_dataset
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, score_items
+from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
+from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR
 
 
 def cached(fixture_bundle, tmp_path):

@@ -18,9 +18,9 @@ from support.hostile_outputs import (
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.execution import GoldCache
-from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.logiccat.benchmark import load_items
-from sqlbench_lmeval.scoring import score_items
+from sqlbench_lmeval.scoring.pipeline import score_items
 
 pytestmark = pytest.mark.slow  # the real LogicCat bundle is built once per session
 

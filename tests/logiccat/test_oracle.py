@@ -12,7 +12,7 @@ import pytest
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.logiccat.benchmark import load_items
 from sqlbench_lmeval.paths import gold_cache_dir
-from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, aggregate, score_items
+from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, aggregate, score_items
 
 pytestmark = pytest.mark.slow
 

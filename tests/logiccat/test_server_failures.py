@@ -40,13 +40,13 @@ from sqlbench_lmeval.cli import main  # noqa: E402
 from sqlbench_lmeval.execution import GoldCache, Limits  # noqa: E402
 from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable  # noqa: E402
-from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore  # noqa: E402
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore  # noqa: E402
 from sqlbench_lmeval.logiccat import server as logiccat_server  # noqa: E402
 from sqlbench_lmeval.logiccat import source as source_module  # noqa: E402
 from sqlbench_lmeval.logiccat.benchmark import load_items  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import bundle_dir  # noqa: E402
 from sqlbench_lmeval.paths import gold_cache_dir  # noqa: E402
-from sqlbench_lmeval.scoring import score_items  # noqa: E402
+from sqlbench_lmeval.scoring.pipeline import score_items  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 

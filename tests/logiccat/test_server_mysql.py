@@ -174,7 +174,7 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(
     both; every item whose server gold is ok and repeatable (no RAND()) scores EX = 1."""
     from sqlbench_lmeval.logiccat.bundle import load_bundle
     from sqlbench_lmeval.logiccat.server import server_items
-    from sqlbench_lmeval.scoring import UNREPEATABLE_FLAGS, score_items
+    from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
 
     items = server_items(load_bundle(logiccat_cache), "mysql", None, prepared["cache"])
     assert len(items) == 4036

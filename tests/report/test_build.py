@@ -287,9 +287,9 @@ def test_cli_refuses_mismatched_versions(score_item, write_score_file, tmp_path,
 
 
 def test_tables_follow_the_papers_column_orders():
-    from sqlbench_lmeval.complexity import COMPLEXITY
     from sqlbench_lmeval.report.analysis import COUNT_ORDER, FEATURE_ORDER, ordered
-    from sqlbench_lmeval.structure import FEATURES
+    from sqlbench_lmeval.sql.complexity import COMPLEXITY
+    from sqlbench_lmeval.sql.structure import FEATURES
 
     features = [f"sim_{name}" for name in FEATURES]
     assert ordered(sorted(features), FEATURE_ORDER) == features

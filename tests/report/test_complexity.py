@@ -6,7 +6,6 @@ import pytest
 from PIL import Image
 
 from sqlbench_lmeval.cli import main
-from sqlbench_lmeval.complexity import COMPLEXITY, workload_complexity
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.complexity import (
     count_names,
@@ -20,6 +19,7 @@ from sqlbench_lmeval.report.complexity import (
     workload_means,
     write_complexity_plots,
 )
+from sqlbench_lmeval.sql.complexity import COMPLEXITY, workload_complexity
 
 
 def _query(columns, joins, predicates, ctes, functions, subqueries):

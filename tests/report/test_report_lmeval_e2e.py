@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from sqlbench_lmeval.cli import main
-from sqlbench_lmeval.compare import COMPARISON_VERSION
 from sqlbench_lmeval.report import read_runs
 from sqlbench_lmeval.report.sections.outcomes import failure_rows
 from sqlbench_lmeval.report.sections.pairs import pair_rows
 from sqlbench_lmeval.report.sections.scores import score_rows
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
 try:
     from support.lm_eval_run import run_lm_eval
@@ -84,9 +84,9 @@ generation_kwargs:
 filter_list:
   - name: score
     filter:
-      - function: !function sqlbench_lmeval.lmeval_hooks.ExecuteAndScore
+      - function: !function sqlbench_lmeval.lmeval.hooks.ExecuteAndScore
         benchmark: logiccat
-process_results: !function sqlbench_lmeval.lmeval_hooks.process_results
+process_results: !function sqlbench_lmeval.lmeval.hooks.process_results
 metric_list:
   - {{metric: ves, aggregation: mean, higher_is_better: true}}
   - {{metric: ex, aggregation: mean, higher_is_better: true}}

@@ -33,7 +33,8 @@ from pathlib import Path
 from support.lmeval_samples import lmeval_tracker, logged_sample
 
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring import Item, score_items
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import score_items
 
 HOSTILE = '</script><img src=x onerror="alert(\'xss\')"> it\'s "quoted"'
 HOSTILE_SQL = 'SELECT \'</script><img src=x onerror=alert(1)>\' AS "x""y"'

@@ -256,7 +256,7 @@ def check_one_statement_cases(item, gold_cache_dir, **hooks) -> None:
     """Score every answer of ONE_STATEMENT_CASES to ``item`` (``hooks``: the benchmark's, for
     ``score_items``); each gets its row's status, reason, VES and EX."""
     from sqlbench_lmeval.execution import GoldCache
-    from sqlbench_lmeval.scoring import score_items
+    from sqlbench_lmeval.scoring.pipeline import score_items
 
     gold = item.gold_sql.strip().rstrip(";")
     answers = [case[1].format(gold=gold) for case in ONE_STATEMENT_CASES]

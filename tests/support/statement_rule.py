@@ -259,7 +259,7 @@ def cases_for(setting: str, items, gold_text, usable) -> list[tuple]:
 
 def score_with_filter(benchmark: str, cases) -> list[dict]:
     """The lm-eval filter's score dicts of the cases' answers (one document each)."""
-    from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore
+    from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 
     docs = [item.to_doc() for _, item, _ in cases]
     return ExecuteAndScore(benchmark).apply([[answer] for _, _, answer in cases], docs)

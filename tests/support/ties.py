@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute, execute_many
-from sqlbench_lmeval.tie_compare import TieGold, TieVerdict, compare_with_ties, tie_gold
-from sqlbench_lmeval.tie_probe import plan_ties
+from sqlbench_lmeval.scoring.tie_compare import TieGold, TieVerdict, compare_with_ties, tie_gold
+from sqlbench_lmeval.scoring.tie_probe import plan_ties
 
 
 def verdict(database: Database, gold_sql: str, pred_sql: str) -> TieVerdict:

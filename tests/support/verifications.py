@@ -4,7 +4,7 @@ reads back from a verify report of one task whose item i has EX ``ex[i]``."""
 
 from __future__ import annotations
 
-from sqlbench_lmeval.verify import Verification
+from sqlbench_lmeval.submission.verify import Verification
 
 HOSTILE = '</script><img src=x onerror="alert(1)"> & "model"'
 

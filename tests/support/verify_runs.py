@@ -110,7 +110,7 @@ def answer_differently(folder: Path, task: str, item_id: int, output: str) -> No
     """Make the run at ``folder`` look as if the model had answered ``item_id`` with ``output``:
     the raw response, the filter's score dict, the line's numbers (``process_results``) and the
     task's mean numbers in the results file all become what lm-eval would have written."""
-    from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore, process_results
+    from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
 
     lines = samples_lines(folder)
     for line in lines:

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from sqlbench_lmeval.complexity import COMPLEXITY
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.offline import score_predictions
-from sqlbench_lmeval.scoring import score_items
-from sqlbench_lmeval.structure import SIMILARITY_METRICS
+from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
 from sqlbench_lmeval.tpcds.benchmark import (
     aggregate_metrics,
     dataset_version,

@@ -12,9 +12,9 @@ import json
 import pytest
 
 from sqlbench_lmeval import cli
-from sqlbench_lmeval.dialects import TRANSPILE_ERROR
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.scoring import score_items
+from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR
 from sqlbench_lmeval.tpcds.benchmark import item_metrics, load_items, transpile_prediction
 from sqlbench_lmeval.tpcds.task import doc_to_text, load_dataset
 

@@ -13,8 +13,8 @@ from support.hostile_outputs import (
 
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache
-from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore, process_results
-from sqlbench_lmeval.scoring import EXECUTION_METRICS, score_items
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
+from sqlbench_lmeval.scoring.pipeline import EXECUTION_METRICS, score_items
 
 # TPC-DS query 3: one SELECT, ORDER BY, no randomness; its own result always matches itself.
 GOLD_ID = 3

@@ -9,7 +9,7 @@ import pytest
 from support.lm_eval_run import run_lm_eval
 
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.structure import SIMILARITY_METRICS
+from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
 from sqlbench_lmeval.tpcds.benchmark import load_items, transpile_prediction
 
 pytestmark = pytest.mark.slow  # lm_eval indexes its ~15k task configs at start-up

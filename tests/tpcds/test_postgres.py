@@ -331,7 +331,7 @@ def test_prepare_again_verifies_then_reload_and_rotation(prepared, postgres_admi
 def test_answers_in_duckdb_sql_are_translated_for_postgres(prepared, tpcds_cache):
     """``tpcds`` with ``{"engine": "postgres"}``: the prompt asks for DuckDB SQL and sqlglot
     translates each answer to PostgreSQL before it runs; structure is read as written."""
-    from sqlbench_lmeval.scoring import score_items
+    from sqlbench_lmeval.scoring.pipeline import score_items
     from sqlbench_lmeval.tpcds.benchmark import item_metrics, transpile_prediction
 
     items = {

@@ -133,8 +133,8 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     assert json.loads(on_duckdb.read_text())["engine"] == "duckdb"
 
     # verify: re-scored on PostgreSQL under the run's limit, the engine recorded as run.
-    from sqlbench_lmeval.submission import read_submissions
-    from sqlbench_lmeval.verify import run_limits, verify_submission
+    from sqlbench_lmeval.submission.logged import read_submissions
+    from sqlbench_lmeval.submission.verify import run_limits, verify_submission
 
     (submission,) = read_submissions(str(run))
     assert run_limits(submission).timeout_s == 60.0  # the postgres engine's default

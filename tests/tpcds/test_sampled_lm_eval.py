@@ -1,4 +1,4 @@
-"""``tpcds_sc``, the sampled variant (``sqlbench_lmeval/sampled_scoring.py``), through the real
+"""``tpcds_sc``, the sampled variant (``sqlbench_lmeval/scoring/sampled.py``), through the real
 ``lm_eval`` CLI: the structural similarity of the voted answer and its mean over samples, with
 planned answers, on the sf 0.01 database of ``tests/tpcds/conftest.py``."""
 

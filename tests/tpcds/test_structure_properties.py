@@ -21,8 +21,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from sqlbench_lmeval.normalization import qualify_names
-from sqlbench_lmeval.structure import similarity, structure_of
+from sqlbench_lmeval.sql.normalization import qualify_names
+from sqlbench_lmeval.sql.structure import similarity, structure_of
 from sqlbench_lmeval.tpcds.data import gold_queries, schema_mapping
 
 DIALECT = "duckdb"

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from sqlbench_lmeval.complexity import COMPLEXITY
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.retry_envelope import RETRY_METRICS
-from sqlbench_lmeval.structure import SIMILARITY_METRICS
+from sqlbench_lmeval.scoring.retry_envelope import RETRY_METRICS
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
 from sqlbench_lmeval.tpcds.data import gold_queries
 from sqlbench_lmeval.tpcds.task import doc_to_target, doc_to_text, load_dataset
 

@@ -13,7 +13,7 @@ from support.lm_eval_run import run_lm_eval_failing
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.lmeval_hooks import ExecuteAndScore
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.paths import tasks_dir
 from sqlbench_lmeval.tpcds.benchmark import load_items
 from sqlbench_lmeval.tpcds.data import database_dir

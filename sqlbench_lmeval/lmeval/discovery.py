@@ -1,0 +1,318 @@
+"""Let lm-eval find our tasks without ``--include_path``: a lazy, self-disabling import hook.
+
+lm-eval 0.4.13 indexes only its own ``lm_eval/tasks`` folder and ``--include_path``; it has no
+entry points for task folders. The file ``sqlbench_lmeval_discovery.pth``, installed at the
+root of site-packages, runs :func:`install` at interpreter start. That puts a finder at the
+front of ``sys.meta_path`` which ignores every import except ``lm_eval.tasks``; nothing of
+lm-eval is imported at start-up. When something imports ``lm_eval.tasks`` (the CLI's ``run``,
+``ls`` and ``validate``, ``lm_eval.evaluator`` and user code all do), the finder lets the normal
+import run, then wraps ``TaskManager.__init__`` in place (the class object itself, so every
+``from ... import TaskManager`` sees it) and removes itself from ``sys.meta_path``.
+
+The wrapped ``__init__`` puts our tasks folder (:func:`sqlbench_lmeval.paths.tasks_dir`) first
+in ``include_path``: after lm-eval's built-in tasks and before the caller's own folders, so a
+user's ``--include_path`` task of the same name still wins. ``include_defaults=False`` drops
+lm-eval's built-in tasks only: installed tasks, like ours, stay. It adds nothing when:
+
+- ``SQLBENCH_LMEVAL_NO_DISCOVERY`` is ``1``/``true``/``yes``/``on`` (read at start-up, where it
+  keeps the finder from being installed at all, and again at each ``TaskManager()``);
+- a caller's include path is our tasks folder, lies inside it or contains it (it is already
+  indexed: adding it again would index every task twice and log an override per task).
+
+It switches itself off for good when lm-eval gains native task entry points. Upstream's
+proposal (lm-evaluation-harness PR 4015) is not released, so the rule relies on the two facts
+that will hold then, not on a guessed version number: our own distribution advertises an entry
+point in an lm-eval task group (a group whose name starts with ``lm_eval`` and contains
+``task``, e.g. ``lm_eval.tasks``; ``pyproject.toml`` declares one once upstream's format is
+released), and lm-eval's task-loading code names that group as a string literal
+(``lm_eval/tasks/*.py`` or ``lm_eval/api/registry.py``). Then lm-eval indexes our folder itself.
+
+Any error inside the hook is turned into a ``RuntimeWarning`` that says how to pass the folder
+by hand; the hook never stops lm-eval from working. If lm-eval is not installed the finder
+simply never fires.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+DISABLE_ENV = "SQLBENCH_LMEVAL_NO_DISCOVERY"
+HOOKED_MODULE = "lm_eval.tasks"
+# lm-eval's model package; importing it fills the model registry (see ModelsImportHook).
+MODELS_MODULE = "lm_eval.models"
+#: Our lm-eval model (``repair.RepairModel``), registered lazily by name and "module:Class".
+REPAIR_MODEL = "sqlbench-repair"
+REPAIR_TARGET = "sqlbench_lmeval.lmeval.repair:RepairModel"
+DISTRIBUTION = "sqlbench-lmeval"
+# Marks a wrapped __init__ so a second install() or a reload never wraps it twice.
+_WRAPPED_MARK = "__sqlbench_lmeval_discovery__"
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+# lm-eval source files that would name a native task entry-point group (globs in lm_eval/).
+_LM_EVAL_LOADER_SOURCES = ("tasks/*.py", "api/registry.py")
+
+
+def disabled(environ: dict[str, str] | None = None) -> bool:
+    """True when ``SQLBENCH_LMEVAL_NO_DISCOVERY`` (in ``environ``, default ``os.environ``)
+    switches discovery off."""
+    value = (os.environ if environ is None else environ).get(DISABLE_ENV, "")
+    return value.strip().lower() in _TRUTHY
+
+
+def install() -> None:
+    """Arm the hook; called by the ``.pth`` file at every interpreter start.
+
+    Costs one environment lookup and one list insert: the finder does its work only when
+    ``lm_eval.tasks`` is imported. Safe to call more than once.
+    """
+    try:
+        if disabled():
+            return
+        for hook in (TasksImportHook, ModelsImportHook):
+            module = sys.modules.get(hook.hooked)
+            if module is not None:
+                # lm-eval was imported before us (install() called late, by hand): patch now.
+                hook.patch(module)
+            elif not any(type(finder) is hook for finder in sys.meta_path):
+                sys.meta_path.insert(0, hook())
+    except Exception as error:  # noqa: BLE001 - a start-up hook must never raise
+        _warn(error)
+
+
+def uninstall() -> None:
+    """Disarm the hook: remove the finders and restore the original ``TaskManager.__init__``
+    (a registered ``sqlbench-repair`` model stays: lm-eval's registry has no removal)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, TasksImportHook)]
+    manager = getattr(sys.modules.get(HOOKED_MODULE), "TaskManager", None)
+    init = getattr(manager, "__init__", None)
+    if manager is not None and getattr(init, _WRAPPED_MARK, False):
+        manager.__init__ = init.__wrapped__
+
+
+def is_active() -> bool:
+    """True when lm-eval's ``TaskManager`` is currently wrapped by this hook."""
+    manager = getattr(sys.modules.get(HOOKED_MODULE), "TaskManager", None)
+    return bool(getattr(getattr(manager, "__init__", None), _WRAPPED_MARK, False))
+
+
+class TasksImportHook:
+    """A ``sys.meta_path`` finder that waits for ``lm_eval.tasks`` and patches it once loaded.
+
+    It finds nothing itself: for ``lm_eval.tasks`` it asks the other finders for the real spec
+    and wraps that spec's loader so the patch runs right after the module body.
+    """
+
+    hooked = HOOKED_MODULE
+
+    @staticmethod
+    def patch(module) -> None:
+        _patch_task_module(module)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.hooked:
+            return None
+        try:
+            spec = self._real_spec(fullname, path, target)
+            loader = getattr(spec, "loader", None)
+            if loader is None or not hasattr(loader, "exec_module"):
+                return None
+            loader.exec_module = self._patched_exec(loader)
+            return spec
+        except Exception as error:  # noqa: BLE001 - fall back to the plain import
+            _warn(error)
+            return None
+
+    def _real_spec(self, fullname, path, target):
+        for finder in list(sys.meta_path):
+            find_spec = getattr(finder, "find_spec", None)
+            if finder is self or find_spec is None:
+                continue
+            spec = find_spec(fullname, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+    def _patched_exec(self, loader):
+        """``loader.exec_module``, then the patch; used once, then the loader is as it was."""
+        exec_module = loader.exec_module
+
+        def exec_then_patch(module):
+            # A loader may serve several modules (a zip importer): undo our shadowing first.
+            vars(loader).pop("exec_module", None)
+            exec_module(module)
+            if getattr(module, "__name__", None) != self.hooked:
+                return
+            # Only once lm-eval's own module body succeeded: a failed import may be retried.
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            self.patch(module)
+
+        return exec_then_patch
+
+
+class ModelsImportHook(TasksImportHook):
+    """The same finder for ``lm_eval.models``: registers ``sqlbench-repair`` once it is loaded.
+
+    Why then: lm-eval 0.4.13's ``get_model`` imports ``lm_eval.models`` (which registers the
+    built-in models) only while the model registry is empty, so registering ours any earlier
+    would hide every built-in model. The registration is a "module:Class" placeholder, so
+    nothing of ours is imported until someone asks for the model.
+    """
+
+    hooked = MODELS_MODULE
+
+    @staticmethod
+    def patch(module) -> None:
+        register_repair_model()
+
+
+def register_repair_model() -> None:
+    """Register ``sqlbench-repair`` in lm-eval's model registry (lazily; idempotent)."""
+    try:
+        from lm_eval.api.registry import model_registry
+
+        if REPAIR_MODEL not in model_registry.keys():
+            model_registry.register(REPAIR_MODEL, target=REPAIR_TARGET)
+    except Exception as error:  # noqa: BLE001 - never break lm-eval's import
+        _warn(error)
+
+
+def extended_include_path(include_path, tasks_dir) -> list | None:
+    """The ``include_path`` to give ``TaskManager`` with our tasks folder in it, or None.
+
+    ``include_path`` is what the caller passed (None, a path, or a list/tuple of paths). Ours
+    goes first, so the caller's folders keep precedence (lm-eval lets later folders override
+    earlier ones). None means "leave it alone": one of the caller's paths already covers our
+    folder, lies inside it, or contains it.
+    """
+    from pathlib import Path
+
+    if include_path is None or include_path == "":
+        given = []
+    elif isinstance(include_path, (list, tuple)):
+        given = list(include_path)
+    else:
+        given = [include_path]
+    ours = Path(tasks_dir).resolve()
+    for path in given:
+        theirs = Path(path).resolve()
+        if theirs == ours or theirs in ours.parents or ours in theirs.parents:
+            return None
+    return [str(ours), *given]
+
+
+def native_task_plugins(lm_eval_root, our_groups) -> bool:
+    """True when lm-eval indexes installed packages' task folders itself (see module doc).
+
+    ``lm_eval_root`` is the ``lm_eval`` package folder; ``our_groups`` the entry-point groups
+    our distribution advertises. Both conditions must hold: lm-eval naming a task group we do
+    not advertise would make our tasks vanish if we stepped aside.
+    """
+    from pathlib import Path
+
+    groups = [g for g in our_groups if g.startswith("lm_eval") and "task" in g]
+    if not groups:
+        return False
+    for pattern in _LM_EVAL_LOADER_SOURCES:
+        for path in sorted(Path(lm_eval_root).glob(pattern)):
+            try:
+                source = path.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if any(f'"{g}"' in source or f"'{g}'" in source for g in groups):
+                return True
+    return False
+
+
+def _our_entry_point_groups() -> list[str]:
+    from importlib import metadata
+
+    try:
+        return sorted({ep.group for ep in metadata.distribution(DISTRIBUTION).entry_points})
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return []
+
+
+def _patch_task_module(module) -> None:
+    try:
+        manager = getattr(module, "TaskManager", None)
+        if manager is None:
+            raise RuntimeError(f"{HOOKED_MODULE} has no TaskManager")
+        if getattr(manager.__init__, _WRAPPED_MARK, False):
+            return
+        from pathlib import Path
+
+        lm_eval_root = Path(module.__file__).resolve().parent.parent
+        if native_task_plugins(lm_eval_root, _our_entry_point_groups()):
+            return
+        manager.__init__ = _wrap_init(manager.__init__)
+    except Exception as error:  # noqa: BLE001 - never break lm-eval's import
+        _warn(error)
+
+
+def _wrap_init(original):
+    import functools
+    import inspect
+
+    signature = inspect.signature(original)
+    if "include_path" not in signature.parameters:
+        raise RuntimeError("TaskManager.__init__ takes no include_path")
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        try:
+            call = _call_with_our_tasks(signature, self, args, kwargs)
+        except Exception as error:  # noqa: BLE001
+            _warn(error)
+            call = None
+        if call is None:
+            original(self, *args, **kwargs)
+            return
+        new_args, new_kwargs, given = call
+        try:
+            original(self, *new_args, **new_kwargs)
+        except Exception as error:  # noqa: BLE001 - retry exactly as the caller asked
+            _warn(error)
+            original(self, *args, **kwargs)
+            return
+        # Callers (and their logs) see the include_path they passed, not ours.
+        if hasattr(self, "include_path"):
+            self.include_path = given
+
+    setattr(__init__, _WRAPPED_MARK, True)
+    return __init__
+
+
+def _call_with_our_tasks(signature, self, args, kwargs):
+    """(args, kwargs, caller's include_path) for a call that includes our folder, or None."""
+    if disabled():
+        return None
+    try:
+        bound = signature.bind(self, *args, **kwargs)
+    except TypeError:  # the caller's own mistake: let lm-eval raise it, unchanged
+        return None
+    from sqlbench_lmeval.paths import tasks_dir
+
+    given = bound.arguments.get("include_path")
+    include_path = extended_include_path(given, tasks_dir())
+    if include_path is None:
+        return None
+    bound.arguments["include_path"] = include_path
+    import logging
+
+    logging.getLogger(__name__).debug(
+        "adding %s to lm-eval's include_path (%s=1 turns this off)", include_path[0], DISABLE_ENV
+    )
+    return bound.args[1:], bound.kwargs, given
+
+
+def _warn(error: BaseException) -> None:
+    import warnings
+
+    warnings.warn(
+        f"sqlbench-lmeval could not add its tasks to lm-eval ({error!r}). Pass them by hand with"
+        ' --include_path "$(python -m sqlbench_lmeval tasks-dir)", or set'
+        f" {DISABLE_ENV}=1 to silence this.",
+        RuntimeWarning,
+        stacklevel=2,
+    )

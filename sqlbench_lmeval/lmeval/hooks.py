@@ -1,0 +1,204 @@
+"""lm-eval hooks shared by every task: the batch scoring filter and ``process_results``.
+
+lm-eval calls ``process_results`` serially, one document at a time, but hands a filter all
+responses of a task at once. So all the work (extraction, sandboxed execution in parallel,
+comparison) happens in :class:`ExecuteAndScore`, whose output per document is the full score
+dict: it lands in ``filtered_resps`` of ``--log_samples``, where a reader sees the extracted SQL,
+the execution status and error, and the gold status next to the metrics.
+
+Documents carry the fields of :meth:`scoring.Item.to_doc`, so the filter scores exactly the
+items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
+
+A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
+cannot be reached, a database is missing, ...) is raised out of the filter: lm-eval 0.4.13 does
+not catch it, so the run ends with that message and writes no results file, instead of scoring
+every document 0. The model's answers are not lost: the filter first writes them as a
+predictions file (``<cache>/unscored/``) that ``sqlbench-lmeval score`` reads once the cause is
+fixed, and the message says where.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from lm_eval.api.filter import Filter
+
+from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
+from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import EXECUTION_METRICS, Failure, failed_score, score_items
+from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
+from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
+
+#: Environment overrides for a run through lm-eval, whose filters take no CLI options.
+WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
+TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
+
+
+def limits_from_env(items: Sequence[Item] = ()) -> Limits:
+    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
+    timeout = os.environ.get(TIMEOUT_ENV)
+    if timeout:
+        return Limits(timeout_s=float(timeout))
+    engines = {item.database.engine for item in items}
+    return Limits(timeout_s=max((default_timeout(e) for e in engines), default=Limits().timeout_s))
+
+
+def workers_from_env() -> int | None:
+    workers = os.environ.get(WORKERS_ENV)
+    return int(workers) if workers else None
+
+
+def preview_rows_from_env() -> int:
+    rows = os.environ.get(PREVIEW_ROWS_ENV)
+    return int(rows) if rows else PREVIEW_ROWS
+
+
+def gold_cache() -> GoldCache:
+    return GoldCache(gold_cache_dir())
+
+
+class ExecuteAndScore(Filter):
+    """Extract, execute and compare every response of a task in one parallel batch.
+
+    ``benchmark`` names the module that may add per-item numbers (``item_metrics``), the
+    text our prompt ends with (``PROMPT_TAIL``) and the translation of predictions written in
+    another dialect (``transpile_prediction``): see ``benchmarks.scoring_hooks``.
+    """
+
+    #: ``score`` option for the predictions file the answers are saved to (sampled: --samples).
+    SCORE_OPTION = ""
+
+    def __init__(self, benchmark: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.benchmark = benchmark
+        self.module = benchmark_module(benchmark)
+
+    def apply(self, resps, docs):
+        """One score dict per document, in order. A document or batch that cannot be scored is
+        scored 0 with the reason (a run of hours must end in scores); only a failure of the
+        evaluation itself raises (:class:`EvaluationUnavailable`), as no score may hide it."""
+        docs, resps = list(docs), list(resps)
+        items: list[Item | None] = []
+        scores: list[dict | None] = []
+        for doc in docs:
+            try:
+                items.append(Item.from_doc(doc))
+                scores.append(None)
+            except Exception as error:
+                items.append(None)
+                scores.append(failed_score(_doc_id(doc), Failure.at("document", error)))
+        scorable = [i for i, item in enumerate(items) if item is not None]
+        answers = [resps[i] if i < len(resps) else None for i in scorable]
+        try:
+            scored = self.score([items[i] for i in scorable], answers)
+        except EvaluationUnavailable as error:
+            # One traceback in lm-eval's output, ending in the cause (the pool's internals
+            # would say nothing more to the user).
+            raise EvaluationUnavailable(
+                f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
+            ) from None
+        except Exception as error:
+            failure = Failure.at("score", error)
+            scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]
+        for i, score in zip(scorable, scored, strict=True):
+            scores[i] = score
+        return scores
+
+    def _save_unscored(self, items: list[Item], resps: list) -> str:
+        """Write the answers as a predictions file; what to tell the user about it."""
+        folder = cache_dir() / UNSCORED_DIR
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        path = folder / f"{self.benchmark}-{stamp}-{os.getpid()}.jsonl"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_predictions(path, items, [self.prediction(r) for r in resps])
+        except OSError as error:
+            return f"The model's answers could not be saved ({error}); they are not scored."
+        option = f" {self.SCORE_OPTION}" if self.SCORE_OPTION else ""
+        return (
+            f"The model's {len(items)} answers are not scored; they are saved in {path}. Once "
+            f"the cause is fixed, score them with `sqlbench-lmeval score {self.benchmark} "
+            f"{path}{option} --output scores.json` and the task's options (--engine, "
+            "--dialect, ...)."
+        )
+
+    def prediction(self, responses):
+        """A document's responses as the ``prediction`` of a predictions file."""
+        return _first_response(responses)
+
+    def score(self, items: list[Item], resps: list) -> list[dict]:
+        """The score dicts of ``items`` given each one's responses (``resps[i]``)."""
+        # Greedy decoding gives one response per document; the first is the answer. The
+        # sqlbench-repair model answers with all its attempts (see retry_envelope).
+        return score_with_retries(
+            items,
+            [_first_response(responses) for responses in resps],
+            lambda some_items, texts: score_items(
+                some_items,
+                texts,
+                limits=limits_from_env(some_items),
+                workers=workers_from_env(),
+                gold_cache=gold_cache(),
+                preview_rows=preview_rows_from_env(),
+                **scoring_hooks(self.module),
+            ),
+        )
+
+
+#: Folder under the cache root where answers the evaluation could not score are kept.
+UNSCORED_DIR = "unscored"
+
+
+def write_predictions(path: Path, items: list[Item], predictions: list) -> None:
+    """A predictions file as ``sqlbench-lmeval score`` reads it: ``{"id", "prediction"}`` per
+    line (ASCII JSON: a lone surrogate in an output survives as its escape)."""
+    with open(path, "w", encoding="ascii") as handle:
+        for item, prediction in zip(items, predictions, strict=True):
+            handle.write(json.dumps({"id": item.id, "prediction": prediction}) + "\n")
+
+
+def _first_response(responses) -> str:
+    """The answer among one document's responses: the first, if it is text; else ""."""
+    if isinstance(responses, str):
+        return responses
+    if isinstance(responses, (list, tuple)) and responses and isinstance(responses[0], str):
+        return responses[0]
+    return ""
+
+
+def _doc_id(doc) -> int:
+    try:
+        return int(doc["id"])
+    except Exception:
+        return -1
+
+
+def process_results(doc: dict, results: list) -> dict[str, float]:
+    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`); zeros when
+    ``results`` holds no score dict (never raises: lm-eval calls this after the whole run)."""
+    score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
+    if not isinstance(score, dict):
+        return dict.fromkeys(EXECUTION_METRICS, 0)
+    numbers = {name: _number(score.get(name)) for name in EXECUTION_METRICS}
+    numbers.update(
+        (name, value)
+        for name, value in score.items()
+        if name not in numbers
+        and name != "id"
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+    )
+    return numbers
+
+
+def _number(value) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

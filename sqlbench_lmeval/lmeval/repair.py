@@ -1,0 +1,189 @@
+"""``sqlbench-repair``: any lm-eval model, retried with the database's error fed back.
+
+The TPC-DS paper lets a model retry up to 3 times, each time with the error of its last
+query. This lm-eval model does that for any registered lm-eval model::
+
+    lm_eval --model sqlbench-repair \\
+        --model_args "base=local-chat-completions,retries=3,base_url=...,model=..." \\
+        --apply_chat_template --tasks tpcds
+
+``base`` names the wrapped model, ``retries`` (default 3) the number of feedback turns; every
+other argument goes to the base model. It is registered by ``discovery`` (no
+``--include_path``). For requests of our tasks (their documents carry ``gold_sql``,
+``db_path`` and ``engine``) the model generates with the base model, scores the answer with
+the same scoring path as the filter (extraction, sandboxed execution with the run's limits,
+``SQLBENCH_LMEVAL_TIMEOUT``/``SQLBENCH_LMEVAL_WORKERS``), and when the prediction did not run
+(error, timeout, too many rows, no SQL) asks again with the failed answer and the error as
+new chat turns, at most ``retries`` times. The response is a ``retry_envelope`` holding every
+attempt; the filter scores the first as ``ves``/``ex`` and the last as ``ves@retry``/
+``ex@retry``. Requests of other tasks, and loglikelihood requests, go to the base model
+unchanged, and so do sampled tasks' (``repeats`` > 1). Retries are batched: round ``r``
+sends every still-failing request at once.
+
+Follow-up turns: a chat context (``--apply_chat_template``, a ``JsonChatStr``) gains an
+``assistant`` message (the failed answer) and a ``user`` message (the feedback); a plain
+text context gets both appended as text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from lm_eval.api.model import LM
+from lm_eval.api.registry import get_model
+
+from sqlbench_lmeval.scoring.retry_envelope import wrap
+
+DEFAULT_RETRIES = 3
+#: Document fields that mark a request of our tasks (see ``scoring.Item.to_doc``).
+OUR_DOC_FIELDS = ("gold_sql", "db_path", "engine")
+RAN = "ok"
+NO_SQL_FEEDBACK = (
+    "Your answer contains no SQL query that can be run. Answer with one SQL query in a "
+    "```sql code block."
+)
+ERROR_FEEDBACK = (
+    "Running your query on the database failed ({status}):\n{error}\n"
+    "Fix the query. Answer with the corrected SQL query in a ```sql code block."
+)
+
+
+def is_retried(request) -> bool:
+    """True for a request of our single-answer tasks. Sampled tasks (``repeats`` > 1) pass
+    through: their filter scores every sample as one plain answer, not an envelope."""
+    doc = request.doc
+    ours = isinstance(doc, dict) and all(name in doc for name in OUR_DOC_FIELDS)
+    return ours and (request.repeats or 1) == 1
+
+
+def feedback(score: dict) -> str:
+    """The user turn that tells the model why its answer did not run."""
+    if score.get("extracted_sql") is None or score.get("status") == "no_sql":
+        return NO_SQL_FEEDBACK
+    error = score.get("error") or score.get("reason") or "unknown error"
+    return ERROR_FEEDBACK.format(status=score.get("status"), error=error)
+
+
+def follow_up(request, answer: str, message: str):
+    """``request`` with the failed ``answer`` and the feedback ``message`` as new turns."""
+    from lm_eval.models.api_models import JsonChatStr
+
+    context, *rest = request.args
+    if isinstance(context, JsonChatStr):
+        turns = json.loads(context.prompt) + [
+            {"role": "assistant", "content": answer},
+            {"role": "user", "content": message},
+        ]
+        context = JsonChatStr(json.dumps(turns, ensure_ascii=False))
+    else:
+        context = f"{context}{answer}\n\n{message}\n\n"
+    return dataclasses.replace(request, arguments=(context, *rest), resps=[], filtered_resps={})
+
+
+def benchmark_of(task_name: str | None) -> str | None:
+    """The benchmark whose hooks (prompt tail, transpiler) apply to a task of ours."""
+    from sqlbench_lmeval.benchmarks import NAMES
+
+    return next((n for n in NAMES if (task_name or "").startswith(n)), None)
+
+
+def check(requests, answers: list[str]) -> list[dict]:
+    """Score dicts of ``answers`` (status, error, extracted SQL) by the filter's scoring."""
+    from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
+    from sqlbench_lmeval.lmeval.hooks import gold_cache, limits_from_env, workers_from_env
+    from sqlbench_lmeval.scoring.item import Item
+    from sqlbench_lmeval.scoring.pipeline import score_items
+
+    scores: list[dict] = [{}] * len(requests)
+    by_benchmark: dict[str | None, list[int]] = {}
+    for i, request in enumerate(requests):
+        by_benchmark.setdefault(benchmark_of(request.task_name), []).append(i)
+    for name, indices in by_benchmark.items():
+        hooks = scoring_hooks(benchmark_module(name)) if name else {}
+        hooks.pop("item_metrics", None)  # only whether it ran matters here
+        batch = [Item.from_doc(requests[i].doc) for i in indices]
+        scored = score_items(
+            batch,
+            [answers[i] for i in indices],
+            limits=limits_from_env(batch),
+            workers=workers_from_env(),
+            gold_cache=gold_cache(),
+            progress=False,
+            **hooks,
+        )
+        for i, score in zip(indices, scored, strict=True):
+            scores[i] = score
+    return scores
+
+
+class RepairModel(LM):
+    """See the module docstring."""
+
+    def __init__(self, base: str, retries: int = DEFAULT_RETRIES, **base_args) -> None:
+        super().__init__()
+        if int(retries) < 0:
+            raise ValueError(f"retries must be >= 0, got {retries}")
+        self.retries = int(retries)
+        self.base = get_model(base)(**base_args)
+
+    # -- requests ----------------------------------------------------------------------------
+    def generate_until(self, requests, disable_tqdm: bool = False) -> list[str]:
+        answers: list[str | None] = [None] * len(requests)
+        ours = [i for i, r in enumerate(requests) if is_retried(r)]
+        others = [i for i, r in enumerate(requests) if not is_retried(r)]
+        if others:
+            passed = self.base.generate_until([requests[i] for i in others], disable_tqdm)
+            for i, answer in zip(others, passed, strict=True):
+                answers[i] = answer
+        if ours:
+            repaired = self._with_retries([requests[i] for i in ours], disable_tqdm)
+            for i, answer in zip(ours, repaired, strict=True):
+                answers[i] = answer
+        return answers
+
+    def _with_retries(self, requests, disable_tqdm: bool) -> list[str]:
+        attempts: list[list[dict]] = [[] for _ in requests]
+        current = list(requests)
+        pending = list(range(len(requests)))
+        for turn in range(self.retries + 1):
+            texts = self.base.generate_until([current[i] for i in pending], disable_tqdm)
+            texts = [t if isinstance(t, str) else "" for t in texts]
+            scores = check([requests[i] for i in pending], texts)
+            still_failing = []
+            for i, text, score in zip(pending, texts, scores, strict=True):
+                attempts[i].append(
+                    {"output": text, "status": score.get("status"), "error": score.get("error")}
+                )
+                if score.get("status") != RAN and turn < self.retries:
+                    current[i] = follow_up(current[i], text, feedback(score))
+                    still_failing.append(i)
+            pending = still_failing
+            if not pending:
+                break
+        return [wrap(a) for a in attempts]
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        return self.base.loglikelihood(requests, disable_tqdm)
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        return self.base.loglikelihood_rolling(requests, disable_tqdm)
+
+    # -- what lm-eval asks of a model besides requests: the base model's answers ---------------
+    def apply_chat_template(self, chat_history, add_generation_prompt: bool = True):
+        return self.base.apply_chat_template(chat_history, add_generation_prompt)
+
+    def chat_template(self, chat_template=False):
+        return self.base.chat_template(chat_template)
+
+    @property
+    def tokenizer_name(self) -> str:
+        return self.base.tokenizer_name
+
+    @property
+    def rank(self):
+        return self.base.rank
+
+    @property
+    def world_size(self):
+        return self.base.world_size

@@ -1,0 +1,48 @@
+"""The lm-eval filter of the sampled tasks (``repeats: k``): every sample of a document scored.
+
+With ``repeats: k`` lm-eval asks the model ``k`` times per document and hands the filter the
+``k`` responses together; :class:`ExecuteAndScoreSamples` scores them with
+``sampled_scoring.score_samples`` (voting, pass@k, means over samples), so a document's score
+dict in ``--log_samples`` shows every sample. ``lmeval_hooks.process_results`` reads it as for
+the single-answer tasks.
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.benchmarks import scoring_hooks
+from sqlbench_lmeval.lmeval.hooks import (
+    ExecuteAndScore,
+    gold_cache,
+    limits_from_env,
+    workers_from_env,
+)
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.sampled import score_samples
+
+
+class ExecuteAndScoreSamples(ExecuteAndScore):
+    """:class:`lmeval_hooks.ExecuteAndScore` for documents with several responses each."""
+
+    SCORE_OPTION = "--samples"
+
+    def prediction(self, responses):
+        return _responses(responses)
+
+    def score(self, items: list[Item], resps: list) -> list[dict]:
+        return score_samples(
+            items,
+            [_responses(responses) for responses in resps],
+            limits=limits_from_env(items),
+            workers=workers_from_env(),
+            gold_cache=gold_cache(),
+            **scoring_hooks(self.module),
+        )
+
+
+def _responses(responses) -> list[str]:
+    """A document's responses as texts, in sampling order ("" for anything not text)."""
+    if isinstance(responses, str):
+        return [responses]
+    if not isinstance(responses, (list, tuple)) or not responses:
+        return [""]
+    return [r if isinstance(r, str) else "" for r in responses]

@@ -1,0 +1,67 @@
+"""One benchmark question with everything needed to score an answer to it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sqlbench_lmeval.execution import Database
+
+#: Gold health values; anything but "ok" means EX on that item says little about the model.
+GOLD_HEALTHY = "ok"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark question with everything needed to score an answer to it."""
+
+    id: int
+    question: str
+    database: Database
+    gold_sql: str  # in the dialect we execute
+    dialect: str  # sqlglot dialect name of gold and predictions: "sqlite" or "duckdb"
+    category: str | None = None
+    gold_status: str = GOLD_HEALTHY  # judged when the data was built
+    flags: tuple[str, ...] = field(default=())
+    # The dialect the prompt asks for; None: the engine's own (``dialect``). See dialects.py.
+    prediction_dialect: str | None = None
+
+    @property
+    def prompted_dialect(self) -> str:
+        """The sqlglot dialect predictions are written in."""
+        return self.prediction_dialect or self.dialect
+
+    def to_doc(self) -> dict:
+        """The fields an lm-eval document carries so the filter can rebuild the item."""
+        return {
+            "id": self.id,
+            "question": self.question,
+            "engine": self.database.engine,
+            "db_path": self.database.path,
+            "db_setup": self.database.setup or "",
+            "gold_sql": self.gold_sql,
+            "dialect": self.dialect,
+            "category": self.category or "",
+            "gold_status": self.gold_status,
+            "flags": list(self.flags),
+            "prediction_dialect": self.prompted_dialect,
+        }
+
+    @classmethod
+    def from_doc(cls, doc: Mapping) -> Item:
+        written = doc.get("prediction_dialect") or None
+        return cls(
+            id=int(doc["id"]),
+            question=doc["question"],
+            database=Database(
+                engine=doc["engine"], path=doc["db_path"], setup=doc["db_setup"] or None
+            ),
+            gold_sql=doc["gold_sql"],
+            dialect=doc["dialect"],
+            category=doc["category"] or None,
+            gold_status=doc["gold_status"],
+            flags=tuple(doc["flags"]),
+            # The engine's own dialect is stored as None (absent in documents made before
+            # the dialect option), so an item survives the round trip unchanged.
+            prediction_dialect=None if written == doc["dialect"] else written,
+        )

@@ -1,0 +1,601 @@
+"""Score model outputs against gold SQL: extract, execute both sides, compare, aggregate.
+
+This is the one code path behind every number we publish: the lm-eval batch filter
+(``sqlbench_lmeval.lmeval.hooks``) and ``sqlbench-lmeval score`` both call
+:func:`score_items`, so the two give the same numbers by construction.
+
+Per item, in order:
+
+1. the SQL is extracted from the raw model output (``extract.extract_sql``) and, when the
+   prompt asked for another dialect than the engine's, translated into it (``dialects``);
+2. prediction and gold run in sandboxed worker processes (gold through the on-disk cache);
+3. the results are compared (``compare.compare``), ordered only when gold's outermost query
+   has an ORDER BY;
+4. the item's gold health is reported beside the verdict, never folded into VES.
+
+Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
+on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``,
+``executable_comment``, see ``extract``; read in the dialect the prompt asked for) is status
+``error`` with that reason and is not run; an exception at any stage
+(extract, transpile, execute, compare, structure) is status ``error`` with reason
+``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
+off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
+``truncated``, and gets reason ``truncated`` unless it matched gold (a refused answer too:
+its error message still says why it was refused).
+
+An answer that ran but reads no table of the database (``SELECT 646.8 UNION ALL SELECT
+1292.2``: numbers worked out from the question) where gold reads one keeps its status and EX,
+is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
+
+What stops a run is a failure of the evaluation itself, never an output:
+``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
+that stays gone, gold recorded as running at build time that errors now, see
+:func:`recheck_gold`) propagates to the caller, and nothing is scored.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from statistics import fmean
+
+from sqlbench_lmeval.execution import (
+    GoldCache,
+    Job,
+    Limits,
+    Outcome,
+    Status,
+    execute_many,
+)
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters, ves
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
+from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR, Transpile, engine_sql
+from sqlbench_lmeval.sql.extract import (
+    EXECUTABLE_COMMENT,
+    MULTIPLE_STATEMENTS,
+    NOT_READ_ONLY,
+    Extraction,
+    extract_sql,
+)
+from sqlbench_lmeval.sql.table_reads import reads_no_table
+
+#: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
+#: ``ex_reads_data`` is EX with answers that read no table of the database counted wrong
+#: (unless gold reads none either).
+EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set", "ex_reads_data")
+
+#: The score-dict flag of an answer that ran but reads no table where gold reads one (a
+#: constant; ``table_reads``).
+READS_NO_TABLE = "reads_no_table"
+
+#: Flags that make a gold result unrepeatable: no answer can be checked against it.
+UNREPEATABLE_FLAGS = frozenset({"random"})
+
+#: Status of an item whose prediction was never submitted (offline scoring only).
+MISSING = "missing"
+
+#: Reason of an output cut off by the generation limit that did not match gold.
+TRUNCATED = "truncated"
+
+#: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
+#: and the explorer. ``wrong_result``: ran, result differs from gold; ``truncated``: cut off by
+#: the generation limit and not correct (whatever its status); the rest are statuses.
+VERDICTS = (
+    "correct",
+    "wrong_result",
+    "error",
+    "timeout",
+    "too_many_rows",
+    "no_sql",
+    "truncated",
+    "crashed",
+    MISSING,
+)
+
+
+def verdict(status: str, ex: float, truncated: bool) -> str:
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation."""
+    if status == Status.OK.value and ex >= 0.5:
+        return "correct"
+    if truncated:
+        return TRUNCATED
+    return "wrong_result" if status == Status.OK.value else status
+
+
+#: What to do about truncated outputs (printed by ``score``, shown by ``report``).
+TRUNCATION_ADVICE = (
+    "the output ended inside <think> or inside an unclosed code fence, i.e. at the generation "
+    "limit; raise it with lm_eval --gen_kwargs max_gen_toks=N (task defaults: 512 for "
+    "logiccat, 2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
+)
+
+#: What truncated outputs that end in a repetition loop mean (``Extraction.repetition_loop``).
+LOOP_ADVICE = (
+    "the output repeats the same text until the generation limit cuts it off; a larger "
+    "max_gen_toks would not end the loop, so these items failed on the model, not the budget"
+)
+
+#: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
+_REFUSED = {
+    EXECUTABLE_COMMENT: (
+        "executable comment (/*! ... */ or /*M! ... */): a MySQL-family server runs its text as "
+        "code on some versions only, so the answer has no one meaning: refused, not run"
+    ),
+    MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
+    NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one item was not scored normally: its ``reason`` and ``error`` message."""
+
+    reason: str
+    error: str
+
+    @classmethod
+    def at(cls, stage: str, error: BaseException) -> Failure:
+        """An exception at ``stage`` as ``"<stage>: <type>: <first line of message>"``."""
+        lines = str(error).strip().splitlines()
+        text = f"{stage}: {type(error).__name__}" + (f": {lines[0][:300]}" if lines else "")
+        return cls(text, text)
+
+
+ItemMetrics = Callable[[Item, "str | None"], Mapping[str, float]]
+
+
+def gold_health(outcome: Outcome) -> str:
+    """Judge a gold result: ok, empty, all_null, or the execution status when it did not run."""
+    if outcome.status is not Status.OK:
+        return outcome.status.value
+    if not outcome.rows:
+        return "empty"
+    if all(value is None for row in outcome.rows for value in row):
+        return "all_null"
+    return GOLD_HEALTHY
+
+
+def score_items(items: Sequence[Item], raw_outputs: Sequence[str | None], **options) -> list[dict]:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``; one result dict per item, in order.
+
+    The score dicts of :func:`score_answers`, which documents the ``options``.
+    """
+    return score_items_with_outcomes(items, raw_outputs, **options).scores
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What :func:`score_answers` made, per answer in input order: the score dicts, the
+    prediction outcomes (None: nothing ran), the gold outcomes, and whether gold's row order
+    counts. Sampled scoring (``sampling``) compares predictions with each other."""
+
+    scores: list[dict]
+    predicted: list[Outcome | None]
+    gold: list[Outcome]
+    ordered: list[bool]
+
+
+def score_items_with_outcomes(
+    items: Sequence[Item],
+    raw_outputs: Sequence[str | None],
+    *,
+    extracted: Sequence[tuple[Extraction | None, Failure | None]] | None = None,
+    **options,
+) -> Scored:
+    """Score ``raw_outputs[i]`` as the answer to ``items[i]``, keeping the outcomes.
+
+    ``extracted[i]``, when given, is :func:`extract_answer` of ``raw_outputs[i]``, already
+    computed by the caller, so it is not done twice. ``options`` as for :func:`score_answers`.
+    """
+    if len(items) != len(raw_outputs):
+        raise ValueError(f"{len(items)} items but {len(raw_outputs)} outputs")
+    done = [None] * len(items) if extracted is None else extracted
+    answers = zip(range(len(items)), raw_outputs, done, strict=True)
+    return score_answers(items, answers, expected=len(items), **options)
+
+
+#: One answer to score: (index of its item, raw output or None, ``extract_answer`` of the
+#: output or None to have it extracted).
+Answer = tuple[int, "str | None", "tuple[Extraction | None, Failure | None] | None"]
+
+
+def score_answers(
+    items: Sequence[Item],
+    answers: Iterable[Answer],
+    *,
+    expected: int | None = None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    gold_cache: GoldCache | None = None,
+    item_metrics: ItemMetrics | None = None,
+    prompt_tail: str = "",
+    transpile: Transpile | None = None,
+    progress: bool = True,
+    preview_rows: int = PREVIEW_ROWS,
+) -> Scored:
+    """Score each answer against its item's gold; :class:`Scored` lists in answer order.
+
+    ``answers`` is consumed lazily, while the SQL of the answers before it runs (extraction
+    overlaps execution); ``expected`` is about how many it yields. An item may have any number
+    of answers (sampled scoring); its gold runs once.
+
+    A raw output None marks a prediction that was never submitted: it is scored 0 with status
+    ``missing`` and not executed. ``transpile`` translates predictions written in another
+    dialect than the engine's (``Item.prediction_dialect``, see ``dialects``); a failed
+    translation is status ``error`` with reason ``transpile_error``, not executed. Each score
+    keeps the first ``preview_rows`` rows of gold's and the prediction's result
+    (``gold_preview``, ``prediction_preview``; see ``preview``).
+
+    Raises :class:`EvaluationUnavailable` when the evaluation itself cannot run (see the module
+    docstring); nothing is scored then.
+    """
+    # Per answer, filled while ``answers`` is consumed (by the worker pool, below).
+    indices: list[int] = []
+    extractions: list[Extraction | None] = []
+    failures: list[Failure | None] = []
+    runs = []
+    submitted: list[int] = []  # answers whose SQL runs
+
+    def prediction_jobs() -> Iterator[Job]:
+        for index, output, done in answers:
+            item = items[index]
+            if done is None:
+                done = _extracted(output, prompt_tail, item.prompted_dialect)
+            extraction, failure = done
+            run = None
+            if extraction is not None and failure is None:
+                try:
+                    run = engine_sql(item, extraction.sql, transpile)
+                except Exception as error:  # a broken translator fails this item, not the run
+                    failure = Failure.at("transpile", error)
+            indices.append(index)
+            extractions.append(extraction)
+            failures.append(failure)
+            runs.append(run)
+            if run is not None and run.error is None:
+                submitted.append(len(runs) - 1)
+                yield Job(item.database, run.sql)
+
+    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    pred_jobs = prediction_jobs()
+    try:
+        gold, predicted, ordered = _execute(
+            items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected
+        )
+        gold = recheck_gold(items, gold, limits, workers)
+    except EvaluationUnavailable:
+        raise
+    except Exception as error:  # a fault of ours while executing: every item says why
+        deque(pred_jobs, maxlen=0)  # extract the answers not reached
+        failed = Failure.at("execute", error)
+        gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
+        predicted, ordered = [gold[0]] * len(submitted), [False] * len(items)
+        failures = [failure or failed for failure in failures]
+    outcomes: list[Outcome | None] = [None] * len(runs)
+    for i, outcome in zip(submitted, predicted, strict=True):
+        outcomes[i] = outcome
+    for i, run in enumerate(runs):
+        if run is not None and run.error is not None:  # the translation failed: nothing ran
+            outcomes[i] = Outcome(Status.ERROR, error=run.error)
+    for i, failure in enumerate(failures):
+        if failure is not None:  # refused or failed before running: nothing ran
+            outcomes[i] = Outcome(Status.ERROR, error=failure.error)
+    answer_gold = [gold[index] for index in indices]
+    answer_ordered = [ordered[index] for index in indices]
+    answered = [items[index] for index in indices]
+    parts = zip(
+        answered, extractions, runs, outcomes, answer_gold, answer_ordered, failures, strict=True
+    )
+    scores = [_scored(*part, item_metrics) for part in parts]
+    for score, gold_outcome, outcome in zip(scores, answer_gold, outcomes, strict=True):
+        score["gold_preview"] = result_preview(gold_outcome, preview_rows)
+        score["prediction_preview"] = result_preview(outcome, preview_rows)
+    return Scored(scores, outcomes, answer_gold, answer_ordered)
+
+
+def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
+    """The score dict of an item that could not be scored at all (e.g. its lm-eval document
+    is unreadable): status ``error``, every number 0, ``failure`` as reason and error."""
+    return {
+        "id": item_id,
+        "category": category,
+        "status": Status.ERROR.value,
+        **dict.fromkeys(EXECUTION_METRICS, 0),
+        "extracted_sql": None,
+        "extraction": "failed",
+        "executed_sql": None,
+        "truncated": False,
+        "repetition_loop": False,
+        READS_NO_TABLE: False,
+        "error": failure.error,
+        "reason": failure.reason,
+        "gold_status": "unknown",
+        "gold_error": None,
+        "flags": [],
+        "ordered": False,
+        "comparison_version": COMPARISON_VERSION,
+    }
+
+
+def extract_answer(
+    output: str | None, prompt_tail: str = "", dialect: str | None = None
+) -> tuple[Extraction | None, Failure | None]:
+    """The extraction of one output (None: never submitted) and why it cannot run, if so.
+
+    ``dialect``: the one the answer was asked in (``Item.prompted_dialect``); its comments and
+    strings decide where statements end (``extract``)."""
+    return _extracted(output, prompt_tail, dialect)
+
+
+def _extracted(
+    output: str | None, prompt_tail: str, dialect: str | None
+) -> tuple[Extraction | None, Failure | None]:
+    if output is None:
+        return None, None
+    try:
+        extraction = extract_sql(output, prompt_tail=prompt_tail, dialect=dialect)
+    except Exception as error:  # e.g. a text sqlite3 or sqlglot chokes on
+        return Extraction(None, "failed"), Failure.at("extract", error)
+    if extraction.problem is not None:
+        return extraction, Failure(extraction.problem, _REFUSED[extraction.problem])
+    return extraction, None
+
+
+def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
+    """Gold outcomes and per-item gold order (in item order), prediction outcomes (in the
+    order ``pred_jobs`` yields them)."""
+    # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
+    # Once the last prediction job is made (the parent then mostly waits on the workers), a
+    # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
+    description = "executing SQL" if progress else None
+    with ThreadPoolExecutor(max_workers=1) as background:
+        orders = []
+        pred_jobs = _then(pred_jobs, lambda: orders.append(background.submit(_gold_orders, items)))
+        if gold_cache is not None:
+            gold, predicted = gold_cache.run_together(
+                gold_jobs,
+                pred_jobs,
+                limits,
+                workers=workers,
+                progress=description,
+                expected=expected,
+            )
+        else:
+            both = execute_many(
+                itertools.chain(gold_jobs, pred_jobs),
+                limits,
+                workers=workers,
+                progress=description,
+                expected=None if expected is None else len(gold_jobs) + expected,
+            )
+            gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
+        return gold, predicted, orders[0].result()
+
+
+def recheck_gold(
+    items: Sequence[Item],
+    gold: Sequence[Outcome],
+    limits: Limits = Limits(),
+    workers: int | None = None,
+) -> list[Outcome]:
+    """``gold`` (outcomes of the items' gold, in item order), checked against what the build
+    recorded: gold whose build-time health is ``ok`` ran then, so if it errors now the database
+    is not the one the benchmark was built on (a table or database dropped, a file replaced, a
+    server reloaded with other data). Such gold runs once more in fresh worker processes,
+    outside the gold cache; what still errors raises :class:`EvaluationUnavailable` naming the
+    items, and what runs now replaces the failed outcome."""
+    suspects = [
+        index
+        for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
+        if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
+    ]
+    if not suspects:
+        return list(gold)
+    jobs = [Job(items[index].database, items[index].gold_sql) for index in suspects]
+    again = execute_many(jobs, limits, workers=workers)
+    failing = [
+        (items[index], outcome)
+        for index, outcome in zip(suspects, again, strict=True)
+        if outcome.status is Status.ERROR
+    ]
+    if failing:
+        shown = "; ".join(f"item {item.id}: {outcome.error}" for item, outcome in failing[:3])
+        more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+        raise EvaluationUnavailable(
+            f"gold that ran when the benchmark's data was prepared fails now ({shown}{more}): "
+            "the database is not the one the benchmark was built on (a table or database "
+            "dropped or changed, another engine version?); prepare the data again"
+        )
+    rechecked = list(gold)
+    for index, outcome in zip(suspects, again, strict=True):
+        rechecked[index] = outcome
+    return rechecked
+
+
+def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
+    """``jobs``, then ``action()`` once they are all taken."""
+    yield from jobs
+    action()
+
+
+def _gold_orders(items: Sequence[Item]) -> list[bool]:
+    """Per item, whether its gold result has a defined row order (outermost ORDER BY)."""
+    memo: dict[tuple[str, str], bool] = {}
+    for item in items:
+        key = (item.gold_sql, item.dialect)
+        if key not in memo:
+            try:
+                memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+            except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
+                memo[key] = False
+    return [memo[(item.gold_sql, item.dialect)] for item in items]
+
+
+def _scored(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
+    """:func:`_score_one`, or, if scoring this item raised, the item as a scoring failure."""
+    try:
+        return _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics)
+    except _StageError as error:
+        failure = error.failure
+    except Exception as error:
+        failure = Failure.at("score", error)
+    failed = Outcome(Status.ERROR, error=failure.error)
+    try:  # with the benchmark's numbers for "no SQL", so every item has the same metrics
+        return _score_one(
+            item, extraction, None, failed, gold_outcome, ordered, failure, item_metrics
+        )
+    except _StageError:  # those numbers cannot be had: the execution numbers alone
+        return _score_one(item, extraction, None, failed, gold_outcome, ordered, failure, None)
+
+
+class _StageError(Exception):
+    """Carries the Failure of a stage inside :func:`_score_one` out to :func:`_scored`."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.reason)
+        self.failure = failure
+
+
+def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
+    health = gold_health(gold_outcome)
+    # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
+    gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
+    result = {
+        "id": item.id,
+        "category": item.category,
+        "status": MISSING if pred is None else pred.status.value,
+        "ves": 0,
+        "ex": 0,
+        "ex_strict": 0,
+        "ex_set": 0,
+        "ex_reads_data": 0,
+        "extracted_sql": None if extraction is None else extraction.sql,
+        "extraction": MISSING if extraction is None else extraction.method,
+        # The dialect the answer was asked in, and the SQL that ran (translated from it).
+        "prediction_dialect": item.prompted_dialect,
+        "executed_sql": None if run is None or failure is not None else run.sql,
+        "truncated": extraction is not None and extraction.truncated,
+        "repetition_loop": extraction is not None and extraction.repetition_loop,
+        READS_NO_TABLE: False,
+        "error": None if pred is None else pred.error,
+        "reason": MISSING if pred is None else None,
+        "gold_status": gold_status,
+        "gold_error": gold_outcome.error,
+        "flags": list(item.flags),
+        "ordered": ordered,
+        # Carried per item so a sample log alone says which rules judged it.
+        "comparison_version": COMPARISON_VERSION,
+    }
+    if failure is not None:  # refused or failed: nothing to compare, every number stays 0
+        refused_when_cut = result["truncated"] and failure.reason in _REFUSED
+        # Cut off by the generation limit: that came first, whatever the fragment holds.
+        result["reason"] = TRUNCATED if refused_when_cut else failure.reason
+    elif pred is not None:
+        try:
+            verdict = compare(pred, gold_outcome, ordered=ordered)
+        except Exception as error:
+            raise _StageError(Failure.at("compare", error)) from error
+        result.update(
+            ves=ves(pred),
+            ex=int(verdict.ex),
+            ex_strict=int(verdict.ex_strict),
+            ex_set=int(verdict.ex_set),
+            reason=verdict.reason,
+        )
+        if run is not None and run.error is not None:
+            result["reason"] = TRANSPILE_ERROR
+        elif result["truncated"] and not result["ex"]:
+            # The output was cut off by the generation limit: that, not the SQL, failed first.
+            result["reason"] = TRUNCATED
+        constant = (
+            pred.status is Status.OK
+            and reads_no_table(run.sql, item.dialect) is True
+            # Gold that is itself a calculation on constants (116 LogicCat items) reads none
+            # either: answering it the same way is no shortcut.
+            and reads_no_table(item.gold_sql, item.dialect) is not True
+        )
+        result[READS_NO_TABLE] = constant
+        result["ex_reads_data"] = 0 if constant else result["ex"]
+    if item_metrics is not None:
+        # A refused or failed answer has no SQL to measure: its numbers are those of no SQL.
+        sql = None if extraction is None or failure is not None else extraction.sql
+        try:
+            values = item_metrics(item, sql)
+        except Exception as error:
+            raise _StageError(Failure.at("structure", error)) from error
+        # Numbers become floats; anything else (e.g. ``parsed_dialect``) is logged as it is and
+        # never averaged (``aggregate`` and ``process_results`` take numbers only).
+        result.update(
+            {
+                name: float(value) if isinstance(value, (int, float)) else value
+                for name, value in values.items()
+            }
+        )
+    return result
+
+
+def aggregate(scores: Sequence[Mapping]) -> dict:
+    """Means of every numeric per-item metric, EX per category, and counts that explain them.
+
+    ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
+    result that can be repeated (no RAND()): the number least disturbed by broken gold.
+    """
+    if not scores:
+        return {"n": 0}
+    numeric = [
+        name
+        for name, value in scores[0].items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
+    ]
+    metrics: dict = {"n": len(scores)}
+    for name in numeric:
+        metrics[name] = fmean(float(s[name]) for s in scores)
+    for category in sorted({s["category"] for s in scores if s.get("category")}):
+        in_category = [s for s in scores if s.get("category") == category]
+        metrics[f"ex_{category}"] = fmean(s["ex"] for s in in_category)
+        metrics[f"n_{category}"] = len(in_category)
+    healthy = [
+        s
+        for s in scores
+        if s["gold_status"] == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(s["flags"])
+    ]
+    metrics["n_healthy_gold"] = len(healthy)
+    metrics["ex_on_healthy_gold"] = fmean(s["ex"] for s in healthy) if healthy else 0.0
+    metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
+    metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
+    metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+    metrics["verdict_counts"] = dict(
+        Counter(verdict(s["status"], s["ex"], bool(s.get("truncated"))) for s in scores)
+    )
+    metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
+    metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
+    metrics["n_reads_no_table"] = sum(1 for s in scores if s.get(READS_NO_TABLE))
+    return metrics
+
+
+__all__ = [
+    "COMPARISON_VERSION",
+    "EXECUTION_METRICS",
+    "LOOP_ADVICE",
+    "READS_NO_TABLE",
+    "TRUNCATED",
+    "TRUNCATION_ADVICE",
+    "VERDICTS",
+    "Failure",
+    "Item",
+    "failed_score",
+    "aggregate",
+    "extract_answer",
+    "gold_health",
+    "Scored",
+    "score_answers",
+    "score_items",
+    "score_items_with_outcomes",
+    "recheck_gold",
+    "verdict",
+]

@@ -1,0 +1,197 @@
+"""Score several sampled answers per item: each distinct query run once, then voting and pass@k.
+
+Used by the sampled lm-eval tasks (``logiccat_sc``, ``logiccat_mini_sc``, ``tpcds_sc``, through
+:class:`sqlbench_lmeval.lmeval.sampling.ExecuteAndScoreSamples`) and by ``sqlbench-lmeval
+score --samples``, so both give the same numbers item by item.
+
+Per item with samples ``0..n-1``:
+
+1. each distinct output text is extracted once; samples whose SQL is the same after
+   :func:`sampling.normalized_sql` (and equally truncated / refused) are one prediction, run
+   once (``duplicate_of`` in the sample log names the first);
+2. the distinct predictions go through :func:`scoring.score_answers`, the path of single
+   answers, so every sample's VES/EX/status is what it would get alone; gold runs once per
+   item. Items are extracted one after the other while the SQL of earlier ones runs;
+3. :func:`sampling.vote` groups the samples that ran by result with ``compare.compare`` (EX's
+   rule, gold's row order) and picks the winner.
+
+The item's numbers: ``ves``/``ex``/``ex_strict``/``ex_set`` of the first sample (what one
+sample gets, for "voting vs first sample"), ``ex_maj`` (EX of the voted answer; 0 when no
+sample ran), ``pass_at_<k>`` for the k the sample count allows, ``ves_mean``/``ex_mean`` over
+samples, and for each of :data:`VOTED_ITEM_METRICS` the voted answer's value (the first
+sample's when none ran) and ``<name>_mean``. Everything else sits in ``vote`` and ``samples``
+(every sample's extracted SQL, status, reason, group), which lm-eval's sample log shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from statistics import fmean
+
+from sqlbench_lmeval.execution import Status
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import (
+    EXECUTION_METRICS,
+    READS_NO_TABLE,
+    Answer,
+    Failure,
+    extract_answer,
+    score_answers,
+)
+from sqlbench_lmeval.scoring.sampling import normalized_sql, pass_at_k, reported_ks, vote
+from sqlbench_lmeval.sql.extract import Extraction
+
+#: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
+#: mean over samples; the others stay in each sample's record.
+VOTED_ITEM_METRICS = ("structural_similarity",)
+
+#: The fields of a sample's score dict its sample-log record keeps.
+_SAMPLE_FIELDS = (
+    "status",
+    "reason",
+    "error",
+    *EXECUTION_METRICS,
+    "truncated",
+    "repetition_loop",
+    READS_NO_TABLE,
+    "extraction",
+    "executed_sql",
+    *VOTED_ITEM_METRICS,
+)
+
+
+def dedup_key(output: str | None, extraction: Extraction | None, failure: Failure | None) -> tuple:
+    """What two outputs of one item must share to be scored as one prediction
+    (``extraction``, ``failure``: :func:`scoring.extract_answer` of ``output``)."""
+    if extraction is None or (failure is not None and extraction.sql is None):
+        return ("raw", output)  # never submitted, or the extractor failed: its own prediction
+    if extraction.sql is None:  # nothing to run: alike when found alike
+        return ("no_sql", extraction.method, extraction.truncated, extraction.repetition_loop)
+    return (
+        "sql",
+        normalized_sql(extraction.sql),
+        extraction.problem,
+        extraction.truncated,
+        extraction.repetition_loop,
+    )
+
+
+def score_samples(
+    items: Sequence[Item],
+    outputs: Sequence[Sequence[str | None]],
+    *,
+    prompt_tail: str = "",
+    **options,
+) -> list[dict]:
+    """One score dict per item (see the module docstring); ``outputs[i]`` are the samples of
+    ``items[i]`` in sampling order (at least one; None: never submitted). ``options`` are
+    those of ``scoring.score_answers`` (limits, workers, gold_cache, ...)."""
+    if len(items) != len(outputs):
+        raise ValueError(f"{len(items)} items but {len(outputs)} sample lists")
+    for item, samples in zip(items, outputs, strict=True):
+        if not samples:
+            raise ValueError(f"item {item.id} has no samples")
+    # Per item: for each sample, the index of its distinct prediction among the answers
+    # scored, and the first sample with the same prediction; filled as the answers are made.
+    slots: list[list[int]] = []
+    firsts: list[list[int]] = []
+    sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
+    dialects = [item.prompted_dialect for item in items]
+    answers = _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls)
+    # About how many answers there will be (for the progress bar): distinct texts per item.
+    expected = sum(len(set(samples)) for samples in outputs)
+    scored = score_answers(items, answers, expected=expected, prompt_tail=prompt_tail, **options)
+    return [
+        _item_score(item, item_sql, item_slots, item_firsts, scored)
+        for item, item_sql, item_slots, item_firsts in zip(items, sqls, slots, firsts, strict=True)
+    ]
+
+
+def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
+    """The distinct predictions of every item, as ``score_answers`` takes them, extracted
+    one item at a time as they are consumed; appends each item's ``slots``, ``firsts`` and
+    ``sqls`` (see :func:`score_samples`)."""
+    count = 0
+    for index, (samples, dialect) in enumerate(zip(outputs, dialects, strict=True)):
+        seen: dict[tuple, tuple[int, int]] = {}
+        by_text: dict[str | None, tuple] = {}  # identical outputs are extracted once
+        item_slots, item_firsts, item_sql = [], [], []
+        for sample, output in enumerate(samples):
+            if output not in by_text:
+                by_text[output] = extract_answer(output, prompt_tail, dialect)
+            extraction, failure = by_text[output]
+            item_sql.append(None if extraction is None else extraction.sql)
+            key = dedup_key(output, extraction, failure)
+            if key not in seen:
+                seen[key] = (count, sample)
+                count += 1
+                yield index, output, by_text[output]
+            item_slots.append(seen[key][0])
+            item_firsts.append(seen[key][1])
+        slots.append(item_slots)
+        firsts.append(item_firsts)
+        sqls.append(item_sql)
+
+
+def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
+    scores = [scored.scores[slot] for slot in item_slots]
+    outcomes = [scored.predicted[slot] for slot in item_slots]
+    ordered = scored.ordered[item_slots[0]]
+    ran = [o is not None and o.status is Status.OK for o in outcomes]
+    correct = [bool(s["ex"]) for s in scores]
+
+    def same_result(i: int, j: int) -> bool:
+        if item_slots[i] == item_slots[j]:  # one query: one result
+            return True
+        return compare(outcomes[i], outcomes[j], ordered=ordered).ex
+
+    voted = vote(ran, correct, same_result)
+    chosen = scores[voted.winner if voted.winner is not None else 0]
+    first = scores[0]
+    n, c = len(item_sql), sum(correct)
+    result = {
+        "id": item.id,
+        "category": item.category,
+        # The first sample's verdict: what one answer gets (aggregate() counts these).
+        **{name: first[name] for name in EXECUTION_METRICS},
+        "ex_maj": chosen["ex"] if voted.winner is not None else 0,
+        **{f"pass_at_{k}": pass_at_k(n, c, k) for k in reported_ks(n)},
+        "ves_mean": fmean(s["ves"] for s in scores),
+        "ex_mean": fmean(s["ex"] for s in scores),
+    }
+    for name in VOTED_ITEM_METRICS:
+        if name in first:
+            result[name] = chosen[name]
+            result[f"{name}_mean"] = fmean(s[name] for s in scores)
+    result.update(
+        status=first["status"],
+        reason=first["reason"],
+        truncated=first["truncated"],
+        repetition_loop=first["repetition_loop"],
+        reads_no_table=first[READS_NO_TABLE],
+        gold_status=first["gold_status"],
+        gold_error=first["gold_error"],
+        flags=first["flags"],
+        ordered=ordered,
+        comparison_version=COMPARISON_VERSION,
+        vote={
+            "n_samples": n,
+            "n_correct": c,
+            "n_distinct": len(set(item_slots)),
+            "winner": voted.winner,
+            "winner_group": None if voted.winner is None else voted.groups[voted.winner],
+            "group_sizes": voted.sizes,
+        },
+        samples=[
+            {
+                "sample": index,
+                "extracted_sql": sql if sql is not None else score["extracted_sql"],
+                "duplicate_of": None if item_firsts[index] == index else item_firsts[index],
+                "group": voted.groups[index],
+                **{name: score[name] for name in _SAMPLE_FIELDS if name in score},
+            }
+            for index, (sql, score) in enumerate(zip(item_sql, scores, strict=True))
+        ],
+    )
+    return result

@@ -1,0 +1,270 @@
+"""Tie-aware EX: every answer gold's ORDER BY and LIMIT allow is right, not only one engine's.
+
+Gold ``SELECT name, score FROM t ORDER BY score DESC LIMIT 3`` over scores 9, 8, 7, 7, 7 has
+three right answers: the engine keeps the 9 and the 8, then any one of the three 7s, and which
+one is an accident of its plan. Given gold's *tie probe* (``tie_probe``: gold's full result in
+gold's order with its sort keys, without the cut), :func:`tie_gold` groups the rows into *tie
+groups* (adjacent rows with equal keys) and keeps those the cut window touches, each with how
+many of its rows the answer holds. :func:`accepts` takes exactly the predictions that
+
+1. return every row of each group that lies wholly inside the window (the rows that sort
+   strictly before the cut, and those after an OFFSET's),
+2. return the right number of rows from a group the cut goes through, any of its rows, and
+3. when gold is ordered, list the groups in gold's order (within a group any order).
+
+Rows and values are compared by the ``ex`` rules of ``compare`` (positional columns, numbers
+within ``REL_TOL`` of their column's magnitude, NULL equals only NULL), through
+``compare.multiset_within``; tie-awareness adds no value rule of its own. The magnitude of a
+column is taken over the prediction and every row of the groups involved.
+
+:func:`compare_with_ties` is EX with ties: today's :func:`compare.compare` first (a literal
+match stays ``match``), then, if that fails, :func:`accepts`; a prediction it accepts scores
+``ex`` 1 with reason ``tie_equivalent``. ``ex_strict`` and ``ex_set`` stay literal.
+:func:`acceptable_count` says how many distinct answers were right (rows told apart by exact
+equality), computed combinatorially: it can be astronomically large.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import comb, factorial
+
+from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.scoring.compare import (
+    Verdict,
+    _hashable,
+    column_magnitudes,
+    compare,
+    multiset_within,
+)
+from sqlbench_lmeval.scoring.tie_probe import OutputKey, TiePlan
+
+#: ``within(part, whole)``: can every row of ``part`` be paired with its own row of ``whole``?
+RowsWithin = Callable[[list[tuple], list[tuple]], bool]
+
+#: Reason of a prediction that is not gold's literal result but one of its tie resolutions.
+TIE_EQUIVALENT = "tie_equivalent"
+
+# Why a probe's result cannot be used (the item then compares literally).
+PROBE_FAILED = "probe_failed"  # the probe did not run (error, timeout, row cap)
+PROBE_COLUMNS = "probe_columns"  # not gold's columns plus the extra keys
+KEYS_NOT_SORTED = "keys_not_sorted"  # equal keys apart: not the engine's order of these keys
+GOLD_NOT_ACCEPTED = "gold_not_accepted"  # gold's own result is not among the answers
+PROBE_TRUNCATED = "probe_truncated"  # the probe's row limit may have cut the last group short
+
+
+@dataclass(frozen=True)
+class TieGroup:
+    """Rows of gold's full result with equal sort keys, and how many of them the answer holds
+    (``need == len(rows)``: all of them; fewer: the cut goes through the group)."""
+
+    rows: tuple[tuple, ...]
+    need: int
+
+    @property
+    def cut(self) -> bool:
+        return self.need < len(self.rows)
+
+
+@dataclass(frozen=True)
+class TieGold:
+    """The right answers to one gold query: its tie groups that the cut window touches, in
+    gold's order, and whether that order counts (False: one group, compared as a multiset)."""
+
+    groups: tuple[TieGroup, ...]
+    ordered: bool
+
+    @property
+    def size(self) -> int:
+        """The number of rows every right answer has."""
+        return sum(group.need for group in self.groups)
+
+    @property
+    def has_ties(self) -> bool:
+        """Whether more than one answer can be right (some group of two or more rows)."""
+        return any(len(group.rows) > 1 for group in self.groups) and acceptable_count(self) > 1
+
+    def to_json(self) -> dict:
+        """A JSON form for the gold cache (values as ``Outcome.to_json`` writes them)."""
+        groups = []
+        for group in self.groups:
+            encoded = Outcome(Status.OK, rows=group.rows).to_json()["rows"]
+            groups.append({"rows": encoded, "need": group.need})
+        return {"ordered": self.ordered, "groups": groups}
+
+    @classmethod
+    def from_json(cls, data: dict) -> TieGold:
+        groups = tuple(
+            TieGroup(Outcome.from_json({"status": "ok", "rows": g["rows"]}).rows, int(g["need"]))
+            for g in data["groups"]
+        )
+        return cls(groups, bool(data["ordered"]))
+
+
+@dataclass(frozen=True)
+class TieVerdict:
+    """:class:`compare.Verdict` with ties: ``acceptable`` right answers (None: gold's result
+    was not tie-probed, so only the literal one)."""
+
+    verdict: Verdict
+    acceptable: int | None
+
+
+def tie_gold(plan: TiePlan, gold: Outcome, probe: Outcome | None) -> TieGold | str:
+    """The right answers from gold's ``plan``, its result and its probe's result (None when
+    ``plan.probe_sql`` is None), or why they cannot be had (a reason string)."""
+    source = gold if plan.probe_sql is None else probe
+    if source is None or source.status is not Status.OK or gold.status is not Status.OK:
+        return PROBE_FAILED
+    width = len(source.columns) - plan.extra_columns
+    if width != len(gold.columns) or any(len(row) != len(source.columns) for row in source.rows):
+        return PROBE_COLUMNS
+    rows = [tuple(row[:width]) for row in source.rows]
+    keys = [_keys(row, plan, width) for row in source.rows]
+    if not plan.ordered:
+        spans = [(0, len(rows))] if rows else []
+    else:
+        spans = _runs(keys)
+        if spans is None:
+            return KEYS_NOT_SORTED
+    start = min(plan.offset, len(rows))
+    stop = len(rows) if plan.limit is None else min(len(rows), start + plan.limit)
+    groups = []
+    truncated = source is probe and plan.probe_limit is not None and len(rows) >= plan.probe_limit
+    for first, end in spans:
+        need = max(0, min(end, stop) - max(first, start))
+        if need:
+            if truncated and end == len(rows):
+                return PROBE_TRUNCATED
+            groups.append(TieGroup(tuple(rows[first:end]), need))
+    answers = TieGold(tuple(groups), plan.ordered)
+    if not accepts(gold.rows, answers):
+        return GOLD_NOT_ACCEPTED
+    return answers
+
+
+def _keys(row: tuple, plan: TiePlan, width: int) -> tuple:
+    """The sort-key values of a probe row: gold's own columns, then the extra ones."""
+    return tuple(
+        row[key.index] if isinstance(key, OutputKey) else row[width + key.index]
+        for key in plan.keys
+    )
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _runs(keys: Sequence[tuple]) -> list[tuple[int, int]] | None:
+    """Maximal runs of equal adjacent keys as (first, end) spans; None if a key seen before
+    comes back after another one (the rows are then not sorted by these values)."""
+    spans: list[tuple[int, int]] = []
+    seen: set = set()
+    first = 0
+    for index in range(1, len(keys) + 1):
+        if index < len(keys) and _same(keys[index], keys[first]):
+            continue
+        try:
+            marker = _hashable(keys[first])
+            if marker in seen:
+                return None
+            seen.add(marker)
+        except TypeError:
+            pass  # an unhashable key cannot be checked for coming back; the run still counts
+        spans.append((first, index))
+        first = index
+    return spans if keys else []
+
+
+def accepts(rows: Sequence[tuple], answers: TieGold, *, within: RowsWithin | None = None) -> bool:
+    """Whether ``rows`` (a prediction's result) is one of the right answers.
+
+    ``within(part, whole)`` decides whether ``part`` pairs row by row with rows of ``whole``;
+    by default the ``ex`` rules (``compare.multiset_within``, each column's magnitude taken over
+    the prediction and every candidate row). Another rule is for measurements only, e.g. the
+    cross-engine tolerance of ``logiccat.fidelity``.
+    """
+    rows = list(rows)
+    if len(rows) != answers.size:
+        return False
+    candidates = [row for group in answers.groups for row in group.rows]
+    if not candidates:
+        return not rows
+    width = len(candidates[0])
+    if any(len(row) != width for row in rows + candidates):
+        return False
+    if within is None:
+        magnitudes = column_magnitudes(rows + candidates)
+
+        def within(part: list[tuple], whole: list[tuple]) -> bool:
+            return multiset_within(part, whole, magnitudes)
+
+    if not answers.ordered:
+        return all(within(rows, list(group.rows)) for group in answers.groups[:1])
+    position = 0
+    for group in answers.groups:
+        segment = rows[position : position + group.need]
+        position += group.need
+        if not within(segment, list(group.rows)):
+            return False
+    return True
+
+
+def acceptable_count(answers: TieGold) -> int:
+    """How many distinct results are right: per group, the distinct ways to take ``need`` of
+    its rows (rows equal under exact equality are one), times their orders when gold is
+    ordered (any order within a group); the product over groups."""
+    total = 1
+    for group in answers.groups:
+        total *= _choices(group, ordered=answers.ordered)
+    return total
+
+
+def _choices(group: TieGroup, *, ordered: bool) -> int:
+    multiplicities = list(_multiplicities(group.rows).values())
+    k = group.need
+    n = len(group.rows)
+    if ordered and k == n:  # the whole group in any order: a multinomial coefficient
+        count = factorial(n)
+        for m in multiplicities:
+            count //= factorial(m)
+        return count
+    if all(m == 1 for m in multiplicities):  # distinct rows: choose k, in any order if ordered
+        return comb(n, k) * (factorial(k) if ordered else 1)
+    # ways[j]: distinct results of j rows from the row values seen so far, as sequences
+    # (ordered: interleave t copies of a value among j places, C(j, t) ways) or as multisets.
+    ways = [1] + [0] * k
+    for m in multiplicities:
+        ways = [
+            sum(ways[j - t] * (comb(j, t) if ordered else 1) for t in range(min(m, j) + 1))
+            for j in range(k + 1)
+        ]
+    return ways[k]
+
+
+def _multiplicities(rows: Sequence[tuple]) -> Counter:
+    try:
+        return Counter(_hashable(row) for row in rows)
+    except TypeError:
+        return Counter(range(len(rows)))  # unhashable exotic values: count rows as distinct
+
+
+def compare_with_ties(
+    pred: Outcome, gold: Outcome, answers: TieGold | None, *, ordered: bool
+) -> TieVerdict:
+    """EX with ties: :func:`compare.compare`, and, where it fails, :func:`accepts` against
+    ``answers`` (None: gold was not tie-probed, the literal verdict stands)."""
+    verdict = compare(pred, gold, ordered=ordered)
+    if answers is None:
+        return TieVerdict(verdict, None)
+    acceptable = acceptable_count(answers)
+    if verdict.ex or pred.status is not Status.OK or gold.status is not Status.OK:
+        return TieVerdict(verdict, acceptable)
+    if len(pred.columns) != len(gold.columns) or not accepts(pred.rows, answers):
+        return TieVerdict(verdict, acceptable)
+    return TieVerdict(Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT), acceptable)

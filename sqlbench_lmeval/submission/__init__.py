@@ -1,0 +1,2 @@
+"""Submitted runs: reading them as logged (``logged``), verifying them (``verify``,
+``verify_report``) and ranking them (``leaderboard``)."""

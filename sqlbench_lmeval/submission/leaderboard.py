@@ -1,0 +1,552 @@
+"""``sqlbench-lmeval leaderboard``: verified runs in, a ranking with uncertainty out.
+
+Each run is verified (``verify``), with our own re-scored numbers over every item of a task
+(missing items score 0), and cached by the content of its files: a verification is stored
+under the sha256 of the run's inputs, the scorer's versions and the scoring limits, so adding
+a run to a leaderboard re-scores that run only. Runs whose raw outputs equal another run's get
+a finding.
+
+Per task (and dataset version: runs on other data are not ranked together), every model's EX
+with its 95% bootstrap interval, VES, EX per category, EX on healthy gold, EX counting answers
+that read no table as wrong, the share of truncated outputs and the verdict. Models that were
+not rejected are ranked by EX:
+
+- rank: 1 + the number of models with a higher EX; its 95% interval comes from a paired
+  bootstrap over items (``report.stats.bootstrap_ranks``: each resample draws the same items
+  for every model and ranks them there);
+- groups: every two models are compared with the exact McNemar test on their EX item by item,
+  the p-values adjusted for all pairs of the task with Holm's method; a group is a run of
+  consecutive models (by EX) no two of which differ at the 5% level (a compact letter display:
+  models sharing a letter are not significantly different).
+
+Writes ``leaderboard.html`` (one self-contained page: data inline, sortable, filterable by
+category, each model linking to its verification report; every text from a run goes into the
+page as text), ``leaderboard.csv``, ``leaderboard.json``, ``leaderboard.md`` and, under
+``verifications/``, each run's report (JSON, Markdown, HTML).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from sqlbench_lmeval import __version__
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.execution import Limits
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
+from sqlbench_lmeval.lmeval.task_specs import task_groups
+from sqlbench_lmeval.report.explorer import asset as explorer_asset
+from sqlbench_lmeval.report.explorer import script_json
+from sqlbench_lmeval.report.stats import (
+    LEVEL,
+    RESAMPLES,
+    SEED,
+    bootstrap_cis,
+    bootstrap_ranks,
+    holm,
+    not_different_groups,
+    paired_mcnemar_matrix,
+)
+from sqlbench_lmeval.report.tables import Section, Table, fmt, to_markdown
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
+from sqlbench_lmeval.submission.verify import (
+    REJECTED,
+    TaskVerification,
+    Verification,
+    cross_run_findings,
+    run_limits,
+    verdict_of,
+    verify_submission,
+)
+from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
+
+#: Family-wise error level of the groups.
+ALPHA = 0.05
+LEADERBOARD_FILE = "leaderboard.html"
+REPORTS = "verifications"
+
+
+@dataclass(frozen=True)
+class LeaderboardFiles:
+    html: Path
+    csv: Path
+    json: Path
+    markdown: Path
+    verified: tuple[str, ...]  # runs re-scored now
+    cached: tuple[str, ...]  # runs whose verification came from the cache
+
+
+def build_leaderboard(
+    specs: Sequence[str],
+    output: str | Path,
+    *,
+    cache_dir=None,
+    timeout_s: float | None = None,
+    max_rows: int = DEFAULT_LIMITS.max_rows,
+    workers: int | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    progress: bool = False,
+    source=None,
+    options=None,
+) -> LeaderboardFiles:
+    """Verify (or take from the cache) every run of ``specs`` and write the leaderboard. Each
+    run is re-scored with ``max_rows`` and ``timeout_s``, else its engine's default time limit
+    (``verify.run_limits``)."""
+    folder = Path(output)
+    reports = folder / REPORTS
+    reports.mkdir(parents=True, exist_ok=True)
+    verifications, verified, cached = [], [], []
+    hashes = _FileHashes(reports / "file-hashes.json")
+    for spec in specs:
+        for submission in read_submissions(spec, hasher=hashes):
+            limits = run_limits(submission, options, timeout_s, max_rows)
+            key = _cache_key(submission.inputs, submission.name, limits, options)
+            path = reports / f"cache-{key}.json"
+            if path.exists():
+                verification = Verification.from_json(json.loads(path.read_text("utf-8")))
+                cached.append(submission.name)
+            else:
+                verification = verify_submission(
+                    submission,
+                    cache_dir=cache_dir,
+                    limits=limits,
+                    workers=workers,
+                    progress=progress,
+                    source=source,
+                    options=options,
+                )
+                text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False)
+                path.write_text(text, encoding="utf-8", errors="backslashreplace")
+                verified.append(submission.name)
+            verifications.append(verification)
+    hashes.save()
+    if not verifications:
+        raise UserError("no runs given")
+    names = [v.run for v in verifications]
+    if len(set(names)) != len(names):
+        raise UserError("two runs have the same name; name them with NAME=PATH")
+    verifications = cross_run_findings(verifications)
+    links = {}
+    for verification in verifications:
+        stem = report_stem(verification.run)
+        # A report whose digest is unchanged (same files, versions and findings) stays.
+        marker = reports / f"{stem}.digest"
+        digest = verification.digest()
+        if not marker.exists() or marker.read_text(encoding="ascii") != digest:
+            write_verification(verification, reports, stem)
+            marker.write_text(digest, encoding="ascii")
+        links[verification.run] = f"{REPORTS}/{stem}.html"
+    data = leaderboard_data(verifications, links, resamples=resamples, seed=seed)
+    files = LeaderboardFiles(
+        html=folder / LEADERBOARD_FILE,
+        csv=folder / "leaderboard.csv",
+        json=folder / "leaderboard.json",
+        markdown=folder / "leaderboard.md",
+        verified=tuple(verified),
+        cached=tuple(cached),
+    )
+    files.json.write_text(
+        json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1) + "\n",
+        encoding="utf-8",
+        errors="backslashreplace",
+    )
+    _write_csv(data, files.csv)
+    files.markdown.write_text(
+        to_markdown("Leaderboard", _sections(data)), encoding="utf-8", errors="backslashreplace"
+    )
+    files.html.write_text(render_leaderboard(data), encoding="utf-8", errors="backslashreplace")
+    return files
+
+
+class _FileHashes:
+    """sha256 of run files, remembered with each file's size and modification time (as git's
+    index does), so an unchanged file of a large run is not read again to find its cache."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.known = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.known = {}
+
+    def __call__(self, file: Path) -> str:
+        stat = file.stat()
+        key = str(file.resolve())
+        entry = self.known.get(key)
+        if entry and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
+            return entry[2]
+        digest = sha256_file(file)
+        self.known[key] = [stat.st_size, stat.st_mtime_ns, digest]
+        return digest
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.known), encoding="utf-8")
+
+
+def _cache_key(inputs, name: str, limits: Limits, options=None) -> str:
+    content = {
+        "options": {key: str(value) for key, value in sorted((options or {}).items())},
+        "inputs": [list(entry) for entry in inputs],
+        "name": name,
+        "sqlbench_lmeval_version": __version__,
+        "comparison_version": COMPARISON_VERSION,
+        "limits": [limits.timeout_s, limits.max_rows],
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+
+
+# --- the numbers --------------------------------------------------------------------------------
+
+
+def leaderboard_data(
+    verifications: Sequence[Verification],
+    links: dict[str, str],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> dict:
+    """Every table of the leaderboard as JSON-ready data (see the module docstring)."""
+    boards: dict[tuple[str, str | None], list] = {}
+    for verification in verifications:
+        for task in _with_groups(verification.tasks):
+            boards.setdefault((task.task, task.dataset_version), []).append((verification, task))
+    tasks = []
+    for (task_name, dataset_version), entries in boards.items():
+        tasks.append(_board(task_name, dataset_version, entries, links, resamples, seed))
+    return {
+        "title": "Leaderboard",
+        "sqlbench_lmeval_version": __version__,
+        "comparison_version": COMPARISON_VERSION,
+        "level": LEVEL,
+        "alpha": ALPHA,
+        "resamples": resamples,
+        "seed": seed,
+        "tasks": tasks,
+    }
+
+
+def _with_groups(tasks: Sequence[TaskVerification]) -> list[TaskVerification]:
+    """``tasks``, with every complete lm-eval group of ours (``logiccat``: its four category
+    tasks, 4,036 items) as one task in their place, as lm-eval reports it."""
+    by_name = {task.task: task for task in tasks}
+    merged, covered = [], set()
+    for group, members in task_groups().items():
+        if not members or not all(name in by_name for name in members):
+            continue
+        parts = [by_name[name] for name in members]
+        versions = {part.dataset_version for part in parts}
+        if len(versions) != 1:
+            continue
+        merged.append(
+            TaskVerification(
+                task=group,
+                benchmark=parts[0].benchmark,
+                findings=tuple(f for part in parts for f in part.findings),
+                metrics={},
+                metrics_logged={},
+                claimed={},
+                facts={},
+                items=tuple(item for part in parts for item in part.items),
+                outputs_sha256=hashlib.sha256(
+                    "".join(part.outputs_sha256 for part in parts).encode("ascii")
+                ).hexdigest(),
+                dataset_version=parts[0].dataset_version,
+            )
+        )
+        covered.update(members)
+    return merged + [task for task in tasks if task.task not in covered]
+
+
+def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
+    ids = sorted({item["id"] for _, task in entries for item in task.items})
+    categories = sorted(
+        {item["category"] for _, t in entries for item in t.items if item.get("category")}
+    )
+    models = []
+    names = {task_name, *task_groups().get(task_name, ())}  # a group's findings: its tasks'
+    for verification, task in entries:
+        by_id = {item["id"]: item for item in task.items}
+        rows = [by_id.get(i, {}) for i in ids]
+        # The task's own findings and the run's about it (e.g. outputs identical to another's).
+        findings = [*task.findings, *(f for f in verification.findings if f.task in names)]
+        model = {
+            "name": verification.run,
+            "verdict": verdict_of(findings),
+            "run_verdict": verification.verdict,
+            "digest": verification.digest(),
+            "report": links.get(verification.run),
+            "n": len(ids),
+            "ves": _mean(rows, "ves"),
+            "ex_on_healthy_gold": _mean([r for r in rows if r.get("healthy_gold")], "ex"),
+            "ex_reads_data": _mean(rows, "ex_reads_data"),
+            "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
+            "findings": sum(1 for f in findings if f.severity != "info"),
+        }
+        ex = [_value(r, "ex") for r in rows]
+        model.update(_interval("ex", ex, resamples, seed))
+        model["by_category"] = {
+            category: _interval(
+                "ex",
+                [_value(r, "ex") for r in rows if r.get("category") == category],
+                resamples,
+                seed,
+            )
+            for category in categories
+        }
+        if any("structural_similarity" in r for r in rows):
+            model["structural_similarity"] = _mean(rows, "structural_similarity")
+        model["_ex"] = ex
+        models.append(model)
+    ranked = [m for m in models if m["verdict"] != REJECTED]
+    if ranked:
+        matrix = np.array([m["_ex"] for m in ranked], dtype=float).T
+        for model, interval in zip(
+            ranked, bootstrap_ranks(matrix, resamples=resamples, seed=seed), strict=True
+        ):
+            model.update(rank=interval.rank, rank_low=interval.low, rank_high=interval.high)
+        p = paired_mcnemar_matrix(matrix)
+        pairs = [(i, j) for i in range(len(ranked)) for j in range(i + 1, len(ranked))]
+        adjusted = holm([p[i][j] for i, j in pairs])
+        different = [[False] * len(ranked) for _ in ranked]
+        for (i, j), value in zip(pairs, adjusted, strict=True):
+            different[i][j] = different[j][i] = value < ALPHA
+        order = sorted(range(len(ranked)), key=lambda i: (-ranked[i]["ex"], ranked[i]["name"]))
+        groups = not_different_groups(order, different)
+        for model in ranked:
+            model["groups"] = ""
+        for index, group in enumerate(groups):
+            for member in group:
+                ranked[member]["groups"] += _letter(index)
+    for model in models:
+        del model["_ex"]
+        model.setdefault("rank", None)
+        model.setdefault("rank_low", None)
+        model.setdefault("rank_high", None)
+        model.setdefault("groups", "")
+    models.sort(key=lambda m: (m["rank"] is None, m["rank"] or 0, -m["ex"], m["name"]))
+    return {
+        "task": task_name,
+        "dataset_version": dataset_version,
+        "n_items": len(ids),
+        "categories": categories,
+        # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
+        "similarity": any("structural_similarity" in model for model in models),
+        "models": [_finite(model) for model in models],
+    }
+
+
+def _letter(index: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < len(letters) else f"[{index + 1}]"
+
+
+def _value(row, name) -> float:
+    value = row.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _mean(rows, name) -> float:
+    values = [_value(r, name) for r in rows if name in r]
+    return float(np.mean(values)) if values else math.nan
+
+
+def _interval(prefix, values, resamples, seed) -> dict:
+    if not values:
+        return {prefix: math.nan, f"{prefix}_low": math.nan, f"{prefix}_high": math.nan}
+    (interval,) = bootstrap_cis(np.array(values).reshape(-1, 1), resamples=resamples, seed=seed)
+    return {prefix: interval.mean, f"{prefix}_low": interval.low, f"{prefix}_high": interval.high}
+
+
+def _finite(value):
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    return value
+
+
+# --- renderings ---------------------------------------------------------------------------------
+
+
+def _ci(model, prefix="ex") -> str:
+    mean = model.get(prefix)
+    if mean is None:
+        return "–"
+    return f"{mean:.3f} [{model[f'{prefix}_low']:.3f}, {model[f'{prefix}_high']:.3f}]"
+
+
+def _rank_text(model) -> tuple[str, str]:
+    if model["rank"] is None:
+        return "–", "–"
+    return str(model["rank"]), f"{model['rank_low']}–{model['rank_high']}"
+
+
+def _sections(data) -> list[Section]:
+    method = (
+        f"EX with its {data['level']:.0%} percentile bootstrap interval over items "
+        f"({data['resamples']:,} resamples, seed {data['seed']}); every number is re-scored "
+        "from the run's raw outputs over every item of the task (missing items score 0). Rank "
+        "interval: paired bootstrap over items. Group: models sharing a letter are not "
+        f"significantly different (exact McNemar on EX, Holm-adjusted over all pairs, "
+        f"alpha {data['alpha']}). Rejected runs are listed, not ranked."
+    )
+    sections = [Section("Method", (method,))]
+    for board in data["tasks"]:
+        similarity = ("Struct. sim.",) if board["similarity"] else ()
+        columns = (
+            "Rank",
+            "Rank 95%",
+            "Group",
+            "Model",
+            "EX [95% CI]",
+            *similarity,
+            "VES",
+            *(f"EX {c}" for c in board["categories"]),
+            "EX healthy gold",
+            "EX reads data",
+            "Truncated",
+            "Verdict",
+        )
+        rows = []
+        for model in board["models"]:
+            rank, interval = _rank_text(model)
+            rows.append(
+                (
+                    rank,
+                    interval,
+                    model["groups"] or "–",
+                    model["name"],
+                    _ci(model),
+                    *((fmt(model.get("structural_similarity")),) if similarity else ()),
+                    fmt(model["ves"]),
+                    *(fmt(model["by_category"][c]["ex"]) for c in board["categories"]),
+                    fmt(model["ex_on_healthy_gold"]),
+                    fmt(model["ex_reads_data"]),
+                    f"{model['truncation_rate']:.1%}"
+                    if model["truncation_rate"] is not None
+                    else "–",
+                    model["verdict"],
+                )
+            )
+        title = board["task"] + (
+            f" ({board['dataset_version']})" if board["dataset_version"] else ""
+        )
+        sections.append(
+            Section(title, (f"{board['n_items']} items.", Table(columns, tuple(rows))), level=2)
+        )
+    return sections
+
+
+def _write_csv(data, path: Path) -> None:
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(
+            [
+                "task",
+                "dataset_version",
+                "rank",
+                "rank_low",
+                "rank_high",
+                "group",
+                "model",
+                "ex",
+                "ex_low",
+                "ex_high",
+                "ves",
+                "ex_on_healthy_gold",
+                "ex_reads_data",
+                "truncation_rate",
+                "structural_similarity",
+                "category",
+                "verdict",
+                "digest",
+                "report",
+            ]
+        )
+        for board in data["tasks"]:
+            for model in board["models"]:
+                base = [
+                    board["task"],
+                    board["dataset_version"],
+                    model["rank"],
+                    model["rank_low"],
+                    model["rank_high"],
+                    model["groups"],
+                    model["name"],
+                ]
+                tail = [model["verdict"], model["digest"], model["report"]]
+                writer.writerow(
+                    [
+                        *base,
+                        model["ex"],
+                        model["ex_low"],
+                        model["ex_high"],
+                        model["ves"],
+                        model["ex_on_healthy_gold"],
+                        model["ex_reads_data"],
+                        model["truncation_rate"],
+                        model.get("structural_similarity", ""),
+                        "",
+                        *tail,
+                    ]
+                )
+                for category, values in model["by_category"].items():
+                    writer.writerow(
+                        [
+                            *base,
+                            values["ex"],
+                            values["ex_low"],
+                            values["ex_high"],
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                            category,
+                            *tail,
+                        ]
+                    )
+
+
+def _asset(name: str) -> str:
+    return (resources.files("sqlbench_lmeval.submission") / "leaderboard_assets" / name).read_text(
+        encoding="utf-8"
+    )
+
+
+def render_leaderboard(data: dict) -> str:
+    """The page: inline style, the data as an inert JSON block, inline script."""
+    return "\n".join(
+        (
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(data['title'])}</title>",
+            f"<style>{_asset('leaderboard.css')}</style>",
+            "</head><body>",
+            '<div id="app"><p>Loading…</p></div>',
+            f'<script type="application/json" id="leaderboard-data">{script_json(data)}</script>',
+            f"<script>{explorer_asset('dom.js')}</script>",
+            f"<script>{_asset('leaderboard.js')}</script>",
+            "</body></html>",
+        )
+    )
+
+
+__all__ = [
+    "LeaderboardFiles",
+    "build_leaderboard",
+    "leaderboard_data",
+    "render_leaderboard",
+]

@@ -1,0 +1,1026 @@
+"""``sqlbench-lmeval verify``: check a submitted run from its raw outputs, with our own scorer.
+
+For every task of ours in a run (see ``submission`` for what a run is), the checks below give
+findings, each naming the items it concerns, and a severity:
+
+- ``reject``: the run cannot stand as a result (an item logged twice, an id the task does not
+  have, nothing of ours to check);
+- ``finding``: the run stands, re-scored by us, but a reader must know this (items missing,
+  an edited prompt, sampling on a greedy task, numbers that differ from ours, constant
+  answers, ...);
+- ``info``: recorded facts (versions, settings, counts), never a problem.
+
+The verdict of a task (and of the run: its worst task) is ``rejected`` with any reject,
+``verified with findings`` with any finding, else ``verified``.
+
+Checks, in order:
+
+1. completeness: every item of the task exactly once; a missing item scores 0 on the full
+   denominator (the task's item count, whatever ``--limit`` the run used);
+2. provenance: task name and version, package, ``dataset_version``, ``comparison_version``
+   and engine as the run recorded them against ours; each item's prompt against the prompt
+   the task builds now (sha256 of both; a chat template may wrap ours, but not change it);
+3. settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
+   not sampled (the sampled ones: their own sampling settings), chat template and system
+   instruction, the generation limit and how many outputs it cut, and prompts too long for
+   the model's context where the run records that context (lm-eval's ``max_length``; counted
+   with the run's tokenizer when it loads offline);
+4. re-scoring: every metric recomputed from the raw outputs with the installed scorer
+   (``offline.score_outputs``, the code path of the lm-eval filter) and compared with the
+   numbers the run claims, per item and in aggregate; each mismatch names its items and the
+   likely cause;
+5. integrity: answers that read no table (``table_reads``), answers that are the gold SQL
+   verbatim, and (:func:`cross_run_findings`) runs whose raw outputs equal another run's.
+
+The report carries a digest: the sha256 of the files read and the findings, which a
+leaderboard can cite. Published numbers are ours, on the full denominator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+
+from sqlbench_lmeval import __version__
+from sqlbench_lmeval.benchmarks import benchmark_module
+from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.execution import Limits
+from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
+from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
+from sqlbench_lmeval.offline import score_aligned, task_documents
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.pipeline import (
+    READS_NO_TABLE,
+    TRUNCATION_ADVICE,
+    UNREPEATABLE_FLAGS,
+    aggregate,
+    verdict,
+)
+from sqlbench_lmeval.scoring.sampling import normalized_sql
+from sqlbench_lmeval.submission.logged import (
+    DATA_OPTIONS,
+    LoggedAnswer,
+    LoggedTask,
+    Submission,
+    data_options,
+    outputs_fingerprint,
+)
+
+REJECT, FINDING, INFO = "reject", "finding", "info"
+_RANK = {REJECT: 2, FINDING: 1, INFO: 0}
+VERIFIED, WITH_FINDINGS, REJECTED = "verified", "verified with findings", "rejected"
+
+#: Numbers closer than this are equal (scores are means of 0/1 or similarities in [0, 1]).
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check: its severity, what it says, and the items it concerns."""
+
+    check: str  # completeness, provenance, settings, rescoring, integrity
+    code: str  # a stable name, e.g. duplicate_items
+    severity: str  # reject, finding, info
+    message: str
+    items: tuple[int, ...] = ()
+    task: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task,
+            "check": self.check,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "items": list(self.items),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Finding:
+        return cls(
+            data["check"],
+            data["code"],
+            data["severity"],
+            data["message"],
+            tuple(data.get("items") or ()),
+            data.get("task"),
+        )
+
+
+@dataclass(frozen=True)
+class TaskVerification:
+    """The verification of one task of a run."""
+
+    task: str
+    benchmark: str
+    findings: tuple[Finding, ...]
+    metrics: Mapping  # ours, on the full denominator (``scoring.aggregate``)
+    metrics_logged: Mapping  # ours, over the logged items only (lm-eval's denominator)
+    claimed: Mapping  # the run's aggregate numbers
+    facts: Mapping  # provenance and settings as recorded
+    items: tuple[Mapping, ...]  # per item: id, category, verdict, numbers, prompt hash
+    outputs_sha256: str
+    dataset_version: str | None
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.findings)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The verification of a run: its tasks, run-wide findings, inputs and digest."""
+
+    run: str
+    source: str
+    kind: str
+    tasks: tuple[TaskVerification, ...]
+    findings: tuple[Finding, ...]  # about the run as a whole (cross-run findings too)
+    inputs: tuple[tuple[str, str], ...]
+    settings: Mapping
+
+    @property
+    def all_findings(self) -> tuple[Finding, ...]:
+        return self.findings + tuple(f for task in self.tasks for f in task.findings)
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.all_findings)
+
+    def with_findings(self, extra: Iterable[Finding]) -> Verification:
+        return Verification(
+            self.run,
+            self.source,
+            self.kind,
+            self.tasks,
+            self.findings + tuple(extra),
+            self.inputs,
+            self.settings,
+        )
+
+    def digest(self) -> str:
+        """sha256 over the files read, the versions that judged them and every finding."""
+        content = {
+            "inputs": [list(entry) for entry in self.inputs],
+            "sqlbench_lmeval_version": __version__,
+            "comparison_version": COMPARISON_VERSION,
+            "verdict": self.verdict,
+            "tasks": [
+                {"task": task.task, "verdict": task.verdict, "outputs_sha256": task.outputs_sha256}
+                for task in self.tasks
+            ],
+            "findings": [finding.to_json() for finding in self.all_findings],
+        }
+        text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    def to_json(self) -> dict:
+        return {
+            "run": self.run,
+            "source": self.source,
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "digest": self.digest(),
+            "sqlbench_lmeval_version": __version__,
+            "comparison_version": COMPARISON_VERSION,
+            "inputs": [{"file": name, "sha256": sha} for name, sha in self.inputs],
+            "settings": _jsonable(self.settings),
+            "findings": [finding.to_json() for finding in self.findings],
+            "tasks": [
+                {
+                    "task": task.task,
+                    "benchmark": task.benchmark,
+                    "verdict": task.verdict,
+                    "dataset_version": task.dataset_version,
+                    "outputs_sha256": task.outputs_sha256,
+                    "metrics": _jsonable(task.metrics),
+                    "metrics_logged": _jsonable(task.metrics_logged),
+                    "claimed": _jsonable(task.claimed),
+                    "facts": _jsonable(task.facts),
+                    "findings": [finding.to_json() for finding in task.findings],
+                    "items": [_jsonable(item) for item in task.items],
+                }
+                for task in self.tasks
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Verification:
+        """The verification :meth:`to_json` wrote (e.g. a leaderboard's cached one)."""
+        tasks = tuple(
+            TaskVerification(
+                task=task["task"],
+                benchmark=task["benchmark"],
+                findings=tuple(Finding.from_json(f) for f in task["findings"]),
+                metrics=task["metrics"],
+                metrics_logged=task["metrics_logged"],
+                claimed=task["claimed"],
+                facts=task["facts"],
+                items=tuple(task["items"]),
+                outputs_sha256=task["outputs_sha256"],
+                dataset_version=task.get("dataset_version"),
+            )
+            for task in data["tasks"]
+        )
+        return cls(
+            run=data["run"],
+            source=data["source"],
+            kind=data["kind"],
+            tasks=tasks,
+            findings=tuple(Finding.from_json(f) for f in data["findings"]),
+            inputs=tuple((entry["file"], entry["sha256"]) for entry in data["inputs"]),
+            settings=data.get("settings") or {},
+        )
+
+
+def verdict_of(findings: Iterable[Finding]) -> str:
+    """rejected, verified with findings or verified: the worst severity of ``findings``."""
+    worst = max((_RANK[finding.severity] for finding in findings), default=0)
+    return {2: REJECTED, 1: WITH_FINDINGS, 0: VERIFIED}[worst]
+
+
+# --- the checks --------------------------------------------------------------------------------
+
+
+def verify_submission(
+    submission: Submission,
+    *,
+    cache_dir=None,
+    limits: Limits | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    source=None,
+    options: Mapping | None = None,
+) -> Verification:
+    """Verify every task of ours in ``submission`` (see the module docstring). ``options``
+    choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded.
+    ``limits``: what the answers are re-scored under; None: :func:`run_limits`."""
+    if limits is None:
+        limits = run_limits(submission, options)
+    findings = []
+    if submission.other_tasks:
+        findings.append(
+            Finding(
+                "completeness",
+                "other_tasks",
+                INFO,
+                f"tasks that are not ours were not verified: {', '.join(submission.other_tasks)}",
+            )
+        )
+    checked = [
+        _check_task(submission, logged, cache_dir, source, options or {})
+        for logged in submission.tasks
+    ]
+    # Every task's answers in one batch per benchmark and kind: one worker pool, and the
+    # workers stay busy across tasks.
+    batches: dict[tuple, list[_Checked]] = {}
+    for task in checked:
+        key = (task.spec.benchmark, task.spec.sampled, _samples_per_item(task))
+        batches.setdefault(key, []).append(task)
+    for (benchmark, _, _), group in batches.items():
+        scores = score_aligned(
+            benchmark_module(benchmark),
+            [item for task in group for item in task.items],
+            [task.predictions.get(item.id) for task in group for item in task.items],
+            cache_dir=cache_dir,
+            limits=limits,
+            workers=workers,
+            progress=progress,
+            preview_rows=0,  # a verification keeps numbers, not result rows
+        )
+        for task in group:
+            task.scores, scores = scores[: len(task.items)], scores[len(task.items) :]
+    tasks = tuple(_finish_task(task) for task in checked)
+    return Verification(
+        run=submission.name,
+        source=submission.source,
+        kind=submission.kind,
+        tasks=tasks,
+        findings=tuple(findings),
+        inputs=submission.inputs,
+        settings=_run_settings(submission.settings),
+    )
+
+
+def run_limits(
+    submission: Submission,
+    options: Mapping | None = None,
+    timeout_s: float | None = None,
+    max_rows: int = DEFAULT_LIMITS.max_rows,
+) -> Limits:
+    """The limits ``submission`` is re-scored under: ``timeout_s``, else the default time limit
+    of the engine its tasks ran on (the longest, should they differ; ``options`` choose the
+    engine over what the run recorded), which is what the run's own scoring used unless it was
+    told otherwise: 60 s on PostgreSQL, 10 s elsewhere (``runner.default_timeout``)."""
+    from sqlbench_lmeval.execution.runner import default_timeout
+
+    if timeout_s is None:
+        engines = {
+            {**_run_options(logged, submission), **(options or {})}.get("engine")
+            for logged in submission.tasks
+        }
+        timeout_s = max(default_timeout(engine) for engine in engines or {None})
+    return Limits(timeout_s=timeout_s, max_rows=max_rows)
+
+
+def _spec_of(name: str) -> TaskSpec:
+    specs = task_specs()
+    if name in specs:
+        return specs[name]
+    spec = benchmark_spec(name)  # a `score` output of a whole benchmark names the benchmark
+    if spec is None:
+        raise UserError(f"{name!r} is not a sqlbench-lmeval task; ours: {', '.join(specs)}")
+    return spec
+
+
+@dataclass
+class _Checked:
+    """A task between the checks that read the run and the ones that need its scores."""
+
+    logged: LoggedTask
+    spec: TaskSpec
+    found: list[Finding]
+    docs: list[dict]
+    items: list[Item]
+    answers: dict[int, LoggedAnswer]
+    prompts: dict[int, dict]
+    facts: dict
+    predictions: dict
+    scores: list[dict] = field(default_factory=list)
+
+    def add(self, check, code, severity, message, items=()) -> None:
+        self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))
+
+
+def _check_task(submission, logged: LoggedTask, cache_dir, source, given) -> _Checked:
+    """Completeness, provenance and settings of one task, and the answers to score."""
+    spec = _spec_of(logged.name)
+    options = {**_run_options(logged, submission), **given}
+    docs = task_documents(spec, cache_dir=cache_dir, source=source, **options)
+    items = [Item.from_doc(doc) for doc in docs]
+    task = _Checked(logged, spec, [], docs, items, {}, {}, {}, {})
+    by_id = {item.id: item for item in items}
+    task.answers = _completeness(logged, by_id, submission, task.add)
+    task.prompts = _provenance(spec, logged, docs, task.answers, task.add, task.facts)
+    task.facts.update(_settings(spec, logged, submission, task.answers, task.prompts, task.add))
+    task.predictions = {
+        item_id: _prediction(answer, spec)
+        for item_id, answer in task.answers.items()
+        if answer.outputs
+    }
+    return task
+
+
+def _samples_per_item(task: _Checked) -> int | None:
+    """Samples per item of a sampled task (batches must agree), None for the others."""
+    if not task.spec.sampled:
+        return None
+    counts = {len(outputs) for outputs in task.predictions.values()}
+    return max(counts, default=0)
+
+
+def _finish_task(task: _Checked) -> TaskVerification:
+    """Re-scoring, truncation and integrity checks on the task's scores; its verification."""
+    scores, answers = task.scores, task.answers
+    logged_scores = [score for score in scores if score["id"] in answers]
+    _rescoring(task.spec, task.logged, answers, scores, logged_scores, task.add)
+    _truncation(scores, task.add)
+    _integrity(scores, {item.id: item for item in task.items}, task.add)
+    metrics = aggregate(scores)
+    extra = getattr(benchmark_module(task.spec.benchmark), "aggregate_metrics", None)
+    if extra is not None and not task.spec.sampled:
+        metrics.update(extra(scores))
+    dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}
+    return TaskVerification(
+        task=task.logged.name,
+        benchmark=task.spec.benchmark,
+        findings=tuple(task.found),
+        metrics=metrics,
+        metrics_logged=aggregate(logged_scores),
+        claimed=dict(task.logged.claimed_metrics),
+        facts=task.facts,
+        items=tuple(_item_row(score, task.prompts.get(score["id"])) for score in scores),
+        outputs_sha256=outputs_fingerprint(task.logged),
+        dataset_version=next(iter(dataset_versions), None),
+    )
+
+
+def _run_options(logged: LoggedTask, submission: Submission) -> dict:
+    """The data options the run used (lm-eval ``--metadata``), as far as they choose data."""
+    options = data_options(logged)
+    if submission.kind == "score":  # a `score` output records its own
+        recorded = submission.settings.get("data_options") or {}
+        options.update({k: v for k, v in recorded.items() if k in DATA_OPTIONS})
+        if submission.settings.get("engine"):
+            options.setdefault("engine", submission.settings["engine"])
+    return options
+
+
+def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, LoggedAnswer]:
+    """The logged answer of each item (the first, if logged twice); findings for the rest."""
+    answers: dict[int, LoggedAnswer] = {}
+    duplicated, unknown, unnamed = [], [], []
+    for answer in logged.answers:
+        if answer.item_id is None:
+            unnamed.append(answer.where)
+        elif answer.item_id not in by_id:
+            unknown.append(answer.item_id)
+        elif answer.item_id in answers:
+            duplicated.append(answer.item_id)
+        else:
+            answers[answer.item_id] = answer
+    if unnamed:
+        add(
+            "completeness",
+            "unnamed_lines",
+            REJECT,
+            f"{len(unnamed)} line(s) name no item id: " + ", ".join(unnamed[:5]),
+        )
+    if duplicated:
+        ids = sorted(set(duplicated))
+        add(
+            "completeness",
+            "duplicate_items",
+            REJECT,
+            f"{len(ids)} item(s) answered more than once (only one answer per item counts; "
+            "which one would be the submitter's choice)",
+            ids,
+        )
+    if unknown:
+        ids = sorted(set(unknown))
+        add(
+            "completeness",
+            "unknown_items",
+            REJECT,
+            f"{len(ids)} id(s) are not items of {logged.name}",
+            ids,
+        )
+    missing = sorted(set(by_id) - set(answers))
+    if missing:
+        limit = (submission.settings.get("config") or {}).get("limit")
+        how = f" (the run used --limit {limit})" if limit is not None else ""
+        add(
+            "completeness",
+            "missing_items",
+            FINDING,
+            f"{len(missing)} of {len(by_id)} items have no answer{how}: they score 0 on the "
+            f"full denominator ({len(by_id)} items)",
+            missing,
+        )
+    return answers
+
+
+def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add, facts) -> dict[int, dict]:
+    """Versions as recorded against ours (into ``facts``), and each item's prompt against the
+    one we build (per item: both hashes and ``same``/``wrapped``/``edited``/``not_logged``)."""
+    if logged.version is not None and spec.version is not None:
+        if _as_version(logged.version) != _as_version(spec.version):
+            add(
+                "provenance",
+                "task_version",
+                FINDING,
+                f"task version {logged.version}, ours is {spec.version}",
+            )
+    run_docs = [answer.doc for answer in answers.values() if answer.doc]
+    ours = {doc["id"]: doc for doc in docs}
+    for key, code in (("dataset_version", "dataset_version"), ("engine", "engine")):
+        theirs = sorted({str(doc[key]) for doc in run_docs if doc.get(key)})
+        mine = sorted({str(doc[key]) for doc in docs if doc.get(key)})
+        if theirs and theirs != mine:
+            add(
+                "provenance",
+                code,
+                FINDING,
+                f"{key} {', '.join(theirs)} in the run, {', '.join(mine)} here: the items the "
+                "run answered are not the ones scored here",
+            )
+    packages = sorted(
+        {
+            str(doc["sqlbench_lmeval_version"])
+            for doc in run_docs
+            if doc.get("sqlbench_lmeval_version")
+        }
+    )
+    if packages and packages != [__version__]:
+        add(
+            "provenance",
+            "package_version",
+            INFO,
+            f"run made with sqlbench-lmeval {', '.join(packages)}, verified with {__version__}",
+        )
+    versions = sorted(
+        {
+            str(version)
+            for answer in answers.values()
+            if (version := answer.claimed_fields(("comparison_version",)).get("comparison_version"))
+        }
+    )
+    facts.update(
+        {
+            "task_version": f"{logged.version} (ours {spec.version})",
+            "engine": ", ".join(sorted({str(d["engine"]) for d in docs if d.get("engine")})),
+            "dataset_version (run)": ", ".join(
+                sorted({str(d["dataset_version"]) for d in run_docs if d.get("dataset_version")})
+            )
+            or None,
+            "sqlbench_lmeval_version (run)": ", ".join(packages) or None,
+            "comparison_version (run)": ", ".join(versions) or None,
+        }
+    )
+    if versions and versions != [COMPARISON_VERSION]:
+        add(
+            "provenance",
+            "comparison_version",
+            FINDING,
+            f"the run was judged under comparison version {', '.join(versions)}; this "
+            f"scorer's is {COMPARISON_VERSION}",
+        )
+    build = spec.prompt_function()
+    prompts: dict[int, dict] = {}
+    edited = []
+    for item_id, answer in answers.items():
+        prompt = build(ours[item_id])
+        state = _prompt_state(answer.prompt, prompt)
+        prompts[item_id] = {
+            "prompt_sha256": _sha256(prompt),
+            "logged_prompt_sha256": None if answer.prompt is None else _sha256(answer.prompt),
+            "prompt": state,
+        }
+        if state == "edited":
+            edited.append(item_id)
+    if edited:
+        add(
+            "provenance",
+            "edited_prompt",
+            FINDING,
+            f"{len(edited)} logged prompt(s) differ from the prompt the task builds (an "
+            "edited question, schema or instruction)",
+            edited,
+        )
+    return prompts
+
+
+def _prompt_state(logged: str | None, ours: str) -> str:
+    """``same``, ``wrapped`` (inside a chat template or a system turn), ``edited`` or
+    ``not_logged``."""
+    if logged is None:
+        return "not_logged"
+    if logged == ours:
+        return "same"
+    messages = _chat_messages(logged)
+    if messages is not None:
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        return "wrapped" if users and users[-1] == ours else "edited"
+    # A template adds markers around the text; lm-eval's chat formatting may strip its ends.
+    return "wrapped" if ours.strip() and ours.strip() in logged else "edited"
+
+
+def _chat_messages(text: str) -> list[dict] | None:
+    """The messages of a prompt logged as a JSON chat (API chat models), else None."""
+    if not text.startswith("["):
+        return None
+    try:
+        messages = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(messages, list) and all(isinstance(m, dict) for m in messages):
+        return messages
+    return None
+
+
+def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict:
+    """Decoding, shots, template and limits as the run recorded them, against the task's."""
+    config = logged.config
+    generation = dict(config.get("generation_kwargs") or {})
+    logged_kwargs = [dict(answer.generation) for answer in answers.values() if answer.generation]
+    observed = [generation, *logged_kwargs] if generation or logged_kwargs else []
+    facts: dict = {
+        "num_fewshot": config.get("num_fewshot"),
+        "generation_kwargs": generation or (logged_kwargs[0] if logged_kwargs else None),
+        "repeats": config.get("repeats"),
+    }
+    shots = config.get("num_fewshot")
+    if shots:
+        add(
+            "settings",
+            "not_zero_shot",
+            FINDING,
+            f"{shots}-shot: the benchmark is zero-shot (examples change every prompt)",
+        )
+    if spec.greedy:
+        sampling = [
+            kw for kw in observed if kw.get("do_sample") or _positive(kw.get("temperature"))
+        ]
+        if sampling:
+            shown = sampling[0]
+            ids = [
+                item_id
+                for item_id, answer in answers.items()
+                if answer.generation
+                and (
+                    answer.generation.get("do_sample")
+                    or _positive(answer.generation.get("temperature"))
+                )
+            ]
+            add(
+                "settings",
+                "sampling_on_greedy_task",
+                FINDING,
+                f"sampled decoding (do_sample={shown.get('do_sample')}, temperature="
+                f"{shown.get('temperature')}) on a greedy task: {spec.name} is defined with "
+                "do_sample false, temperature 0",
+                ids,
+            )
+    else:
+        wanted = {k: spec.generation_kwargs.get(k) for k in ("do_sample", "temperature", "top_p")}
+        differ = [kw for kw in observed if any(k in kw and kw[k] != v for k, v in wanted.items())]
+        if differ:
+            add(
+                "settings",
+                "sampling_settings",
+                FINDING,
+                f"sampling settings differ from the task's {wanted}: {differ[0]}",
+            )
+        repeats = config.get("repeats")
+        if repeats is not None and int(repeats) != spec.repeats:
+            add(
+                "settings",
+                "repeats",
+                FINDING,
+                f"{repeats} samples per item; the task asks for {spec.repeats}",
+            )
+    limits = sorted({kw.get("max_gen_toks") for kw in observed if kw.get("max_gen_toks")})
+    facts["max_gen_toks"] = limits[-1] if limits else spec.max_gen_toks
+    if limits and limits != [spec.max_gen_toks]:
+        add(
+            "settings",
+            "generation_limit",
+            INFO,
+            f"max_gen_toks {', '.join(map(str, limits))} (task default {spec.max_gen_toks})",
+        )
+    run = submission.settings
+    template = run.get("chat_template")
+    chat = bool(template) or any(p["prompt"] == "wrapped" for p in prompts.values())
+    facts["chat_template"] = "on" if chat else "off"
+    facts["chat_template_sha"] = run.get("chat_template_sha")
+    if run.get("system_instruction"):
+        add(
+            "settings",
+            "system_instruction",
+            FINDING,
+            "a system instruction was added to every prompt: "
+            f"{str(run['system_instruction'])[:200]!r}",
+        )
+    facts["limit"] = (run.get("config") or {}).get("limit")
+    facts["max_length"] = run.get("max_length")
+    _context(run, answers, facts, add)
+    return facts
+
+
+def _context(run: Mapping, answers: Mapping[int, LoggedAnswer], facts: dict, add) -> None:
+    """Prompts that cannot fit the model's context with room for the generation limit.
+
+    lm-eval's ``hf`` model keeps the last ``max_length - max_gen_toks`` tokens of a longer
+    prompt and drops the rest (the start of the schema) without a word. The run records
+    ``max_length``; the prompt is counted with the run's own tokenizer when it loads offline.
+    """
+    max_length = run.get("max_length")
+    budget = facts.get("max_gen_toks")
+    if not isinstance(max_length, int) or not isinstance(budget, int):
+        facts["context_check"] = "not recorded (no max_length in the run)"
+        return
+    tokenizer, name = _tokenizer(run)
+    if tokenizer is None:
+        facts["context_check"] = f"not checked: tokenizer {name!r} not available offline"
+        add(
+            "settings",
+            "context_not_checked",
+            INFO,
+            f"the run's context is {max_length} tokens, but its tokenizer ({name}) is not "
+            "available offline, so prompt lengths were not counted",
+        )
+        return
+    room = max_length - budget
+    ids = sorted(answers)
+    texts = [answers[i].prompt or "" for i in ids]
+    counts = [len(ids_) for ids_ in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    over = [item_id for item_id, count in zip(ids, counts, strict=True) if count > room]
+    facts["context_check"] = f"counted with {name}"
+    facts["prompt_tokens_max"] = max(counts, default=0)
+    if over:
+        add(
+            "settings",
+            "prompt_exceeds_context",
+            FINDING,
+            f"{len(over)} prompt(s) longer than the {room} tokens the model's context of "
+            f"{max_length} leaves beside max_gen_toks {budget} (longest: {max(counts)} "
+            "tokens): lm-eval cut them from the left, dropping the start of the schema; "
+            "lower max_gen_toks or use a model with a longer context",
+            over,
+        )
+
+
+def _tokenizer(run: Mapping):
+    """The run's tokenizer, loaded from local files only, and its name (None if it cannot)."""
+    arguments = (run.get("config") or {}).get("model_args")
+    if isinstance(arguments, str):
+        arguments = dict(part.split("=", 1) for part in arguments.split(",") if "=" in part)
+    arguments = arguments if isinstance(arguments, Mapping) else {}
+    name = arguments.get("tokenizer") or arguments.get("pretrained")
+    if not name:
+        return None, None
+    try:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(str(name), local_files_only=True), str(name)
+    except Exception:  # not installed, not cached, not a tokenizer: say so, never fail
+        return None, str(name)
+
+
+def _prediction(answer: LoggedAnswer, spec: TaskSpec):
+    """What the run answered, as ``offline.score_outputs`` takes it."""
+    if spec.sampled:
+        return list(answer.outputs)
+    return answer.outputs[0]
+
+
+def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
+    """Claimed numbers (per item: the logged score dict and the numbers beside it; in
+    aggregate: the results file) against ours."""
+    ours = {score["id"]: score for score in scores}
+    mismatched: dict[str, list[int]] = {}
+    for item_id, answer in answers.items():
+        mine = ours[item_id]
+        names = [name for name, value in mine.items() if name != "id" and _is_number(value)]
+        claims = [(False, answer.claimed_fields(names)), (True, answer.claimed_numbers)]
+        for beside, claim in claims:
+            differ = [
+                name
+                for name, value in claim.items()
+                if _is_number(value)
+                and _is_number(mine.get(name))
+                and not _close(value, mine[name])
+            ]
+            if differ:
+                cause = _likely_cause(answer, claim, mine, differ, beside)
+                mismatched.setdefault(cause, []).append(item_id)
+                break
+    for cause, ids in mismatched.items():
+        add(
+            "rescoring",
+            "item_mismatch",
+            FINDING,
+            f"{len(ids)} item(s) claim numbers this scorer does not give; likely cause: {cause}",
+            sorted(set(ids)),
+        )
+    effective = (logged.n_samples or {}).get("effective")
+    if effective is not None and int(effective) != len(logged.answers):
+        add(
+            "rescoring",
+            "aggregate_not_compared",
+            INFO,
+            f"the results file averages over {effective} items, the samples log holds "
+            f"{len(logged.answers)} lines: its aggregates were not compared",
+        )
+        return
+    mine = aggregate(logged_scores) if logged_scores else {}
+    differ = [
+        f"{name} claimed {value:.4f}, re-scored {mine[name]:.4f}"
+        for name, value in sorted(logged.claimed_metrics.items())
+        if _is_number(mine.get(name)) and not _close(value, mine[name], 1e-6)
+    ]
+    if differ:
+        add(
+            "rescoring",
+            "aggregate_mismatch",
+            FINDING,
+            "the run's aggregate numbers differ from the re-scored ones over the same items: "
+            + "; ".join(differ[:8])
+            + (" ..." if len(differ) > 8 else ""),
+        )
+
+
+def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, beside) -> str:
+    """Why ``claim`` (the logged score dict's numbers, or with ``beside`` the numbers logged
+    beside it) differs from ours on ``names``."""
+    claimed = answer.claimed or {}
+    version = claimed.get("comparison_version")
+    if version is not None and str(version) != COMPARISON_VERSION:
+        return f"the run was judged under comparison version {version} (now {COMPARISON_VERSION})"
+    status = claimed.get("status")
+    if status is not None and status != mine["status"]:
+        if {status, mine["status"]} & {"timeout", "crashed"}:
+            return (
+                f"status {status} in the run, {mine['status']} here: execution limits or "
+                "machine speed"
+            )
+        if claimed.get("gold_status") not in (None, mine["gold_status"]):
+            return (
+                f"gold status {claimed.get('gold_status')} in the run, "
+                f"{mine['gold_status']} here: other data or engine"
+            )
+        return f"status {status} in the run, {mine['status']} here"
+    if answer.claimed and beside:
+        inner = [
+            n
+            for n in names
+            if _is_number(answer.claimed.get(n)) and not _close(answer.claimed[n], claim[n])
+        ]
+        if inner:
+            return "the sample's metrics differ from its own score dict: edited after scoring"
+    if (
+        status is not None
+        and status != "ok"
+        and any(claim.get(n) for n in ("ex", "ves") if _is_number(claim.get(n)))
+    ):
+        return f"numbers claimed for an answer whose own status is {status}: edited"
+    return "same status, another verdict: other comparison rules, gold result or edited numbers"
+
+
+def _truncation(scores, add) -> None:
+    cut = [score["id"] for score in scores if score.get("truncated")]
+    if cut:
+        add(
+            "settings",
+            "truncated_outputs",
+            FINDING,
+            f"{len(cut)} output(s) were cut off by the generation limit: {TRUNCATION_ADVICE}",
+            cut,
+        )
+
+
+def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
+    constant = [score["id"] for score in scores if score.get(READS_NO_TABLE)]
+    if constant:
+        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score["ex"])
+        add(
+            "integrity",
+            "reads_no_table",
+            FINDING,
+            f"{len(constant)} answer(s) read no table of the database (constants such as "
+            f"SELECT 646.8); {correct} of them match gold. EX counts them, ex_reads_data "
+            "does not",
+            constant,
+        )
+    verbatim = [
+        score["id"]
+        for score in scores
+        if score.get("extracted_sql")
+        and _sql_key(score["extracted_sql"]) == _sql_key(by_id[score["id"]].gold_sql)
+    ]
+    if verbatim:
+        add(
+            "integrity",
+            "gold_verbatim",
+            FINDING,
+            f"{len(verbatim)} answer(s) ({len(verbatim) / len(scores):.1%} of the items) are "
+            "the gold SQL verbatim (whitespace aside)",
+            verbatim,
+        )
+
+
+def _sql_key(sql: str) -> str:
+    return normalized_sql(sql).rstrip(";").strip().casefold()
+
+
+def cross_run_findings(verifications: Sequence[Verification]) -> list[Verification]:
+    """``verifications`` with a finding on each task whose raw outputs equal another run's."""
+    by_print: dict[tuple[str, str], list[str]] = {}
+    for verification in verifications:
+        for task in verification.tasks:
+            if task.items and any(item["verdict"] != "missing" for item in task.items):
+                key = (task.task, task.outputs_sha256)
+                by_print.setdefault(key, []).append(verification.run)
+    updated = []
+    for verification in verifications:
+        extra = []
+        for task in verification.tasks:
+            twins = [
+                run
+                for run in by_print.get((task.task, task.outputs_sha256), [])
+                if run != verification.run
+            ]
+            if twins:
+                extra.append(
+                    Finding(
+                        "integrity",
+                        "identical_outputs",
+                        FINDING,
+                        f"raw outputs identical, item by item, to run(s) "
+                        f"{', '.join(twins)}: the same model run twice, or a copy",
+                        task=task.task,
+                    )
+                )
+        updated.append(verification.with_findings(extra) if extra else verification)
+    return updated
+
+
+# --- per-item rows and small helpers ------------------------------------------------------------
+
+
+def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
+    row = {
+        "id": score["id"],
+        "category": score.get("category"),
+        "verdict": verdict(score["status"], score["ex"], bool(score.get("truncated"))),
+        "status": score["status"],
+        "reason": score.get("reason"),
+        "healthy_gold": score["gold_status"] == GOLD_HEALTHY
+        and not UNREPEATABLE_FLAGS & set(score.get("flags") or ()),
+        "truncated": bool(score.get("truncated")),
+        READS_NO_TABLE: bool(score.get(READS_NO_TABLE)),
+    }
+    for name in ("ves", "ex", "ex_reads_data", "structural_similarity", "ex_maj"):
+        if _is_number(score.get(name)):
+            row[name] = score[name]
+    if prompt is not None:
+        row.update(prompt)
+    return row
+
+
+def _run_settings(settings: Mapping) -> dict:
+    keep = (
+        "model_name",
+        "config",
+        "chat_template_sha",
+        "system_instruction",
+        "max_length",
+        "lm_eval_version",
+        "transformers_version",
+        "date",
+        "model_name_sanitized",
+        "comparison_version",
+        "dataset_version",
+        "engine",
+        "sqlbench_lmeval_version",
+        "limits",
+    )
+    return {key: settings[key] for key in keep if key in settings}
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _as_version(value) -> str:
+    try:
+        return repr(float(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _positive(value) -> bool:
+    return _is_number(value) and value > 0
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _close(a, b, tolerance: float = TOLERANCE) -> bool:
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= tolerance
+
+
+def _jsonable(value):
+    """``value`` with NaN/inf as None and tuples as lists (strict JSON)."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, Mapping):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+def mean_of(items: Sequence[Mapping], name: str) -> float:
+    values = [item[name] for item in items if _is_number(item.get(name))]
+    return fmean(values) if values else math.nan
+
+
+def severity_counts(verification: Verification) -> Counter:
+    return Counter(finding.severity for finding in verification.all_findings)
+
+
+__all__ = [
+    "FINDING",
+    "INFO",
+    "REJECT",
+    "REJECTED",
+    "VERIFIED",
+    "WITH_FINDINGS",
+    "Finding",
+    "TaskVerification",
+    "Verification",
+    "cross_run_findings",
+    "verdict_of",
+    "verify_submission",
+]

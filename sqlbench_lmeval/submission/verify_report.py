@@ -1,0 +1,149 @@
+"""A verification as a document: Markdown, a standalone HTML page and JSON.
+
+Rendering only (``verify`` makes the numbers); the document model and its two renderings are
+the report's (``report.tables``), so every text from a run is escaped in HTML there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
+from sqlbench_lmeval.submission.verify import Finding, Verification
+
+#: Item ids listed per finding in Markdown/HTML (the JSON lists them all).
+SHOWN_IDS = 30
+
+
+def sections(verification: Verification) -> list[Section]:
+    data = verification.to_json()
+    overview = Table(
+        ("Field", "Value"),
+        (
+            ("Run", verification.run),
+            ("Source", verification.source),
+            ("Kind", verification.kind),
+            ("Verdict", verification.verdict),
+            ("Digest (sha256)", data["digest"]),
+            (
+                "Verified with",
+                f"sqlbench-lmeval {data['sqlbench_lmeval_version']}, "
+                f"comparison version {data['comparison_version']}",
+            ),
+            *((f"Input {name}", sha) for name, sha in verification.inputs),
+        ),
+    )
+    blocks = [
+        overview,
+        "Verdict: rejected when any finding rejects the run (an item answered twice, an id "
+        "the task does not have), verified with findings when a reader must know something, "
+        "else verified. Numbers are re-scored from the raw outputs with the installed scorer, "
+        "over every item of the task (a missing item scores 0).",
+    ]
+    result = [Section("Verification", tuple(blocks))]
+    if verification.findings:
+        result.append(Section("Run", (_findings_table(verification.findings),), level=3))
+    for task in verification.tasks:
+        metrics = task.metrics
+        numbers = Table(
+            ("Number", "Re-scored (all items)", "Re-scored (logged items)", "Claimed"),
+            tuple(
+                (
+                    name,
+                    fmt(metrics.get(name, float("nan")), 4),
+                    fmt(task.metrics_logged.get(name, float("nan")), 4),
+                    fmt(task.claimed.get(name, float("nan")), 4),
+                )
+                for name in _shown_numbers(task)
+            ),
+            (False, True, True, True),
+        )
+        facts = Table(
+            ("Setting", "Value"),
+            tuple((key, _text(value)) for key, value in task.facts.items())
+            + (
+                ("items", str(metrics.get("n"))),
+                ("dataset_version", task.dataset_version or "unknown"),
+                ("verdict counts", _text(metrics.get("verdict_counts"))),
+                ("raw outputs sha256", task.outputs_sha256),
+            ),
+        )
+        blocks = [f"Verdict: {task.verdict}.", numbers, facts]
+        blocks.append(_findings_table(task.findings) if task.findings else "No findings.")
+        result.append(Section(f"{task.task} ({task.benchmark})", tuple(blocks), level=2))
+    return result
+
+
+def _shown_numbers(task) -> list[str]:
+    names = ["ves", "ex", "ex_reads_data", "ex_strict", "ex_set", "ex_on_healthy_gold"]
+    names += ["structural_similarity", "ex_maj", "pass_at_1"]
+    names += sorted(
+        name
+        for name in task.metrics
+        if name.startswith("ex_")
+        and name not in names
+        and name.removeprefix("ex_") in {i.get("category") for i in task.items}
+    )
+    return [name for name in names if name in task.metrics or name in task.claimed]
+
+
+def _findings_table(findings: tuple[Finding, ...]) -> Table:
+    return Table(
+        ("Severity", "Check", "Code", "Finding", "Items"),
+        tuple(
+            (
+                finding.severity,
+                finding.check,
+                finding.code,
+                finding.message,
+                _ids(finding.items),
+            )
+            for finding in findings
+        ),
+    )
+
+
+def _ids(ids) -> str:
+    shown = ", ".join(map(str, ids[:SHOWN_IDS]))
+    more = len(ids) - SHOWN_IDS
+    return shown + (f" … (+{more})" if more > 0 else "") if ids else "–"
+
+
+def _text(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)
+
+
+def report_stem(text: str) -> str:
+    """A file name for run ``text``'s report: its name made safe, and a hash to keep apart
+    names that become the same."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "run"
+    return f"{slug[:60]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
+    """``<stem>.json``, ``<stem>.md`` and ``<stem>.html`` in ``folder``; their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    title = f"Verification of {verification.run}"
+    parts = sections(verification)
+    paths = {
+        "json": folder / f"{stem}.json",
+        "markdown": folder / f"{stem}.md",
+        "html": folder / f"{stem}.html",
+    }
+    text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False, indent=1)
+    paths["json"].write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
+    paths["markdown"].write_text(
+        to_markdown(title, parts), encoding="utf-8", errors="backslashreplace"
+    )
+    paths["html"].write_text(to_html(title, parts), encoding="utf-8", errors="backslashreplace")
+    return paths
+
+
+__all__ = ["report_stem", "sections", "write_verification"]

@@ -1,0 +1,546 @@
+"""Task discovery: lm-eval's TaskManager sees our tasks folder with no flag, and only then.
+
+Fast tests drive the hook in this process (``TaskManager(include_defaults=False)`` indexes only
+our folder and the test's, in milliseconds) and in small subprocesses (start-up laziness). The
+slow tests build a fresh virtualenv, ``pip install`` the project into it (a wheel, then an
+editable install) with lm-eval really installed, and use the real ``lm-eval`` CLI there: list,
+validate, run, disable, ``--include_path``, uninstall.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from sqlbench_lmeval.lmeval import discovery
+from sqlbench_lmeval.paths import tasks_dir
+
+REPO = Path(__file__).resolve().parents[2]
+PTH = REPO / "sqlbench_lmeval_discovery.pth"
+
+
+def run(command, *, env=None, cwd=None, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(c) for c in command],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    """``done``, after failing the test with its output if it exited non-zero."""
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-5000:]
+        pytest.fail(f"exit {done.returncode}: {' '.join(done.args)}\n{tail}")
+    return done
+
+
+def write_task(folder: Path, name: str) -> Path:
+    """A minimal task YAML (never loaded, only indexed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(f"task: {name}\ndataset_path: json\noutput_type: generate_until\n")
+    return path
+
+
+# --- pure parts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected_tail"),
+    [
+        (None, []),
+        ("", []),
+        ("/elsewhere/tasks", ["/elsewhere/tasks"]),
+        (Path("/elsewhere/tasks"), [Path("/elsewhere/tasks")]),
+        (["/a", "/b"], ["/a", "/b"]),
+        (("/a",), ["/a"]),
+    ],
+)
+def test_our_folder_goes_first_and_the_callers_are_kept_in_order(tmp_path, given, expected_tail):
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    assert discovery.extended_include_path(given, ours) == [str(ours.resolve()), *expected_tail]
+
+
+@pytest.mark.parametrize("relation", ["same", "inside", "contains", "same_via_relative"])
+def test_a_caller_path_overlapping_ours_leaves_include_path_alone(tmp_path, monkeypatch, relation):
+    ours = tmp_path / "site" / "tasks"
+    (ours / "tpcds").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    theirs = {
+        "same": str(ours),
+        "inside": str(ours / "tpcds"),
+        "contains": str(tmp_path / "site"),
+        "same_via_relative": "site/tasks/../tasks",
+    }[relation]
+    assert discovery.extended_include_path(["/other", theirs], ours) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "off"),
+    [("1", True), ("true", True), (" YES ", True), ("on", True), ("0", False), ("", False)],
+)
+def test_disable_variable(value, off):
+    assert discovery.disabled({discovery.DISABLE_ENV: value}) is off
+    assert discovery.disabled({}) is False
+
+
+def fake_lm_eval(root: Path, manager_source: str) -> Path:
+    (root / "tasks").mkdir(parents=True)
+    (root / "api").mkdir()
+    (root / "tasks" / "manager.py").write_text(manager_source)
+    (root / "api" / "registry.py").write_text("GROUPS = ('lm_eval.models',)\n")
+    return root
+
+
+def test_native_entry_points_need_both_lm_eval_support_and_our_declaration(tmp_path):
+    native = fake_lm_eval(tmp_path / "new", 'eps = entry_points(group="lm_eval.tasks")\n')
+    old = fake_lm_eval(tmp_path / "old", "from lm_eval.tasks._index import TaskIndex\n")
+
+    assert discovery.native_task_plugins(native, ["console_scripts", "lm_eval.tasks"])
+    # lm-eval 0.4.13: the group is not named (an import of lm_eval.tasks is not a group name).
+    assert not discovery.native_task_plugins(old, ["console_scripts", "lm_eval.tasks"])
+    # We do not advertise a task entry point: stepping aside would lose our tasks.
+    assert not discovery.native_task_plugins(native, ["console_scripts"])
+    assert not discovery.native_task_plugins(native, ["lm_eval.models"])
+
+
+def test_installed_lm_eval_has_no_native_task_entry_points():
+    import lm_eval
+
+    root = Path(lm_eval.__file__).parent
+    assert not discovery.native_task_plugins(root, ["lm_eval.tasks", "lm_eval.task_dirs"])
+
+
+def test_build_ships_the_pth_at_the_wheel_root():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    build = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    force = build["targets"]["wheel"]["force-include"]
+    assert force[PTH.name] == PTH.name
+    assert "custom" in build["targets"]["wheel"]["hooks"]  # hatch_build.py: editable wheels
+
+
+# --- the .pth and install(): lazy at start-up -------------------------------------------------
+
+LAZY_PROBE = textwrap.dedent(
+    """
+    import site, sys
+    site.addpackage({folder!r}, {name!r}, set())  # exactly what site does with a .pth file
+    hooks = [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "TasksImportHook"]
+    print(hooks, "lm_eval" in sys.modules)
+    import lm_eval.tasks
+    from lm_eval.evaluator import TaskManager as from_evaluator
+    from lm_eval.tasks.manager import TaskManager
+    from sqlbench_lmeval.lmeval import discovery
+    hooks = [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "TasksImportHook"]
+    print(discovery.is_active(), hooks, from_evaluator is TaskManager is lm_eval.tasks.TaskManager)
+    """
+)
+
+
+def probe(env_extra: dict[str, str] | None = None, cwd=None, python_flags=()):
+    env = {k: v for k, v in os.environ.items() if k != discovery.DISABLE_ENV}
+    env.update(env_extra or {})
+    code = LAZY_PROBE.format(folder=str(PTH.parent), name=PTH.name)
+    return run([sys.executable, *python_flags, "-c", code], env=env, cwd=cwd, timeout=120)
+
+
+def test_pth_arms_the_hook_without_importing_lm_eval_then_patches_on_import():
+    done = ok(probe())
+    assert done.stdout.splitlines() == ["['TasksImportHook'] False", "True [] True"]
+    assert "Warning" not in done.stderr
+
+
+def test_variable_at_start_up_keeps_the_hook_out():
+    done = ok(probe({discovery.DISABLE_ENV: "1"}))
+    assert done.stdout.splitlines() == ["[] False", "False [] True"]
+
+
+def test_a_lookup_without_import_does_not_spend_the_hook():
+    code = textwrap.dedent(
+        """
+        import importlib.util
+        from sqlbench_lmeval.lmeval import discovery
+        discovery.uninstall()
+        discovery.install()
+        assert importlib.util.find_spec("lm_eval.tasks") is not None  # looked up, not loaded
+        import lm_eval.tasks
+        print(discovery.is_active())
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != discovery.DISABLE_ENV}
+    assert ok(run([sys.executable, "-c", code], env=env, timeout=120)).stdout.strip() == "True"
+
+
+def test_pth_is_silent_when_the_package_is_gone(tmp_path):
+    # -S: no site-packages, so neither sqlbench_lmeval nor lm_eval can be imported.
+    code = f"import site; site.addpackage({str(PTH.parent)!r}, {PTH.name!r}, set()); print('ok')"
+    done = run([sys.executable, "-S", "-c", code], cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "ok", "")
+
+
+# --- the wrapped TaskManager, in this process --------------------------------------------------
+
+
+@pytest.fixture
+def hooked():
+    """lm-eval's TaskManager with the hook freshly installed; the previous state restored after."""
+    from lm_eval.tasks import TaskManager
+
+    was_active = discovery.is_active()
+    saved = os.environ.pop(discovery.DISABLE_ENV, None)
+    discovery.uninstall()
+    discovery.install()
+    yield TaskManager
+    discovery.uninstall()
+    if was_active:
+        discovery.install()
+    if saved is not None:
+        os.environ[discovery.DISABLE_ENV] = saved
+
+
+def our_index() -> dict:
+    from lm_eval.tasks._index import TaskIndex
+
+    return TaskIndex.build([tasks_dir()])
+
+
+def index_paths(manager) -> dict[str, str | None]:
+    return {name: str(e.yaml_path) for name, e in manager.task_index.items()}
+
+
+def test_task_manager_indexes_our_tasks_and_reports_the_callers_include_path(hooked):
+    ours = {name: str(e.yaml_path) for name, e in our_index().items()}
+    manager = hooked(include_defaults=False)
+    assert index_paths(manager) == ours
+    assert manager.include_path is None
+    assert hooked.__init__.__wrapped__.__qualname__ == "TaskManager.__init__"
+
+
+def test_passing_our_folder_again_indexes_nothing_twice(hooked, caplog):
+    with caplog.at_level(logging.WARNING):
+        twice = hooked(include_defaults=False, include_path=str(tasks_dir()))
+    assert index_paths(twice) == index_paths(hooked(include_defaults=False))
+    assert not [r for r in caplog.records if "overrides" in r.getMessage()]
+
+
+def test_callers_folder_wins_over_ours_and_positional_arguments_work(hooked, tmp_path):
+    mine = write_task(tmp_path / "mine", "my_own_task")
+    shadow_name = next(iter(our_index()), None)
+    shadow = write_task(tmp_path / "mine", shadow_name) if shadow_name else None
+
+    manager = hooked(None, str(tmp_path / "mine"), False)  # verbosity, include_path, defaults
+
+    paths = index_paths(manager)
+    assert paths["my_own_task"] == str(mine)
+    if shadow is not None:
+        assert paths[shadow_name] == str(shadow)
+    assert set(our_index()) <= set(paths)
+    assert manager.include_path == str(tmp_path / "mine")
+
+
+def test_variable_at_run_time_makes_the_hook_inert(hooked, monkeypatch):
+    monkeypatch.setenv(discovery.DISABLE_ENV, "1")
+    assert hooked(include_defaults=False).task_index == {}
+
+
+def test_install_twice_wraps_once_and_uninstall_restores(hooked):
+    wrapped = hooked.__init__
+    discovery.install()
+    assert hooked.__init__ is wrapped
+    discovery.uninstall()
+    assert not discovery.is_active()
+    assert hooked(include_defaults=False).task_index == {}
+
+
+def test_a_failing_hook_warns_and_lm_eval_still_works(hooked, monkeypatch, tmp_path):
+    def broken():
+        raise FileNotFoundError("no tasks folder")
+
+    monkeypatch.setattr("sqlbench_lmeval.paths.tasks_dir", broken)
+    write_task(tmp_path / "mine", "my_own_task")
+    with pytest.warns(RuntimeWarning, match=r"no tasks folder.*--include_path"):
+        manager = hooked(include_defaults=False, include_path=str(tmp_path / "mine"))
+    assert list(manager.task_index) == ["my_own_task"]
+
+
+def test_a_callers_bad_arguments_get_lm_evals_own_error_and_no_warning(hooked):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match="no_such_argument"):
+            hooked(no_such_argument=1)
+
+
+def test_no_warning_in_the_normal_case(hooked):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hooked(include_defaults=False)
+
+
+# --- a fresh virtualenv with lm-eval really installed --------------------------------------
+#
+# Every lm-eval command builds a TaskManager, which indexes lm-eval's ~15k task configs (about
+# 10 s of CPU; `ls tasks` reads each config again, about 35 s), so each command runs once, in
+# parallel where possible: the wheel install (README's install line) goes through the CLI
+# (`ls tasks`, `validate`, a run, switched off, `--include_path`); the editable install checks
+# TaskManager() from Python and that the live checkout is read.
+
+SMOKE = "sqlbench_discovery_smoke"
+# Everything Python-path related is dropped so the venv sees only itself.
+_DROPPED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", discovery.DISABLE_ENV)
+
+TASK_MANAGER_REPORT = textwrap.dedent(
+    """
+    import json
+    from lm_eval.tasks import TaskManager
+    from lm_eval.tasks._index import TaskIndex
+    from sqlbench_lmeval.paths import tasks_dir
+
+    ours = {n: str(e.yaml_path) for n, e in TaskIndex.build([tasks_dir()]).items()}
+    index = TaskManager().task_index
+    print(json.dumps({
+        "tasks_dir": str(tasks_dir()),
+        "ours": ours,
+        "seen": {n: str(index[n].yaml_path) for n in ours if n in index},
+    }))
+    """
+)
+
+INDEX_SNAPSHOT = textwrap.dedent(
+    """
+    import json
+    from lm_eval.tasks import TaskManager
+    index = TaskManager().task_index
+    print(json.dumps({n: [e.kind.name, str(e.yaml_path)] for n, e in sorted(index.items())}))
+    """
+)
+
+OUR_TASK_NAMES = textwrap.dedent(
+    """
+    import json
+    from lm_eval.tasks._index import TaskIndex
+    from sqlbench_lmeval.paths import tasks_dir
+    print(json.dumps(sorted(TaskIndex.build([tasks_dir()]))))
+    """
+)
+
+# Switched off at start-up: no finder armed, lm-eval's TaskManager left exactly as it is.
+INERT_PROBE = textwrap.dedent(
+    """
+    import sys
+    armed = [f for f in sys.meta_path if type(f).__name__ == "TasksImportHook"]
+    import lm_eval.tasks
+    from sqlbench_lmeval.lmeval import discovery
+    wrapped = hasattr(lm_eval.tasks.TaskManager.__init__, "__wrapped__")
+    print(len(armed), discovery.is_active(), wrapped)
+    """
+)
+
+
+class FreshVenv:
+    """A new virtualenv (no system site-packages) in ``root/venv``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bin = root / "venv" / "bin"
+        self.python = self.bin / "python"
+        self.env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+        self.env.update(
+            PATH=f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}",
+            VIRTUAL_ENV=str(root / "venv"),
+            HF_HUB_OFFLINE="1",
+            HF_DATASETS_OFFLINE="1",
+            HF_HOME=str(root / "hf_home"),
+            PIP_DISABLE_PIP_VERSION_CHECK="1",
+        )
+
+    @property
+    def site_packages(self) -> Path:
+        return next((self.root / "venv" / "lib").glob("python3*/site-packages"))
+
+    def do(self, *command, env_extra=None, timeout=900) -> subprocess.CompletedProcess:
+        env = {**self.env, **(env_extra or {})}
+        return run(command, env=env, cwd=self.root, timeout=timeout)
+
+    def pip(self, *args) -> subprocess.CompletedProcess:
+        # Installs pass --no-compile: byte-compiling ~15k files is most of an install's time.
+        return ok(self.do(self.python, "-m", "pip", *args, "-q"))
+
+    def python_json(self, code: str, env_extra=None):
+        return json.loads(ok(self.do(self.python, "-c", code, env_extra=env_extra)).stdout)
+
+    def state(self) -> tuple[list[str], str]:
+        """Every path in site-packages and bin (byte-code caches aside), and a hash of lm_eval/."""
+        entries = []
+        for base in (self.site_packages, self.bin):
+            entries += [
+                str(p.relative_to(self.root))
+                for p in base.rglob("*")
+                if "__pycache__" not in p.parts
+            ]
+        digest = hashlib.sha256()
+        for path in sorted((self.site_packages / "lm_eval").rglob("*.py")):
+            digest.update(path.read_bytes())
+        return sorted(entries), digest.hexdigest()
+
+
+def runtime_requirements(pyproject: Path) -> list[str]:
+    """Our runtime dependencies, pinned to the versions this environment has (when it has them)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    specs = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    pinned = []
+    for spec in specs:
+        name = re.split(r"[\s\[;<>=!~]", spec, maxsplit=1)[0]
+        try:
+            pinned.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            pinned.append(spec)
+    return pinned
+
+
+def copy_project(destination: Path) -> Path:
+    """The checkout as it is now (working tree), plus a smoke task in its tasks folder."""
+    junk = shutil.ignore_patterns(
+        ".git", ".venv", "venv", "__pycache__", "*.egg-info", "build", "dist", "runs",
+        ".pytest_cache", ".ruff_cache", ".hypothesis", ".mypy_cache",
+    )  # fmt: skip
+    shutil.copytree(REPO, destination, ignore=junk)
+    smoke = destination / "tasks" / "_discovery_smoke"
+    smoke.mkdir(parents=True)
+    (smoke / "data.jsonl").write_text('{"q": "2 + 3", "a": "5"}\n{"q": "1 + 1", "a": "2"}\n')
+    (smoke / f"{SMOKE}.yaml").write_text(
+        textwrap.dedent(
+            f"""\
+            task: {SMOKE}
+            dataset_path: json
+            dataset_kwargs:
+              data_files:
+                test: {json.dumps(str(smoke / "data.jsonl"))}
+            test_split: test
+            output_type: generate_until
+            doc_to_text: "{{{{q}}}} ="
+            doc_to_target: "{{{{a}}}}"
+            generation_kwargs:
+              until: ["\\n"]
+            metric_list:
+              - metric: exact_match
+            metadata:
+              version: 1.0
+            """
+        )
+    )
+    return destination
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    """(venv, project copy, our wheel, state and TaskManager index before our install).
+
+    The "before" is lm-eval and our other dependencies, really installed by pip, without us.
+    """
+    root = tmp_path_factory.mktemp("fresh_venv")
+    project = copy_project(root / "project")
+    ok(run([sys.executable, "-m", "venv", root / "venv"], timeout=300))
+    venv = FreshVenv(root)
+    venv.pip("wheel", "--no-deps", "--wheel-dir", root / "wheels", project)
+    wheel = next((root / "wheels").glob("sqlbench_lmeval-*.whl"))
+
+    # Without lm-eval: installing us, starting Python, importing the hook: all silent.
+    venv.pip("install", "--no-deps", "--no-compile", wheel)
+    bare = ok(venv.do(venv.python, "-c", "import sqlbench_lmeval.lmeval.discovery"))
+    assert (bare.stdout, bare.stderr) == ("", "")
+    venv.pip("uninstall", "-y", "sqlbench-lmeval")
+
+    venv.pip("install", "--no-compile", *runtime_requirements(project / "pyproject.toml"))
+    yield venv, project, wheel, venv.state(), venv.python_json(INDEX_SNAPSHOT)
+    shutil.rmtree(root / "venv", ignore_errors=True)  # ~1 GB; pytest keeps old tmp folders
+
+
+def in_parallel(*calls):
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return [f.result() for f in [pool.submit(c) for c in calls]]
+
+
+def uninstall_and_compare(venv: FreshVenv, state_before, index_before) -> None:
+    venv.pip("uninstall", "-y", "sqlbench-lmeval")
+    assert venv.state() == state_before  # no file of ours left, lm-eval's sources untouched
+    assert venv.python_json(INDEX_SNAPSHOT) == index_before
+
+
+@pytest.mark.slow
+def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
+    venv, project, wheel, state_before, index_before = fresh
+    venv.pip("install", "--no-compile", wheel)
+    lm_eval, lm_eval_dash = venv.bin / "lm_eval", venv.bin / "lm-eval"
+    off = {discovery.DISABLE_ENV: "1"}
+    try:
+        installed_tasks = venv.site_packages / "sqlbench_lmeval" / "tasks"
+        printed = ok(venv.do(venv.python, "-m", "sqlbench_lmeval", "tasks-dir")).stdout.strip()
+        assert Path(printed) == installed_tasks
+        assert (venv.site_packages / PTH.name).is_file()
+        ours = venv.python_json(OUR_TASK_NAMES)
+        assert SMOKE in ours
+
+        listed, ran, valid, explicit_off, inert = in_parallel(
+            lambda: venv.do(lm_eval_dash, "ls", "tasks"),
+            lambda: venv.do(
+                lm_eval, "--model", "dummy", "--tasks", SMOKE, "--output_path", venv.root / "out"
+            ),
+            lambda: venv.do(lm_eval_dash, "validate", "--tasks", SMOKE),
+            lambda: venv.do(
+                lm_eval_dash, "validate", "--tasks", SMOKE, "--include_path", printed, env_extra=off
+            ),
+            lambda: venv.do(venv.python, "-c", INERT_PROBE, env_extra=off),
+        )
+
+        table = ok(listed).stdout  # markdown tables: groups, tags, then tasks with their file
+        assert set(ours) <= set(re.findall(r"^\|([^|\s]+)\s*\|", table, re.M))
+        rows = dict(re.findall(r"^\|([^|\s]+)\s*\|([^|]*?)\s*\|", table, re.M))
+        assert rows[SMOKE] == str(installed_tasks / "_discovery_smoke" / f"{SMOKE}.yaml")
+        ok(ran)
+        results = json.loads(next((venv.root / "out").rglob("results_*.json")).read_text())
+        assert results["results"][SMOKE]["exact_match,none"] == 0.0  # the dummy model: "lol"
+        assert "All tasks found" in ok(valid).stdout
+        assert "All tasks found" in ok(explicit_off).stdout
+        assert ok(inert).stdout.split() == ["0", "False", "False"]
+    finally:
+        uninstall_and_compare(venv, state_before, index_before)
+
+
+@pytest.mark.slow
+def test_editable_install_reads_the_live_checkout_and_uninstalls(fresh):
+    venv, project, _, state_before, index_before = fresh
+    venv.pip("install", "--no-compile", "-e", project)
+    added = project / "tasks" / "_added_after_install"
+    try:
+        assert (venv.site_packages / PTH.name).is_file()
+        # No frozen copy of tasks/ in site-packages: the checkout's folder is the one indexed.
+        assert not (venv.site_packages / "sqlbench_lmeval").exists()
+        write_task(added, "sqlbench_added_later")
+
+        report = venv.python_json(TASK_MANAGER_REPORT)
+
+        assert Path(report["tasks_dir"]) == project / "tasks"
+        assert {SMOKE, "sqlbench_added_later"} <= set(report["ours"])
+        assert report["seen"] == report["ours"]  # all of our folder, from our folder
+    finally:
+        shutil.rmtree(added, ignore_errors=True)
+        uninstall_and_compare(venv, state_before, index_before)

@@ -1,0 +1,23 @@
+"""Fixtures of the scoring tests."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from sqlbench_lmeval.execution import Database
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    path = tmp_path_factory.mktemp("db") / "pumps.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """
+            CREATE TABLE pump (name TEXT, flow REAL, head REAL);
+            INSERT INTO pump VALUES ('A', 10.0, 2.5), ('B', 20.0, 1.0), ('C', 5.0, 4.0);
+            """
+        )
+    conn.close()
+    return Database(engine="sqlite", path=str(path))

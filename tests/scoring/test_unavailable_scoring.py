@@ -1,0 +1,108 @@
+"""Scoring when the database is not the one the benchmark was built on.
+
+A query on a table that does not exist fails the same way whether the model invented the table
+or the table is gone. Gold tells them apart: gold whose build-time health is ``ok`` ran on the
+benchmark's database, so when it errors now the database changed, and scoring stops
+(``EvaluationUnavailable``) instead of scoring every answer 0. Gold recorded as failing is
+reported as before. Real SQLite files, real worker processes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import textwrap
+
+import pytest
+
+from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import score_items
+
+GOLD = "SELECT name FROM pump ORDER BY name"
+
+
+def pumps(path):
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE pump (name TEXT); INSERT INTO pump VALUES ('A'), ('B');")
+    conn.close()
+    return path
+
+
+def item(database, item_id=1, gold_sql=GOLD, gold_status="ok") -> Item:
+    return Item(
+        item_id, f"question {item_id}", database, gold_sql, "sqlite", "physical", gold_status
+    )
+
+
+def test_an_invented_table_is_the_models_error(tmp_path):
+    database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
+    (score,) = score_items([item(database)], ["SELECT x FROM invented"], progress=False)
+    assert (score["status"], score["ves"], score["gold_status"]) == ("error", 0, "ok")
+
+
+def test_gold_that_ran_at_build_time_and_fails_now_stops_scoring(tmp_path):
+    path = pumps(tmp_path / "pumps.sqlite")
+    database = Database("sqlite", str(path))
+    path.write_bytes(b"")  # every table gone: SQLite reads an empty file as an empty database
+    items = [item(database, 1), item(database, 2), item(database, 3, "SELECT 42")]
+    with pytest.raises(EvaluationUnavailable) as raised:
+        score_items(items, [GOLD, GOLD, "SELECT 42"], progress=False, workers=1)
+    message = str(raised.value)
+    assert "item 1: no such table: pump; item 2: no such table: pump" in message
+    assert "item 3" not in message and "prepare the data again" in message
+
+
+def test_gold_recorded_as_failing_is_only_reported(tmp_path):
+    database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
+    broken = item(database, gold_sql="SELECT nope FROM pump", gold_status="error")
+    (score,) = score_items([broken], [GOLD], progress=False)
+    assert (score["gold_status"], score["ves"], score["ex"]) == ("error", 1, 0)
+
+
+def test_gold_that_fails_once_is_run_again_and_its_result_used(tmp_path, monkeypatch):
+    """A function of the setup hook fails while a marker file exists (and removes it): the
+    first gold run errors, the one fresh re-run succeeds, and the item scores as usual."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "flaky_once_hooks.py").write_text(
+        textwrap.dedent(
+            """
+            import os
+
+            MARKER = os.environ["FLAKY_ONCE_MARKER"]
+
+
+            def flaky(value):
+                if os.path.exists(MARKER):
+                    os.remove(MARKER)
+                    raise RuntimeError("failed once")
+                return value
+
+
+            def register(conn):
+                conn.create_function("flaky", 1, flaky)
+            """
+        )
+    )
+    marker = tmp_path / "fail-next"
+    marker.write_text("")
+    monkeypatch.setenv("FLAKY_ONCE_MARKER", str(marker))
+    monkeypatch.setattr(sys, "path", [str(hooks), *sys.path])  # the workers get sys.path
+    path = pumps(tmp_path / "pumps.sqlite")
+    database = Database("sqlite", str(path), setup="flaky_once_hooks:register")
+    gold = "SELECT flaky(name) FROM pump ORDER BY name"
+    (score,) = score_items([item(database, gold_sql=gold)], [GOLD], progress=False, workers=1)
+    assert not marker.exists()  # the first run did fail
+    assert (score["gold_status"], score["ves"], score["ex"]) == ("ok", 1, 1)
+
+
+def test_the_lm_eval_filter_raises_instead_of_scoring_zeros(tmp_path, monkeypatch):
+    monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(tmp_path / "cache"))
+    path = pumps(tmp_path / "pumps.sqlite")
+    docs = [item(Database("sqlite", str(path)), i).to_doc() for i in (1, 2)]
+    path.unlink()
+    with pytest.raises(EvaluationUnavailable, match="pumps.sqlite: no such file"):
+        ExecuteAndScore("logiccat").apply([[GOLD], [GOLD]], docs)

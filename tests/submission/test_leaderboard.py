@@ -1,0 +1,128 @@
+"""The leaderboard's numbers and files, from verifications made by hand (per-item EX we choose,
+so every rank, interval and group below follows from the definitions)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from support.verifications import HOSTILE, group_verification, verification
+
+from sqlbench_lmeval.submission.leaderboard import leaderboard_data, render_leaderboard
+
+
+def test_ranks_intervals_and_groups_of_a_small_board():
+    # 12 items (the case of tests/report/test_ranks.py): A right on all, B on 1-9, C on 1-2;
+    # D is rejected (listed, never ranked). Ranks 1, 2, 3; A and B share group a (McNemar
+    # p = 0.25 after Holm), C differs from both (group b).
+    runs = [
+        verification("C", [1] * 2 + [0] * 10),
+        verification("A", [1] * 12),
+        verification("B", [1] * 9 + [0] * 3),
+        verification("D", [1] * 12, reject=True),
+    ]
+    data = leaderboard_data(runs, {r.run: f"verifications/{r.run}.html" for r in runs})
+    (board,) = data["tasks"]
+    models = {m["name"]: m for m in board["models"]}
+    assert [m["name"] for m in board["models"]] == ["A", "B", "C", "D"]
+    assert (models["A"]["rank"], models["B"]["rank"], models["C"]["rank"]) == (1, 2, 3)
+    assert (models["A"]["groups"], models["B"]["groups"], models["C"]["groups"]) == ("a", "a", "b")
+    assert models["D"]["rank"] is None and models["D"]["verdict"] == "rejected"
+    assert models["A"]["ex"] == 1.0 and models["B"]["ex"] == pytest.approx(0.75)
+    # A is 1.0 on every resample: its interval is the point; C's lies inside [0, 0.5].
+    assert (models["A"]["ex_low"], models["A"]["ex_high"]) == (1.0, 1.0)
+    assert 0.0 <= models["C"]["ex_low"] <= 1 / 6 <= models["C"]["ex_high"] <= 0.5
+    # Healthy gold: items 1, 3, ..., 11 (six); B is right on 1, 3, 5, 7, 9 of them.
+    assert models["B"]["ex_on_healthy_gold"] == pytest.approx(5 / 6)
+    assert models["B"]["truncation_rate"] == pytest.approx(1 / 12)
+    assert models["A"]["report"] == "verifications/A.html"
+    # A is ahead in every resample; B can tie A (resamples of items 1-9 only) but never falls
+    # below C unless every draw is an item both miss or both get, which has a tiny chance.
+    assert (models["A"]["rank_low"], models["A"]["rank_high"]) == (1, 1)
+    assert models["B"]["rank_low"] in (1, 2) and models["B"]["rank_high"] == 2
+
+
+def test_categories_runs_on_other_data_and_the_page_escapes_names():
+    runs = [
+        verification(HOSTILE, [1, 0, 1, 0], categories=["physical", "physical", "math", "math"]),
+        verification("plain", [0, 0, 1, 1], categories=["physical", "physical", "math", "math"]),
+    ]
+    data = leaderboard_data(runs, {r.run: "verifications/x.html" for r in runs})
+    (board,) = data["tasks"]
+    assert board["categories"] == ["math", "physical"]
+    hostile = next(m for m in board["models"] if m["name"] == HOSTILE)
+    assert hostile["by_category"]["physical"]["ex"] == 1 / 2
+    assert hostile["by_category"]["math"]["ex"] == 1 / 2
+    from sqlbench_lmeval.report.tables import to_markdown
+    from sqlbench_lmeval.submission.leaderboard import _sections
+
+    markdown = to_markdown("Leaderboard", _sections(data))
+    assert "<img" not in markdown and "&lt;/script&gt;&lt;img src=x" in markdown
+    page = render_leaderboard(data)
+    # The name is inside the JSON block only, with <, > and & escaped.
+    assert "</script><img" not in page and "<img" not in page
+    assert json.loads(page.split('id="leaderboard-data">')[1].split("</script>")[0])["tasks"][0][
+        "models"
+    ][0]["name"] in (HOSTILE, "plain")
+
+
+def test_written_files(tmp_path, monkeypatch):
+    from sqlbench_lmeval.submission import leaderboard
+
+    runs = {
+        "A": verification("A", [1, 1, 1, 1]),
+        "B": verification("B", [1, 0, 0, 0]),
+    }
+    monkeypatch.setattr(leaderboard, "read_submissions", lambda spec, **_: [spec])
+    # Each "run" verifies to its hand-made verification; nothing reads a file.
+    monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, name, limits, options=None: name)
+    monkeypatch.setattr(
+        leaderboard, "verify_submission", lambda submission, **options: runs[submission.name]
+    )
+
+    class Run:
+        def __init__(self, name):
+            self.name, self.inputs, self.tasks = name, (), ()
+
+    files = leaderboard.build_leaderboard([Run("A"), Run("B")], tmp_path, resamples=200)
+    assert files.verified == ("A", "B") and files.cached == ()
+    rows = list(csv.DictReader(files.csv.open(encoding="utf-8")))
+    whole = [row for row in rows if row["category"] == ""]
+    assert [(row["model"], row["rank"], row["ex"]) for row in whole] == [
+        ("A", "1", "1.0"),
+        ("B", "2", "0.25"),
+    ]
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert "| 1 | 1–1 | a | A | 1.000 [1.000, 1.000] |" in markdown
+    assert (tmp_path / "verifications").is_dir()
+    assert len(list((tmp_path / "verifications").glob("A-*.html"))) == 1
+    # A second build takes both from the cache.
+    again = leaderboard.build_leaderboard([Run("A"), Run("B")], tmp_path, resamples=200)
+    assert again.verified == () and again.cached == ("A", "B")
+
+
+def test_a_run_of_the_logiccat_group_is_one_board_with_its_categories():
+    # "whole" ran the group (its four category tasks); "part" ran logiccat_physical only.
+    whole = group_verification(
+        "whole",
+        {
+            "logiccat_physical": [1, 0],
+            "logiccat_mathematical": [1, 1],
+            "logiccat_commonsense": [0, 0],
+            "logiccat_hypothetical": [1, 0],
+        },
+    )
+    part = group_verification("part", {"logiccat_physical": [1, 1]})
+    data = leaderboard_data([whole, part], {}, resamples=200)
+    boards = {board["task"]: board for board in data["tasks"]}
+    assert set(boards) == {"logiccat", "logiccat_physical"}
+    (model,) = boards["logiccat"]["models"]
+    assert (model["name"], boards["logiccat"]["n_items"], model["ex"]) == ("whole", 8, 0.5)
+    assert {c: v["ex"] for c, v in model["by_category"].items()} == {
+        "commonsense": 0.0,
+        "hypothetical": 0.5,
+        "mathematical": 1.0,
+        "physical": 0.5,
+    }
+    assert [m["name"] for m in boards["logiccat_physical"]["models"]] == ["part"]
