@@ -14,7 +14,7 @@ Adding an engine is one module here plus its test file (see ``docs/adding-an-eng
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import PurePath
@@ -87,6 +87,10 @@ class UnknownEngine(ValueError):
     """A name that is not one of :data:`NAMES`."""
 
 
+class UnsupportedEngine(ValueError):
+    """An engine that the benchmark asked for does not run on."""
+
+
 def names() -> tuple[str, ...]:
     """Every engine's name, without importing any engine."""
     return NAMES
@@ -94,6 +98,18 @@ def names() -> tuple[str, ...]:
 
 def known(name: str) -> bool:
     return name in NAMES
+
+
+def choose(engine: str | None, supported: Sequence[str]) -> str:
+    """The engine a benchmark runs on: ``engine`` (blanks and case ignored; default: the first
+    of ``supported``, the benchmark's engines). Raises :class:`UnknownEngine` for a name that is
+    no engine and :class:`UnsupportedEngine` for an engine not in ``supported``."""
+    name = (engine or supported[0]).strip().lower()
+    if name not in NAMES:
+        raise UnknownEngine(f"unknown engine {engine!r}")
+    if name not in supported:
+        raise UnsupportedEngine(f"engine {name!r} is not one of {', '.join(supported)}")
+    return name
 
 
 def get(name: str) -> Engine:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
 
@@ -104,13 +104,16 @@ ENGINES = ("sqlite", "mysql")
 
 
 def check_engine(engine: str | None) -> str:
-    """``engine`` (default ``sqlite``), or a UserError naming the choices."""
+    """``engine`` (default ``sqlite``) as the engine registry names it, or a UserError naming
+    the choices."""
     from sqlbench_lmeval.errors import UserError
 
-    name = (engine or "sqlite").strip().lower()
-    if name not in ENGINES:
-        raise UserError(f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    return name
+    try:
+        return engines.choose(engine, ENGINES)
+    except ValueError as error:
+        raise UserError(
+            f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}"
+        ) from error
 
 
 def dataset_version(

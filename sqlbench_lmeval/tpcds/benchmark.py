@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from statistics import fmean
 
-from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.complexity import COMPLEXITY, WorkloadComplexity, workload_complexity
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
@@ -41,14 +41,14 @@ def check_engine(engine: str | None) -> str:
     mysql`` or ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
     from sqlbench_lmeval.errors import UserError
 
-    name = (engine or ENGINE).strip().lower()
-    if name not in ENGINES:
+    try:
+        return engines.choose(engine, ENGINES)
+    except ValueError as error:
         raise UserError(
             f"TPC-DS runs on {' or '.join(ENGINES)}, not on engine {engine!r} (the sqlite and "
             "mysql engines are LogicCat's): leave --engine / the engine option out, or choose "
             "postgres"
-        )
-    return name
+        ) from error
 
 
 def load_items(

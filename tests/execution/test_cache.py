@@ -86,7 +86,6 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
     import json
 
     from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION
-    from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
     cache, limits = GoldCache(tmp_path / "cache"), Limits(timeout_s=3.5)
     other = Database("sqlite", str(tmp_path / "missing.sqlite"))
@@ -114,7 +113,7 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
 
 def test_the_key_does_not_depend_on_how_results_are_compared(tmp_path, db, monkeypatch):
     # The cache holds what the engine returned; a new comparison rule must not empty it.
-    from sqlbench_lmeval import compare
+    from sqlbench_lmeval.scoring import compare
 
     job = Job(db, "SELECT 1")
     before = GoldCache(tmp_path / "cache").key(job)
