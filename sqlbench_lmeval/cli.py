@@ -23,6 +23,7 @@ from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
 from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
+from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 #: Exit code of a command stopped because the evaluation itself cannot run.
@@ -116,7 +117,7 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=["sqlite", "mysql", "duckdb", "postgres"],
+        choices=engines.names(),
         help="logiccat: sqlite (embedded, default) or mysql (a MySQL-protocol server); "
         "tpcds: duckdb (embedded, default) or postgres (a PostgreSQL server)",
     )

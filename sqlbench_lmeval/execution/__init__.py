@@ -1,8 +1,9 @@
 """Hostile SQL in, outcome out: sandboxed engines, worker pool, gold-result cache.
 
-Public API (see ``/work/contracts.md``): :class:`Database`, :class:`Limits`, :class:`Job`,
-:class:`Outcome`, :class:`Status`, :func:`execute` (in this process), :func:`execute_many`
-(worker processes, input order) and :class:`GoldCache`.
+Public API: :class:`Database`, :class:`Limits`, :class:`Job`, :class:`Outcome`,
+:class:`Status`, :func:`execute` (in this process), :func:`execute_many` (worker processes,
+input order), :class:`GoldCache` and the engine registry :mod:`engines` (one module per
+engine, each declaring its :class:`~sqlbench_lmeval.execution.engines.Engine`).
 """
 
 from sqlbench_lmeval.execution.cache import GoldCache

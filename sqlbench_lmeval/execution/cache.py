@@ -4,18 +4,19 @@ One SQLite file, ``<root>/gold-cache.sqlite``, maps a key to an outcome. The key
 over everything that can change a gold result:
 
 - the database file's content (sha256; memoized by path, inode, size and mtime, in memory and
-  in the cache file, so unchanged files are hashed once); for the ``mysql`` engine the server's
-  version and ``CHECKSUM TABLE`` of every table (:func:`~sqlbench_lmeval.execution.mysql.
-  database_fingerprint`, once per process and database); for ``postgres`` the server's version
-  and the id of the load that filled the database (:func:`~sqlbench_lmeval.execution.postgres.
-  database_fingerprint`);
+  in the cache file, so unchanged files are hashed once); for a server engine its
+  ``Engine.fingerprint`` of the database (e.g. the server's version and ``CHECKSUM TABLE`` of
+  every table on MySQL, the id of the load that filled it on PostgreSQL);
 - the exact SQL text;
-- the engine and its version (SQLite library version, DuckDB package version);
+- the engine's name and ``Engine.version`` (SQLite library version, DuckDB package version,
+  the driver's version of a server engine);
 - the setup hook and a fingerprint of its module's source file (a hook that imports helpers from
   other modules is fingerprinted by its own file only: bump something in that file, or clear
   the cache, when only a helper changes);
-- the limits, ``EXECUTION_VERSION`` (how results are produced and stored) and
-  ``COMPARISON_VERSION``.
+- the limits and ``EXECUTION_VERSION`` (how results are produced and stored).
+
+Nothing of how results are compared: a gold outcome is the engine's result, so a change of a
+comparison rule keeps the cache (scores carry their own ``comparison_version``).
 
 Each entry stores a checksum of its key and payload; an entry that fails the checksum or does
 not decode (a partial write, bit rot, a manual edit) is treated as missing and recomputed; a
@@ -38,11 +39,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
 from sqlbench_lmeval.execution.pool import execute_many
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"  # 2: keys without the comparison version
 CACHE_FILE = "gold-cache.sqlite"
 CACHEABLE = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
 _HASH_BLOCK = 1 << 20
@@ -157,26 +159,18 @@ class GoldCache:
         """``json.dumps`` of every key part but the SQL, open for the SQL to follow; None when
         the database file cannot be hashed."""
         try:
-            if database.engine == "mysql":
-                # A server database: its server version and CHECKSUM TABLE of every table.
-                from sqlbench_lmeval.execution.mysql import database_fingerprint
-
-                file_hash = database_fingerprint(database.path)
-            elif database.engine == "postgres":
-                # A server database: its server version and the load that filled it.
-                from sqlbench_lmeval.execution.postgres import database_fingerprint
-
-                file_hash = database_fingerprint(database.path)
+            engine = engines.get(database.engine)
+            if engine.fingerprint is not None:  # a server database
+                file_hash = engine.fingerprint(database.path)
             else:
                 file_hash = self._file_hash(database.path)
-        except Exception:  # file gone, server unreachable: run without the cache
+        except Exception:  # file gone, server unreachable, no such engine: run uncached
             return None
         parts = [
             CACHE_FORMAT,
             EXECUTION_VERSION,
-            _comparison_version(),
-            database.engine,
-            _engine_version(database.engine),
+            engine.name,
+            _engine_version(engine),
             file_hash,
             database.setup or "",
             self._setup_print(database),
@@ -314,23 +308,7 @@ def _sha256_file(path: str) -> str:
 _engine_versions: dict[str, str] = {}
 
 
-def _engine_version(engine: str) -> str:
-    if engine not in _engine_versions:
-        if engine == "sqlite":
-            _engine_versions[engine] = sqlite3.sqlite_version
-        else:
-            from importlib.metadata import PackageNotFoundError, version
-
-            # postgres: the driver's (the server's version is in the database fingerprint).
-            package = {"postgres": "psycopg"}.get(engine, engine)
-            try:
-                _engine_versions[engine] = f"{package} {version(package)}"
-            except PackageNotFoundError:
-                _engine_versions[engine] = f"{package} unknown"
-    return _engine_versions[engine]
-
-
-def _comparison_version() -> str:
-    from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
-
-    return COMPARISON_VERSION
+def _engine_version(engine: engines.Engine) -> str:
+    if engine.name not in _engine_versions:
+        _engine_versions[engine.name] = engine.version()
+    return _engine_versions[engine.name]

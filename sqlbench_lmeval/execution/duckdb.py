@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
+from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -118,3 +119,14 @@ def _path(conn: duckdb.DuckDBPyConnection) -> str:
 def _error(error: BaseException, start: float) -> Outcome:
     message = str(error) or type(error).__name__
     return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)
+
+
+ENGINE = Engine(
+    name="duckdb",
+    dialect="duckdb",
+    server=False,
+    connect=connect,
+    run=run,
+    version=lambda: driver_version("duckdb"),
+    error_modules=("_duckdb", "duckdb"),
+)

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import PurePath
-from typing import Literal
+
+from sqlbench_lmeval.execution import engines
 
 
 @dataclass(frozen=True)
 class Database:
-    """A database file that is opened read-only, or (engines ``mysql``, ``postgres``) a
-    database on a server.
+    """A database file that is opened read-only, or (a server engine) a database on a server.
 
-    For ``mysql``, ``path`` is a URL ``mysql://user:password@host:port/dbname`` (see
-    :mod:`sqlbench_lmeval.execution.mysql`); the setup hook gets the PyMySQL connection. For
-    ``postgres``, a libpq URL ``postgresql://user@host:port/dbname?passfile=...`` (see
-    :mod:`sqlbench_lmeval.execution.postgres`; no setup hook).
+    ``engine`` is a name of :mod:`~sqlbench_lmeval.execution.engines`' registry. For a server
+    engine ``path`` is a URL in the form its module documents (e.g.
+    ``mysql://user:password@host:port/dbname``).
 
     ``setup`` names a trusted hook ``"pkg.module:function"``; it is imported in the worker and
     called with every new raw connection (``sqlite3.Connection`` or duckdb connection) after the
@@ -23,36 +21,24 @@ class Database:
     is closed, e.g. to register MySQL-compatible functions and a frozen clock.
     """
 
-    engine: Literal["sqlite", "duckdb", "mysql", "postgres"]
+    engine: str
     path: str
     setup: str | None = None
 
     @property
     def name(self) -> str:
         """The database's own name: the file's stem, or the database a server URL names."""
-        if self.engine == "mysql":
-            from sqlbench_lmeval.execution.mysql import database_name
-
-            return database_name(self.path)
-        if self.engine == "postgres":
-            from sqlbench_lmeval.execution.postgres import database_name
-
-            return database_name(self.path) or ""
-        return PurePath(self.path).stem
+        if not engines.known(self.engine):  # opening it says so; a message still names it
+            return engines.file_stem(self.path)
+        return engines.get(self.engine).database_name(self.path)
 
     @property
     def public_path(self) -> str:
         """``path`` as outputs show it: a server URL without password, option file or password
         file."""
-        if self.engine == "mysql":
-            from sqlbench_lmeval.execution.mysql import public_url
-
-            return public_url(self.path)
-        if self.engine == "postgres":
-            from sqlbench_lmeval.execution.postgres import public_url
-
-            return public_url(self.path)
-        return self.path
+        if not engines.known(self.engine):
+            return self.path
+        return engines.get(self.engine).public_path(self.path)
 
 
 @dataclass(frozen=True)

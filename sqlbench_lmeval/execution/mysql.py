@@ -69,6 +69,7 @@ import pymysql
 import pymysql.cursors
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
+from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -745,3 +746,19 @@ def _close(conn) -> None:
         conn.close()
     except Exception:
         pass
+
+
+ENGINE = Engine(
+    name="mysql",
+    dialect=DIALECT,
+    server=True,
+    connect=connect,
+    run=run,
+    # The driver's; the server's version is part of the database fingerprint.
+    version=lambda: driver_version("PyMySQL"),
+    fingerprint=database_fingerprint,
+    check_rights=check_read_only,
+    database_name=database_name,
+    public_path=public_url,
+    close_all=close_all,
+)

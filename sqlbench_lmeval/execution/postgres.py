@@ -74,6 +74,7 @@ import psycopg
 import psycopg.errors
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
+from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -655,3 +656,20 @@ def _message(error: BaseException) -> str:
             text = f"[{error.sqlstate}] {text}"
         return text
     return str(error).strip() or type(error).__name__
+
+
+ENGINE = Engine(
+    name="postgres",
+    dialect=DIALECT,
+    server=True,
+    connect=connect,
+    run=run,
+    # The driver's; the server's version is part of the database fingerprint.
+    version=lambda: driver_version("psycopg"),
+    fingerprint=database_fingerprint,
+    check_rights=check_rights,
+    database_name=lambda url: database_name(url) or "",
+    public_path=public_url,
+    close_all=close_all,
+    default_timeout_s=DEFAULT_TIMEOUT_S,
+)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import importlib
 import os
-import sqlite3
 import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 
+from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.fetch import out_of_memory
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -36,7 +36,6 @@ RETRY_PAUSE_S = 1.0  # before the one retry of a failure of the evaluation itsel
 RECONNECT_WINDOW_S = 60.0  # how long a server that went away may take to come back
 RECONNECT_STEP_S = 0.5  # between two attempts to reach it (a heartbeat each time)
 LOSSES_ALLOWED = 3  # runs of one query that lost the connection before it counts as crashed
-SERVER_ENGINES = ("mysql", "postgres")  # a URL of a database on a server, not a file
 
 # key (engine, path, setup, memory_mb) -> (file signature, connection)
 _connections: OrderedDict[tuple, tuple[tuple, object]] = OrderedDict()
@@ -81,7 +80,7 @@ def _key(database: Database, limits: Limits) -> tuple:
 
 def _file_signature(database: Database) -> tuple:
     # A server, not a file: the engine module reconnects by itself when the server drops it.
-    return ("server",) if database.engine in SERVER_ENGINES else _signature(database.path)
+    return ("server",) if engines.get(database.engine).server else _signature(database.path)
 
 
 def is_open(database: Database, limits: Limits) -> bool:
@@ -110,14 +109,13 @@ def connection(database: Database, limits: Limits) -> tuple[object, bool]:
 
 
 def _connection(database: Database, limits: Limits) -> tuple[object, bool]:
-    engine = _engine(database.engine)
+    engine = engines.get(database.engine)
     key = _key(database, limits)
-    if database.engine not in SERVER_ENGINES and not os.path.isfile(database.path):
+    if not engine.server and not os.path.isfile(database.path):
         raise FileNotFoundError("no such file")
     signature = _file_signature(database)
-    if database.engine == "sqlite":
-        # hard_heap_limit is process-wide: assert it here, where limits may have changed.
-        _set_heap_limit(limits)
+    if engine.process_limits is not None:
+        engine.process_limits(limits)  # process-wide: asserted here, where limits may change
     cached = _connections.get(key)
     if cached is not None:
         if cached[0] == signature:
@@ -146,14 +144,19 @@ def _open_failure(database: Database, error: BaseException) -> str:
     else:
         text = f"{type(error).__name__}: {error}"
     message = f"cannot open the {describe(database)}: {text}"
-    if isinstance(error, FileNotFoundError) or _is_engine_error(error):
+    if isinstance(error, FileNotFoundError) or _is_data_error(database, error):
         message += " (rebuild the benchmark's data: `sqlbench-lmeval prepare`)"
     return message
 
 
-def _is_engine_error(error: BaseException) -> bool:
-    """Whether ``error`` comes from the engine itself (sqlite3, duckdb), e.g. a damaged file."""
-    return (type(error).__module__ or "").startswith(("sqlite3", "_duckdb", "duckdb"))
+def _is_data_error(database: Database, error: BaseException) -> bool:
+    """Whether ``error`` comes from an engine library that says the data is broken (e.g. a
+    damaged file), per the engine's ``error_modules``."""
+    try:
+        modules = engines.get(database.engine).error_modules
+    except Exception:  # no such engine, or its driver is missing: the message says so
+        return False
+    return bool(modules) and (type(error).__module__ or "").startswith(modules)
 
 
 def _forget(database: Database, limits: Limits) -> None:
@@ -161,19 +164,6 @@ def _forget(database: Database, limits: Limits) -> None:
     cached = _connections.pop(_key(database, limits), None)
     if cached is not None:
         _close(cached[1])
-
-
-_heap_limit = [0]
-
-
-def _set_heap_limit(limits: Limits) -> None:
-    wanted = int(limits.memory_mb) * 1024 * 1024
-    if _heap_limit[0] != wanted:
-        _heap_limit[0] = wanted
-        # Any sandboxed connection refuses PRAGMA, so use a throwaway one.
-        scratch = sqlite3.connect(":memory:")
-        scratch.execute(f"PRAGMA hard_heap_limit = {wanted}")
-        scratch.close()
 
 
 class _SetupError(Exception):
@@ -193,30 +183,14 @@ def _guarded(setup: Callable | None, spec: str | None) -> Callable | None:
     return call
 
 
-def _engine(name: str):
-    if name == "sqlite":
-        from sqlbench_lmeval.execution import sqlite as engine
-    elif name == "duckdb":
-        from sqlbench_lmeval.execution import duckdb as engine
-    elif name == "mysql":
-        from sqlbench_lmeval.execution import mysql as engine
-    elif name == "postgres":
-        from sqlbench_lmeval.execution import postgres as engine
-    else:
-        raise ValueError(
-            f"unknown engine {name!r} (expected 'sqlite', 'duckdb', 'mysql' or 'postgres')"
-        )
-    return engine
-
-
 def default_timeout(engine: str | None) -> float:
     """The time limit per query when the user gives none: the engine's own
-    (``DEFAULT_TIMEOUT_S`` of its module), else :data:`DEFAULT_LIMITS`'."""
+    (``Engine.default_timeout_s``), else :data:`DEFAULT_LIMITS`'."""
     try:
-        module = _engine(engine) if engine else None
+        own = engines.get(engine).default_timeout_s if engine else None
     except (ImportError, ValueError):  # its driver is missing, or no such engine: said later
-        module = None
-    return float(getattr(module, "DEFAULT_TIMEOUT_S", DEFAULT_LIMITS.timeout_s))
+        own = None
+    return float(DEFAULT_LIMITS.timeout_s if own is None else own)
 
 
 def _close(conn) -> None:
@@ -231,10 +205,9 @@ def close_all() -> None:
     a server logs a connection dropped without a goodbye as aborted)."""
     while _connections:
         _close(_connections.popitem()[1][1])
-    for name in SERVER_ENGINES:
-        module = sys.modules.get(f"sqlbench_lmeval.execution.{name}")  # imported only when used
-        if module is not None:
-            module.close_all()
+    for engine in engines.loaded():  # engines are imported only when used
+        if engine.close_all is not None:
+            engine.close_all()
 
 
 def execute(
@@ -303,7 +276,7 @@ def _execute_once(job: Job, sql: str, limits: Limits) -> Outcome:
     conn, _ = connection(job.database, limits)
     start = time.monotonic()
     try:
-        return _engine(job.database.engine).run(conn, sql, limits)
+        return engines.get(job.database.engine).run(conn, sql, limits)
     except EvaluationUnavailable:
         raise
     except MemoryError:

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sqlbench_lmeval.execution.deadline import stopped
+from sqlbench_lmeval.execution.engines import Engine
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
@@ -183,3 +184,34 @@ def _raise_if_broken_file(error: BaseException, conn: SandboxConnection) -> None
 def _error(error: BaseException, start: float) -> Outcome:
     message = str(error) or type(error).__name__
     return Outcome(Status.ERROR, error=message, elapsed_s=time.monotonic() - start)
+
+
+_heap_limit = [0]
+
+
+def set_heap_limit(limits: Limits) -> None:
+    """Assert ``limits.memory_mb`` as SQLite's ``hard_heap_limit``: it is process-wide, so it is
+    set before each use, where the limits may have changed since the connection was opened."""
+    wanted = int(limits.memory_mb) * MIB
+    if _heap_limit[0] != wanted:
+        _heap_limit[0] = wanted
+        # Any sandboxed connection refuses PRAGMA, so use a throwaway one.
+        scratch = sqlite3.connect(":memory:")
+        scratch.execute(f"PRAGMA hard_heap_limit = {wanted}")
+        scratch.close()
+
+
+def _version() -> str:
+    return sqlite3.sqlite_version
+
+
+ENGINE = Engine(
+    name="sqlite",
+    dialect="sqlite",
+    server=False,
+    connect=connect,
+    run=run,
+    version=_version,
+    process_limits=set_heap_limit,
+    error_modules=("sqlite3",),
+)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.logiccat import bundle as bundle_module
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
 from sqlbench_lmeval.logiccat.gold import column_types
@@ -106,11 +106,14 @@ ENGINES = ("sqlite", "mysql")
 
 
 def check_engine(engine: str | None) -> str:
-    """``engine`` (default ``sqlite``), or a UserError naming the choices."""
-    name = (engine or "sqlite").strip().lower()
-    if name not in ENGINES:
-        raise UserError(f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    return name
+    """``engine`` (default ``sqlite``) as the engine registry names it, or a UserError naming
+    the choices."""
+    try:
+        return engines.choose(engine, ENGINES)
+    except ValueError as error:
+        raise UserError(
+            f"unknown LogicCat engine {engine!r}; choose one of {', '.join(ENGINES)}"
+        ) from error
 
 
 def dataset_version(

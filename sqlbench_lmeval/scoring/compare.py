@@ -38,7 +38,8 @@ without error, within the time limit and within the row cap. TOO_MANY_ROWS count
 a query whose result we could not hold cannot be checked either. The gold outcome never changes
 VES (the seed recipe appended a second VES entry when gold failed; we do not).
 
-Bump COMPARISON_VERSION on any change of these rules: results and the gold cache carry it.
+Bump COMPARISON_VERSION on any change of these rules: score files and each scored item carry
+it. The gold cache does not (it holds what the engine returned), so a bump keeps it.
 """
 
 from __future__ import annotations

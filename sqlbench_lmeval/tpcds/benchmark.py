@@ -20,7 +20,7 @@ from functools import lru_cache
 from statistics import fmean
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
@@ -53,14 +53,14 @@ ENGINES = ("duckdb", "postgres")
 def check_engine(engine: str | None) -> str:
     """``engine`` when TPC-DS runs on it (default DuckDB), else a UserError: an ``--engine
     mysql`` or ``{"engine": ...}`` meant for LogicCat must not be silently ignored here."""
-    name = (engine or ENGINE).strip().lower()
-    if name not in ENGINES:
+    try:
+        return engines.choose(engine, ENGINES)
+    except ValueError as error:
         raise UserError(
             f"TPC-DS runs on {' or '.join(ENGINES)}, not on engine {engine!r} (the sqlite and "
             "mysql engines are LogicCat's): leave --engine / the engine option out, or choose "
             "postgres"
-        )
-    return name
+        ) from error
 
 
 def load_items(

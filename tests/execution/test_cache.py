@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -84,7 +86,6 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
     import json
 
     from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION
-    from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
     cache, limits = GoldCache(tmp_path / "cache"), Limits(timeout_s=3.5)
     other = Database("sqlite", str(tmp_path / "missing.sqlite"))
@@ -95,7 +96,6 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
         parts = [
             cache_module.CACHE_FORMAT,
             EXECUTION_VERSION,
-            COMPARISON_VERSION,
             "sqlite",
             sqlite3.sqlite_version,
             file_hash,
@@ -109,6 +109,23 @@ def test_key_is_the_sha256_of_its_parts_for_every_job_of_a_batch(tmp_path, db):
     keys = cache._keys(jobs, limits)
     assert keys == [expected(jobs[0]), expected(jobs[1]), None, expected(jobs[3])]
     assert [cache.key(job, limits) for job in jobs] == keys
+
+
+def test_the_key_does_not_depend_on_how_results_are_compared(tmp_path, db, monkeypatch):
+    # The cache holds what the engine returned; a new comparison rule must not empty it.
+    from sqlbench_lmeval.scoring import compare
+
+    job = Job(db, "SELECT 1")
+    before = GoldCache(tmp_path / "cache").key(job)
+    monkeypatch.setattr(compare, "COMPARISON_VERSION", compare.COMPARISON_VERSION + "-changed")
+    assert GoldCache(tmp_path / "cache").key(job) == before
+    tree = ast.parse(Path(cache_module.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m for m in imported if m and not m.startswith("sqlbench_lmeval.execution")} <= {
+        "hashlib", "importlib.util", "itertools", "json", "os", "sqlite3", "time",
+        "collections.abc", "pathlib", "__future__",
+    }  # fmt: skip
 
 
 def test_setup_source_change_changes_the_key(tmp_path, db, monkeypatch):

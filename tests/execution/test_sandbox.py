@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, engines, execute_many
 
 LIMITS = Limits(timeout_s=0.5, max_rows=1000, memory_mb=256)
 BIG_LITERAL = "SELECT '" + "x" * 10_000_000 + "'"
@@ -326,7 +326,7 @@ def attacks_on(engine: str) -> list[tuple[str, str | None, Status | tuple, str |
 def engine_param(engine: str, *values, id: str):
     """A pytest param of ``engine``'s tests: the server ones are marked with the engine's name
     (``mysql``, ``postgres``)."""
-    marks = [getattr(pytest.mark, engine)] if engine in ("mysql", "postgres") else []
+    marks = [getattr(pytest.mark, engine)] if engines.get(engine).server else []
     return pytest.param(engine, *values, id=id, marks=marks)
 
 
