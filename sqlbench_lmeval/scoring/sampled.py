@@ -31,8 +31,8 @@ from statistics import fmean
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS, names
 from sqlbench_lmeval.scoring.pipeline import (
-    EXECUTION_METRICS,
     READS_NO_TABLE,
     Answer,
     Failure,
@@ -43,8 +43,8 @@ from sqlbench_lmeval.scoring.sampling import normalized_sql, pass_at_k, reported
 from sqlbench_lmeval.sql.extract import Extraction
 
 #: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
-#: mean over samples; the others stay in each sample's record.
-VOTED_ITEM_METRICS = ("structural_similarity",)
+#: mean over samples (``Metric.voted`` in the registry); the others stay in each sample's record.
+VOTED_ITEM_METRICS = names(voted=True)
 
 #: The fields of a sample's score dict its sample-log record keeps.
 _SAMPLE_FIELDS = (
