@@ -53,6 +53,20 @@ FEATURE = "feature"  # the similarity of one SQL feature to gold's (TPC-DS, ``si
 COMPLEXITY_COUNT = "complexity"  # a complexity count of the prediction
 GOLD_COMPLEXITY_COUNT = "gold_complexity"  # the same count of gold
 
+#: What each family is, as the task YAML's comments say it.
+FAMILIES = {
+    EXECUTION: "Execution, per answer: VES, EX and its variants.",
+    SAMPLING: "Sampled answers: EX of the voted answer, pass@k, means over the samples.",
+    RETRY: (
+        "Retry with error feedback (model sqlbench-repair): the last attempt's numbers and the "
+        "feedback turns used; absent from runs of any other model."
+    ),
+    STRUCTURE: "Structural similarity to gold (the TPC-DS paper's Table 2).",
+    FEATURE: "Similarity to gold per SQL feature.",
+    COMPLEXITY_COUNT: "Complexity counts of the prediction (the paper's Table 1): not scores.",
+    GOLD_COMPLEXITY_COUNT: "The same counts of gold: not scores.",
+}
+
 
 @dataclass(frozen=True)
 class Executed:
@@ -430,22 +444,15 @@ def compute_metrics(executed: Executed) -> dict[str, float]:
     return values
 
 
-def metric_list(benchmark: str, kind: str) -> list[dict]:
-    """The ``metric_list`` a task of ``benchmark`` and ``kind`` declares (lm-eval YAML)."""
-    return [
-        {"metric": m.name, "aggregation": m.aggregation, "higher_is_better": m.higher_is_better}
-        for m in METRICS
-        if m.used_by(benchmark, kind)
-    ]
+def task_metrics(benchmark: str, kind: str) -> tuple[Metric, ...]:
+    """The metrics a task of ``benchmark`` and ``kind`` reports (its YAML ``metric_list``)."""
+    return tuple(m for m in METRICS if m.used_by(benchmark, kind))
 
 
-def group_metric_list(benchmark: str) -> list[dict]:
-    """The ``aggregate_metric_list`` of ``benchmark``'s lm-eval group."""
-    return [
-        {"metric": m.name, "aggregation": m.aggregation, "weight_by_size": True}
-        for m in METRICS
-        if m.in_group and m.used_by(benchmark, SINGLE)
-    ]
+def group_metrics(benchmark: str) -> tuple[Metric, ...]:
+    """The metrics ``benchmark``'s lm-eval group averages over its tasks, weighted by size
+    (its ``aggregate_metric_list``)."""
+    return tuple(m for m in METRICS if m.in_group and m.used_by(benchmark, SINGLE))
 
 
 __all__ = [
@@ -457,9 +464,10 @@ __all__ = [
     "Executed",
     "Metric",
     "compute_metrics",
-    "group_metric_list",
+    "FAMILIES",
+    "group_metrics",
     "is_metric",
     "metric",
-    "metric_list",
+    "task_metrics",
     "names",
 ]
