@@ -53,6 +53,30 @@ FEATURE = "feature"  # the similarity of one SQL feature to gold's (TPC-DS, ``si
 COMPLEXITY_COUNT = "complexity"  # a complexity count of the prediction
 GOLD_COMPLEXITY_COUNT = "gold_complexity"  # the same count of gold
 
+# Names the code reads by role (the producers write them, the report and the CLI read them).
+VES = "ves"
+EX = "ex"
+EX_STRICT = "ex_strict"
+EX_SET = "ex_set"
+EX_READS_DATA = "ex_reads_data"
+#: Sampled runs: EX of the voted answer, VES and EX averaged over the samples, pass@k by k.
+VOTED_EX = "ex_maj"
+MEAN_VES = "ves_mean"
+MEAN_EX = "ex_mean"
+PASS_AT = {k: f"pass_at_{k}" for k in PASS_AT_K}
+#: Retried runs: the feedback turns used (the last attempt's numbers: :func:`after_retries`).
+RETRIES_USED = "retries_used"
+#: TPC-DS structure: the prediction parsed; the mean feature similarity; its count-based twin.
+PARSED = "parsed"
+STRUCTURAL_SIMILARITY = "structural_similarity"
+COUNT_SIMILARITY = "structural_count_similarity"
+
+
+def samples_mean(name: str) -> str:
+    """The name of a voted metric's mean over the samples (``Metric.voted``)."""
+    return f"{name}_mean"
+
+
 #: What each family is, as the task YAML's comments say it.
 FAMILIES = {
     EXECUTION: "Execution, per answer: VES, EX and its variants.",
@@ -109,6 +133,7 @@ class Metric:
     in_scores_table: bool = False  # a column of the report's Scores table (when items have it)
     voted: bool = False  # sampled scoring reports the voted answer's value and ``<name>_mean``
     after_retries_of: str | None = None  # the last retry's value of this metric
+    gold_of: str | None = None  # gold's value of this metric of the prediction
 
     def used_by(self, benchmark: str, kind: str) -> bool:
         """Whether tasks of ``benchmark`` of this ``kind`` report the metric."""
@@ -140,7 +165,7 @@ def set_execution_accuracy(executed: Executed) -> int:
 
 def execution_accuracy_reading_data(executed: Executed) -> int:
     """EX with an answer that reads no table (where gold reads one) counted wrong."""
-    return 0 if executed.reads_no_table else executed.values["ex"]
+    return 0 if executed.reads_no_table else executed.values[EX]
 
 
 _TPCDS = ("tpcds",)
@@ -150,7 +175,7 @@ def _execution() -> list[Metric]:
     every = "every item (0 when the answer was refused, failed or missing)"
     return [
         Metric(
-            "ves",
+            VES,
             "VES",
             "valid execution syntax: the prediction ran without error, in the time limit and "
             "under the row cap",
@@ -162,7 +187,7 @@ def _execution() -> list[Metric]:
             in_scores_table=True,
         ),
         Metric(
-            "ex",
+            EX,
             "EX",
             "same result as gold: rows as a multiset, in order when gold's outermost ORDER BY "
             "defines one, numbers with a small tolerance",
@@ -174,7 +199,7 @@ def _execution() -> list[Metric]:
             in_scores_table=True,
         ),
         Metric(
-            "ex_strict",
+            EX_STRICT,
             "EX strict",
             "identical ordered rows",
             every,
@@ -185,7 +210,7 @@ def _execution() -> list[Metric]:
             in_scores_table=True,
         ),
         Metric(
-            "ex_set",
+            EX_SET,
             "EX set",
             "the same set of rows (BIRD's rule)",
             every,
@@ -196,7 +221,7 @@ def _execution() -> list[Metric]:
             in_scores_table=True,
         ),
         Metric(
-            "ex_reads_data",
+            EX_READS_DATA,
             "EX reads data",
             "EX with answers that read no table of the database (constants) counted wrong, "
             "unless gold reads none either",
@@ -213,7 +238,7 @@ def _sampling() -> list[Metric]:
     made_by = "scoring.sampled"
     return [
         Metric(
-            "ex_maj",
+            VOTED_EX,
             "EX (vote)",
             "EX of the answer chosen by execution-result voting (0 when no sample ran)",
             sampled,
@@ -224,7 +249,7 @@ def _sampling() -> list[Metric]:
         ),
         *(
             Metric(
-                f"pass_at_{k}",
+                name,
                 f"pass@{k}",
                 f"unbiased pass@{k} (Chen et al. 2021) over the samples",
                 f"every item of a run with at least {k} samples per item",
@@ -233,10 +258,10 @@ def _sampling() -> list[Metric]:
                 made_by=made_by,
                 in_summary=k == 1,
             )
-            for k in PASS_AT_K
+            for k, name in PASS_AT.items()
         ),
         Metric(
-            "ves_mean",
+            MEAN_VES,
             "VES (mean)",
             "VES averaged over the samples",
             sampled,
@@ -245,7 +270,7 @@ def _sampling() -> list[Metric]:
             made_by=made_by,
         ),
         Metric(
-            "ex_mean",
+            MEAN_EX,
             "EX (mean)",
             "EX averaged over the samples",
             sampled,
@@ -281,7 +306,7 @@ def _retry(execution: list[Metric]) -> list[Metric]:
             for name, retry_name in RETRY_METRICS.items()
         ),
         Metric(
-            "retries_used",
+            RETRIES_USED,
             "Retries used",
             "error-feedback turns the repair model used",
             retried,
@@ -298,7 +323,7 @@ def _structure() -> list[Metric]:
     on = "every TPC-DS item (0 when the prediction does not parse)"
     single = frozenset({SINGLE})
     similarity = Metric(
-        "structural_similarity",
+        STRUCTURAL_SIMILARITY,
         "Struct. sim.",
         "the mean of the seven feature similarities (the TPC-DS paper's Table 2 average)",
         on,
@@ -310,7 +335,7 @@ def _structure() -> list[Metric]:
     )
     return [
         Metric(
-            "parsed",
+            PARSED,
             "Parsed",
             "1 when the prediction parsed as one statement",
             "every TPC-DS item",
@@ -322,7 +347,7 @@ def _structure() -> list[Metric]:
         similarity,
         *_voted_means([similarity]),
         Metric(
-            "structural_count_similarity",
+            COUNT_SIMILARITY,
             "Count sim.",
             "the mean over the features of min/max of the feature bags' sizes",
             on,
@@ -370,6 +395,7 @@ def _structure() -> list[Metric]:
                 benchmarks=_TPCDS,
                 kinds=single,
                 made_by=made_by,
+                gold_of=count,
             )
             for count in COMPLEXITY
         ),
@@ -380,7 +406,7 @@ def _voted_means(voted: Iterable[Metric]) -> list[Metric]:
     """``<name>_mean`` of each voted metric: its mean over the samples (sampled runs)."""
     return [
         Metric(
-            f"{metric.name}_mean",
+            samples_mean(metric.name),
             f"{metric.label} (mean)",
             f"{metric.name} averaged over the samples",
             metric.defined_on,
@@ -403,6 +429,17 @@ METRICS: tuple[Metric, ...] = (
 )
 
 _BY_NAME: dict[str, Metric] = {metric.name: metric for metric in METRICS}
+
+
+def after_retries(name: str) -> str:
+    """The name of metric ``name``'s value after retries (``ves`` -> ``ves@retry``)."""
+    (retried,) = (m.name for m in METRICS if m.after_retries_of == name)
+    return retried
+
+
+def labels() -> dict[str, str]:
+    """Every metric's label by name."""
+    return {m.name: m.label for m in METRICS}
 
 
 def metric(name: str) -> Metric:
@@ -456,6 +493,22 @@ def group_metrics(benchmark: str) -> tuple[Metric, ...]:
 
 
 __all__ = [
+    "COUNT_SIMILARITY",
+    "EX",
+    "EX_READS_DATA",
+    "EX_SET",
+    "EX_STRICT",
+    "MEAN_EX",
+    "MEAN_VES",
+    "PARSED",
+    "PASS_AT",
+    "RETRIES_USED",
+    "STRUCTURAL_SIMILARITY",
+    "VES",
+    "VOTED_EX",
+    "after_retries",
+    "samples_mean",
+    "labels",
     "COMPUTED",
     "EXECUTION_METRICS",
     "METRICS",

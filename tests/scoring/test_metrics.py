@@ -7,11 +7,14 @@ head 2.5), B (20, 1.0), C (5, 4.0)) and a real DuckDB file.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from pathlib import Path
 
 import duckdb
 import pytest
 
+import sqlbench_lmeval
 from sqlbench_lmeval.execution import Database, Status
 from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring import metrics as registry
@@ -182,3 +185,28 @@ def test_a_metric_that_reads_results_plugs_in_with_one_entry(database, monkeypat
     assert (right["gold_rows"], wrong["gold_rows"], failed["gold_rows"]) == (2, 2, 2)
     (missing,) = score_items([item(database)], [None], progress=False)
     assert missing["rows_if_right"] == 0 and missing["gold_rows"] == 0
+
+
+# The readers that must take every metric name from the registry (the producers write the names
+# they make and are checked above by what they make).
+READERS = ("report", "cli.py", "lmeval/hooks.py", "lmeval/metric_lists.py")
+
+
+def test_the_report_and_the_cli_type_no_metric_name():
+    package = Path(sqlbench_lmeval.__file__).parent
+    files = [
+        path
+        for reader in READERS
+        for path in (
+            [package / reader] if reader.endswith(".py") else (package / reader).rglob("*.py")
+        )
+    ]
+    assert len(files) > 10
+    registered = {m.name for m in METRICS}
+    typed = [
+        f"{path.relative_to(package)}:{node.lineno}: {node.value!r}"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in registered
+    ]
+    assert not typed, f"metric names typed outside the registry (import them): {typed}"
