@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from sqlbench_lmeval.lmeval.task_specs import read_config
 from sqlbench_lmeval.paths import tasks_dir
 from sqlbench_lmeval.scoring.metrics import (
     FAMILIES,
@@ -38,20 +39,6 @@ from sqlbench_lmeval.scoring.metrics import (
 GENERATED = "# written from the metric registry: python -m sqlbench_lmeval.lmeval.metric_lists"
 
 _BLOCK = re.compile(r"^(metric_list|aggregate_metric_list):[^\n]*\n(?:[ -][^\n]*\n)*", re.M)
-
-
-class _Loader(yaml.SafeLoader):
-    """YAML with lm-eval's ``!function`` tag, read as the dotted name it holds."""
-
-
-_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
-
-
-def _config(path: Path) -> dict:
-    with path.open(encoding="utf-8") as stream:
-        config = yaml.load(stream, Loader=_Loader) or {}
-    parent = config.pop("include", None)
-    return config if parent is None else {**_config(path.parent / parent), **config}
 
 
 def _task_kind(config: dict) -> tuple[str, str]:
@@ -79,13 +66,15 @@ def _block(key: str, metrics: Sequence[Metric], group: bool = False) -> str:
 def generated(path: Path, tasks: Path) -> str:
     """The text of the YAML file ``path`` with its metric blocks written from the registry."""
     text = path.read_text(encoding="utf-8")
-    config = _config(path)
+    config = read_config(path)
 
     def replace(match: re.Match) -> str:
         key = match.group(1)
         if key == "metric_list":
             return _block(key, task_metrics(*_task_kind(config)))
-        benchmarks = {_task_kind(_config(tasks_file(tasks, task)))[0] for task in config["task"]}
+        benchmarks = {
+            _task_kind(read_config(tasks_file(tasks, task)))[0] for task in config["task"]
+        }
         (benchmark,) = benchmarks
         return _block(key, group_metrics(benchmark), group=True)
 
@@ -95,7 +84,7 @@ def generated(path: Path, tasks: Path) -> str:
 def tasks_file(tasks: Path, task: str) -> Path:
     """The YAML file that defines ``task``."""
     for path in sorted(tasks.glob("*/*.yaml")):
-        if _config(path).get("task") == task:
+        if read_config(path).get("task") == task:
             return path
     raise LookupError(f"no YAML file under {tasks} defines task {task!r}")
 
