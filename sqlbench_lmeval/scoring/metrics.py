@@ -372,7 +372,7 @@ def _structure() -> list[Metric]:
         *(
             Metric(
                 count,
-                count.replace("_", " ").capitalize(),
+                _count_label(count),
                 f"the prediction's {count.replace('_', ' ')} (the TPC-DS paper's Table 1): not "
                 "a score",
                 on,
@@ -387,7 +387,7 @@ def _structure() -> list[Metric]:
         *(
             Metric(
                 f"gold_{count}",
-                f"Gold {count.replace('_', ' ')}",
+                f"Gold {_count_label(count, first_word=False)}",
                 f"gold's {count.replace('_', ' ')}: not a score",
                 "every TPC-DS item",
                 GOLD_COMPLEXITY_COUNT,
@@ -400,6 +400,15 @@ def _structure() -> list[Metric]:
             for count in COMPLEXITY
         ),
     ]
+
+
+def _count_label(count: str, first_word: bool = True) -> str:
+    """``cte_count`` -> ``CTE count``, ``join_count`` -> ``Join count`` (``join count`` when
+    not the first word)."""
+    words = ["CTE" if word == "cte" else word for word in count.split("_")]
+    if first_word:
+        words[0] = words[0][0].upper() + words[0][1:]
+    return " ".join(words)
 
 
 def _voted_means(voted: Iterable[Metric]) -> list[Metric]:

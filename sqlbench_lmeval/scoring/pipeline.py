@@ -53,7 +53,7 @@ from sqlbench_lmeval.execution import (
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
-from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS, Executed, compute_metrics
+from sqlbench_lmeval.scoring.metrics import EX, EXECUTION_METRICS, Executed, compute_metrics
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.sql.dialects import TRANSPILE_ERROR, Transpile, engine_sql
 from sqlbench_lmeval.sql.extract import (
@@ -512,7 +512,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         result.update(compute_metrics(executed), reason=verdict.reason)
         if run is not None and run.error is not None:
             result["reason"] = TRANSPILE_ERROR
-        elif result["truncated"] and not result["ex"]:
+        elif result["truncated"] and not result[EX]:
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED
         result[READS_NO_TABLE] = constant
@@ -552,7 +552,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         metrics[name] = fmean(float(s[name]) for s in scores)
     for category in sorted({s["category"] for s in scores if s.get("category")}):
         in_category = [s for s in scores if s.get("category") == category]
-        metrics[f"ex_{category}"] = fmean(s["ex"] for s in in_category)
+        metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
         metrics[f"n_{category}"] = len(in_category)
     healthy = [
         s
@@ -560,12 +560,12 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         if s["gold_status"] == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(s["flags"])
     ]
     metrics["n_healthy_gold"] = len(healthy)
-    metrics["ex_on_healthy_gold"] = fmean(s["ex"] for s in healthy) if healthy else 0.0
+    metrics["ex_on_healthy_gold"] = fmean(s[EX] for s in healthy) if healthy else 0.0
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
     metrics["verdict_counts"] = dict(
-        Counter(verdict(s["status"], s["ex"], bool(s.get("truncated"))) for s in scores)
+        Counter(verdict(s["status"], s[EX], bool(s.get("truncated"))) for s in scores)
     )
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
     metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
