@@ -1,8 +1,9 @@
 """The metric registry: every number a score dict carries, declared once.
 
-Scoring, sampled scoring, the retry envelope, the lm-eval hooks, the report, the explorer, the
-``score`` summary and the task YAML ``metric_list``s all read :data:`METRICS`; a test checks
-that the YAML lists, the report's names and every number a real score carries are here.
+Scoring, sampled scoring, the lm-eval hooks, the report, the explorer and the ``score`` summary
+read :data:`METRICS`, and the task YAML ``metric_list``s are written from it
+(``python -m sqlbench_lmeval.lmeval.metric_lists``); tests check that the YAML lists, the names
+the report and the CLI read and every number a real score carries are here.
 
 A :class:`Metric` says what a number is (name, label, description, which items carry it,
 whether higher is better, how lm-eval aggregates it) and where it appears: the benchmarks
@@ -13,14 +14,15 @@ Two kinds of metric:
 
 - **per answer, from execution** (``compute`` set): scoring calls ``compute(executed)`` once
   per answer that was compared with gold, in registry order, with an :class:`Executed`: the
-  item, the SQL that ran, the predicted and the gold :class:`~sqlbench_lmeval.execution.Outcome`
-  (rows, status, error), gold's order flag, the comparison :class:`~compare.Verdict` and the
-  values of the metrics before it (so a metric may build on ``ex``). An answer that was not
-  compared (refused, failed, never submitted) scores 0 on each. Adding such a metric is one
-  function and one entry in :data:`METRICS` (see docs/adding-a-metric.md).
+  item, the SQL that ran, the predicted and the gold ``execution.Outcome`` (rows, status,
+  error), gold's order flag, the comparison ``compare.Verdict`` and the values of the metrics
+  before it (so a metric may build on ``ex``). An answer that was not compared (refused,
+  failed, never submitted) scores 0 on each. Adding such a metric is one function and one
+  entry in :data:`METRICS`, then the YAML writer (docs/adding-a-metric.md).
 - **made elsewhere** (``made_by`` names the producer): sampled scoring's voting and pass@k,
-  the retry envelope's last-attempt numbers, a benchmark's ``item_metrics`` (TPC-DS structure
-  and complexity, which share one parse of the prediction).
+  the retry envelope's last-attempt numbers (named by its ``RETRY_METRICS``: that module
+  stays free of heavy imports, as the repair model loads it), a benchmark's ``item_metrics``
+  (TPC-DS structure and complexity, which share one parse of the prediction).
 
 "VES" here is the LogicCat seed's *valid execution syntax* (the prediction ran), not BIRD's
 valid efficiency score; keep the two apart in every label.
