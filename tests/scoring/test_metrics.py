@@ -18,6 +18,7 @@ import sqlbench_lmeval
 from sqlbench_lmeval.execution import Database, Status
 from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring import metrics as registry
+from sqlbench_lmeval.scoring import pipeline
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
     EXECUTION,
@@ -173,8 +174,6 @@ def test_a_metric_that_reads_results_plugs_in_with_one_entry(database, monkeypat
     monkeypatch.setattr(registry, "METRICS", (*METRICS, *entries))
     # The names every score dict starts from are read when the pipeline module is imported;
     # a new entry in the source lands in both. Here both are patched.
-    from sqlbench_lmeval.scoring import pipeline
-
     names = tuple(m.name for m in computed)
     monkeypatch.setattr(pipeline, "EXECUTION_METRICS", names)
     right, wrong, failed = score_items(
