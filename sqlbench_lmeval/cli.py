@@ -198,20 +198,14 @@ def _score(args: argparse.Namespace) -> int:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
         out.write("\n")
+    # Imported here, as scoring is: ``sqlbench-lmeval --help`` and the light commands start
+    # without it.
+    from sqlbench_lmeval.scoring.metrics import EX_READS_DATA, names
+
     metrics = result["metrics"]
+    # The registry's summary metrics (``Metric.in_summary``) the run has, in registry order.
     shown = ", ".join(
-        f"{name}={metrics[name]:.4f}"
-        for name in (
-            "ves",
-            "ex",
-            "ex_strict",
-            "ex_set",
-            "ex_maj",
-            "pass_at_1",
-            "ves@retry",
-            "ex@retry",
-        )
-        if name in metrics
+        f"{name}={metrics[name]:.4f}" for name in names(in_summary=True) if name in metrics
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
@@ -229,7 +223,7 @@ def _score(args: argparse.Namespace) -> int:
     if metrics.get("n_reads_no_table"):
         print(
             f"{metrics['n_reads_no_table']} answer(s) read no table (constants): EX counts "
-            f"them, ex_reads_data={metrics['ex_reads_data']:.4f} does not"
+            f"them, {EX_READS_DATA}={metrics[EX_READS_DATA]:.4f} does not"
         )
     return 0
 

@@ -62,18 +62,20 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
-def _read(path: Path) -> dict:
+def read_config(path: Path) -> dict:
+    """A task YAML file as lm-eval reads it: ``include:`` followed (the including file's keys
+    win), ``!function`` kept as its dotted name."""
     with path.open(encoding="utf-8") as stream:
         config = yaml.load(stream, Loader=_Loader) or {}
     parent = config.pop("include", None)
     if parent is None:
         return config
-    return {**_read(path.parent / parent), **config}
+    return {**read_config(path.parent / parent), **config}
 
 
 @lru_cache(maxsize=1)
 def _configs() -> tuple[dict, ...]:
-    return tuple(_read(path) for path in sorted(tasks_dir().glob("*/*.yaml")))
+    return tuple(read_config(path) for path in sorted(tasks_dir().glob("*/*.yaml")))
 
 
 @lru_cache(maxsize=1)
@@ -136,4 +138,4 @@ def task_spec(name: str) -> TaskSpec:
     return specs[name]
 
 
-__all__ = ["TaskSpec", "benchmark_spec", "task_groups", "task_spec", "task_specs"]
+__all__ = ["TaskSpec", "benchmark_spec", "read_config", "task_groups", "task_spec", "task_specs"]

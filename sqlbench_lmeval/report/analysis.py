@@ -1,6 +1,7 @@
-"""What the report's sections and the explorer share: the metric names the report reads (all
-of them here, in one place), views of runs and whether runs can be compared, items paired by
-id, each item's outcome and error kind, and means that leave NaN out.
+"""What the report's sections and the explorer share: the metric names and labels the report
+reads (all taken from the metric registry, ``scoring.metrics``), views of runs and whether runs
+can be compared, items paired by id, each item's outcome and error kind, and means that leave
+NaN out.
 
 A "view" is a task or an lm-eval group of tasks (see ``runs.Run.views``). The numbers of each
 section are computed in its own module under ``report.sections``.
@@ -11,47 +12,52 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import fields
 from itertools import combinations
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
+from sqlbench_lmeval.scoring.metrics import (
+    COMPLEXITY_COUNT,
+    COUNT_SIMILARITY,
+    EX,
+    FEATURE,
+    MEAN_EX,
+    METRICS,
+    PARSED,
+    PASS_AT,
+    RETRIES_USED,
+    STRUCTURAL_SIMILARITY,
+    VES,
+    VOTED_EX,
+    after_retries,
+    metric,
+    names,
+)
 from sqlbench_lmeval.scoring.pipeline import VERDICTS, verdict
 
-# --- metric names and labels -------------------------------------------------------------------
+# --- metric names and labels: all from the metric registry (scoring.metrics) -----------------
 
-#: Execution metrics in table order, with their column titles.
-EXECUTION_METRICS = (("ves", "VES"), ("ex", "EX"), ("ex_strict", "EX strict"), ("ex_set", "EX set"))
-#: Shown beside them when a benchmark reports it (TPC-DS).
-SIMILARITY_METRIC = ("structural_similarity", "Struct. sim.")
-COUNT_SIMILARITY_METRIC = "structural_count_similarity"
-#: 1.0 when the prediction parsed as one statement (TPC-DS); similarities count a miss as 0.
-PARSED = "parsed"
-#: Per SQL feature: ``sim_<feature>``, the similarity to gold of one feature (TPC-DS).
-FEATURE_PREFIX = "sim_"
-#: A complexity count ``x`` of the prediction has gold's beside it as ``gold_x`` (TPC-DS).
-GOLD_PREFIX = "gold_"
-#: Sampled runs (``scoring.sampled``): EX of the voted answer, the mean EX over the samples, and
-#: ``pass_at_<k>``.
-VOTED_EX = "ex_maj"
-MEAN_EX = "ex_mean"
-PASS_AT = re.compile(r"pass_at_(\d+)$")
-#: Retried runs (``retry_envelope``): validity and EX of the last attempt, retries used.
-VES_AFTER_RETRIES = "ves@retry"
-EX_AFTER_RETRIES = "ex@retry"
-RETRIES_USED = "retries_used"
+#: The Scores table's columns (``Metric.in_scores_table``), in registry order; a column of one
+#: benchmark's metric is shown when the items have it.
+SCORE_COLUMNS = tuple(m for m in METRICS if m.in_scores_table)
+#: Per SQL feature, the similarity to gold of one feature (TPC-DS), in the paper's Table 2 order.
+FEATURE_METRICS = names(family=FEATURE)
+#: Complexity counts of the prediction, in the paper's Table 1 order, and gold's by count.
+COUNT_METRICS = names(family=COMPLEXITY_COUNT)
+GOLD_COUNT = {m.gold_of: m.name for m in METRICS if m.gold_of is not None}
+# Sampled runs: VOTED_EX, MEAN_EX and PASS_AT (k -> name); TPC-DS: PARSED; retried runs:
+# RETRIES_USED (the registry's names, imported above) and validity and EX of the last attempt.
+VES_AFTER_RETRIES = after_retries(VES)
+EX_AFTER_RETRIES = after_retries(EX)
 
 #: Outcome classes of the failure breakdown, in column order: ``scoring.pipeline.VERDICTS``, the
 #: classes ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs;
 #: "truncated" was cut off by the generation limit and is not correct.
 OUTCOMES = VERDICTS
 
-# The paper's Table 2 column order; a feature name is placed by the first keyword it contains.
-FEATURE_ORDER = ("table", "column", "predicate", "where", "constant", "function", "aggreg", "join")
-# The paper's Table 1 column order for complexity counts.
-COUNT_ORDER = ("column", "join", "predicate", "where", "cte", "function", "subquer")
-
 # Metrics that are fields of every scored item rather than entries of its ``numbers``.
-_ITEM_FIELDS = frozenset(name for name, _ in EXECUTION_METRICS)
+_ITEM_FIELDS = frozenset(f.name for f in fields(ScoredItem)) & frozenset(names())
 
 
 def item_metric(item: ScoredItem, name: str) -> float:
@@ -61,20 +67,15 @@ def item_metric(item: ScoredItem, name: str) -> float:
     return item.numbers.get(name, math.nan)
 
 
-def feature_label(name: str) -> str:
-    """``sim_where_predicates`` -> ``Where predicates``."""
-    return name.removeprefix(FEATURE_PREFIX).replace("_", " ").capitalize()
+def label(name: str) -> str:
+    """The registry's label of a metric (``sim_where_predicates`` -> ``Where predicates``)."""
+    return metric(name).label
 
 
-def ordered(names, order) -> list[str]:
-    """``names`` in a paper's column ``order``: each by the first keyword of ``order`` it
-    contains (the rest last), ties by name."""
-
-    def key(name):
-        ranks = [rank for rank, word in enumerate(order) if word in name]
-        return (ranks[0] if ranks else len(order), name)
-
-    return sorted(names, key=key)
+def present(names_in_order: Sequence[str], items: Sequence[ScoredItem]) -> list[str]:
+    """Those of ``names_in_order`` that some item has among its ``numbers``, in that order."""
+    found = {name for item in items for name in item.numbers}
+    return [name for name in names_in_order if name in found]
 
 
 # --- views, compatibility, pairing -----------------------------------------------------------
@@ -190,32 +191,32 @@ def metric_mean(items: Sequence[ScoredItem], name: str) -> float:
 
 
 __all__ = [
-    "COUNT_ORDER",
-    "COUNT_SIMILARITY_METRIC",
-    "EXECUTION_METRICS",
+    "COUNT_METRICS",
+    "EX",
+    "COUNT_SIMILARITY",
     "EX_AFTER_RETRIES",
-    "FEATURE_ORDER",
-    "FEATURE_PREFIX",
-    "GOLD_PREFIX",
+    "FEATURE_METRICS",
+    "GOLD_COUNT",
     "MEAN_EX",
     "OUTCOMES",
     "PARSED",
     "PASS_AT",
     "RETRIES_USED",
-    "SIMILARITY_METRIC",
+    "SCORE_COLUMNS",
+    "STRUCTURAL_SIMILARITY",
     "VES_AFTER_RETRIES",
     "VOTED_EX",
     "check_comparable",
     "engines_differ",
     "error_kind",
-    "feature_label",
     "grouped_tasks",
     "item_metric",
+    "label",
     "mean",
     "metric_mean",
-    "ordered",
     "outcome_of",
     "paired_items",
+    "present",
     "runs_by_view",
     "view_names",
 ]

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from sqlbench_lmeval.report.analysis import error_kind, feature_label, outcome_of
+from sqlbench_lmeval.report.analysis import FEATURE_METRICS, error_kind, label, outcome_of
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 from sqlbench_lmeval.scoring.pipeline import VERDICTS as SCORING_VERDICTS
 
@@ -101,9 +101,9 @@ def _fill_shared(row: dict, item: ScoredItem) -> None:
 
 def _run_result(item: ScoredItem) -> dict:
     similarities = {
-        feature_label(name): _finite(value)
+        label(name): _finite(value)
         for name, value in sorted(item.numbers.items())
-        if name.startswith("sim_")
+        if name in FEATURE_METRICS
     }
     return {
         "verdict": verdict(item),

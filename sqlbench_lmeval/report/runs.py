@@ -26,11 +26,13 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
+from sqlbench_lmeval.scoring.metrics import EX, EX_SET, EX_STRICT, VES
 from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
 
-#: Score-dict fields with a fixed meaning; every other number lands in ``ScoredItem.numbers``.
+#: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
+#: by the metric registry); every other number lands in ``ScoredItem.numbers``.
 _KNOWN_FIELDS = frozenset(
-    {"id", "status", "ves", "ex", "ex_strict", "ex_set", "category", "gold_status", "error"}
+    {"id", "status", VES, EX, EX_STRICT, EX_SET, "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
     | {"gold_error", "truncated", "repetition_loop", "reads_no_table"}
 )
@@ -91,10 +93,10 @@ class ScoredItem:
         return cls(
             id=int(score["id"]),
             status=str(score["status"]),
-            ves=_number(score["ves"]),
-            ex=_number(score["ex"]),
-            ex_strict=_number(score.get("ex_strict", math.nan)),
-            ex_set=_number(score.get("ex_set", math.nan)),
+            ves=_number(score[VES]),
+            ex=_number(score[EX]),
+            ex_strict=_number(score.get(EX_STRICT, math.nan)),
+            ex_set=_number(score.get(EX_SET, math.nan)),
             category=score.get("category") or None,
             gold_status=str(score.get("gold_status") or "ok"),
             error=score.get("error"),
@@ -424,7 +426,7 @@ def sample_details(sample: Mapping, doc: Mapping) -> dict:
 def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:
     """A score rebuilt from lm-eval's top-level metric values, when ``filtered_resps`` is not
     our score dict; None when the line has no EX at all."""
-    if "ex" not in sample or "ves" not in sample or "id" not in doc:
+    if EX not in sample or VES not in sample or "id" not in doc:
         return None
     score = {
         name: value
@@ -446,7 +448,7 @@ def score_dict_of(filtered) -> dict | None:
             filtered = parse_python_literal(filtered)
         except (SyntaxError, ValueError, RecursionError):
             return None
-    if isinstance(filtered, dict) and "status" in filtered and "ex" in filtered:
+    if isinstance(filtered, dict) and "status" in filtered and EX in filtered:
         return filtered
     return None
 

@@ -51,8 +51,9 @@ from sqlbench_lmeval.execution import (
     execute_many,
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters, ves
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.metrics import EX, EXECUTION_METRICS, Executed, compute_metrics
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, Transpile, engine_sql
 from sqlbench_lmeval.sql.extract import (
@@ -63,11 +64,6 @@ from sqlbench_lmeval.sql.extract import (
     extract_sql,
 )
 from sqlbench_lmeval.sql.table_reads import reads_no_table
-
-#: Numbers every benchmark reports per item; lm-eval averages each with ``mean``.
-#: ``ex_reads_data`` is EX with answers that read no table of the database counted wrong
-#: (unless gold reads none either).
-EXECUTION_METRICS = ("ves", "ex", "ex_strict", "ex_set", "ex_reads_data")
 
 #: The score-dict flag of an answer that ran but reads no table where gold reads one (a
 #: constant; ``table_reads``).
@@ -469,11 +465,8 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "id": item.id,
         "category": item.category,
         "status": MISSING if pred is None else pred.status.value,
-        "ves": 0,
-        "ex": 0,
-        "ex_strict": 0,
-        "ex_set": 0,
-        "ex_reads_data": 0,
+        # Every per-answer metric (``metrics.COMPUTED``): 0 unless the answer is compared.
+        **dict.fromkeys(EXECUTION_METRICS, 0),
         "extracted_sql": None if extraction is None else extraction.sql,
         "extraction": MISSING if extraction is None else extraction.method,
         # The dialect the answer was asked in, and the SQL that ran (translated from it).
@@ -500,18 +493,6 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
             verdict = compare(pred, gold_outcome, ordered=ordered)
         except Exception as error:
             raise _StageError(Failure.at("compare", error)) from error
-        result.update(
-            ves=ves(pred),
-            ex=int(verdict.ex),
-            ex_strict=int(verdict.ex_strict),
-            ex_set=int(verdict.ex_set),
-            reason=verdict.reason,
-        )
-        if run is not None and run.error is not None:
-            result["reason"] = TRANSPILE_ERROR
-        elif result["truncated"] and not result["ex"]:
-            # The output was cut off by the generation limit: that, not the SQL, failed first.
-            result["reason"] = TRUNCATED
         constant = (
             pred.status is Status.OK
             and reads_no_table(run.sql, item.dialect) is True
@@ -519,8 +500,22 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
             # either: answering it the same way is no shortcut.
             and reads_no_table(item.gold_sql, item.dialect) is not True
         )
+        executed = Executed(
+            item=item,
+            sql=None if run is None else run.sql,
+            predicted=pred,
+            gold=gold_outcome,
+            ordered=ordered,
+            verdict=verdict,
+            reads_no_table=constant,
+        )
+        result.update(compute_metrics(executed), reason=verdict.reason)
+        if run is not None and run.error is not None:
+            result["reason"] = TRANSPILE_ERROR
+        elif result["truncated"] and not result[EX]:
+            # The output was cut off by the generation limit: that, not the SQL, failed first.
+            result["reason"] = TRUNCATED
         result[READS_NO_TABLE] = constant
-        result["ex_reads_data"] = 0 if constant else result["ex"]
     if item_metrics is not None:
         # A refused or failed answer has no SQL to measure: its numbers are those of no SQL.
         sql = None if extraction is None or failure is not None else extraction.sql
@@ -557,7 +552,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         metrics[name] = fmean(float(s[name]) for s in scores)
     for category in sorted({s["category"] for s in scores if s.get("category")}):
         in_category = [s for s in scores if s.get("category") == category]
-        metrics[f"ex_{category}"] = fmean(s["ex"] for s in in_category)
+        metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
         metrics[f"n_{category}"] = len(in_category)
     healthy = [
         s
@@ -565,12 +560,12 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         if s["gold_status"] == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(s["flags"])
     ]
     metrics["n_healthy_gold"] = len(healthy)
-    metrics["ex_on_healthy_gold"] = fmean(s["ex"] for s in healthy) if healthy else 0.0
+    metrics["ex_on_healthy_gold"] = fmean(s[EX] for s in healthy) if healthy else 0.0
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
     metrics["verdict_counts"] = dict(
-        Counter(verdict(s["status"], s["ex"], bool(s.get("truncated"))) for s in scores)
+        Counter(verdict(s["status"], s[EX], bool(s.get("truncated"))) for s in scores)
     )
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
     metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
@@ -580,7 +575,6 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
 
 __all__ = [
     "COMPARISON_VERSION",
-    "EXECUTION_METRICS",
     "LOOP_ADVICE",
     "READS_NO_TABLE",
     "TRUNCATED",

@@ -31,8 +31,18 @@ from statistics import fmean
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import (
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
     EXECUTION_METRICS,
+    MEAN_EX,
+    MEAN_VES,
+    PASS_AT,
+    VES,
+    VOTED_EX,
+    names,
+    samples_mean,
+)
+from sqlbench_lmeval.scoring.pipeline import (
     READS_NO_TABLE,
     Answer,
     Failure,
@@ -43,8 +53,8 @@ from sqlbench_lmeval.scoring.sampling import normalized_sql, pass_at_k, reported
 from sqlbench_lmeval.sql.extract import Extraction
 
 #: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
-#: mean over samples; the others stay in each sample's record.
-VOTED_ITEM_METRICS = ("structural_similarity",)
+#: mean over samples (``Metric.voted`` in the registry); the others stay in each sample's record.
+VOTED_ITEM_METRICS = names(voted=True)
 
 #: The fields of a sample's score dict its sample-log record keeps.
 _SAMPLE_FIELDS = (
@@ -139,7 +149,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
     outcomes = [scored.predicted[slot] for slot in item_slots]
     ordered = scored.ordered[item_slots[0]]
     ran = [o is not None and o.status is Status.OK for o in outcomes]
-    correct = [bool(s["ex"]) for s in scores]
+    correct = [bool(s[EX]) for s in scores]
 
     def same_result(i: int, j: int) -> bool:
         if item_slots[i] == item_slots[j]:  # one query: one result
@@ -155,15 +165,15 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         "category": item.category,
         # The first sample's verdict: what one answer gets (aggregate() counts these).
         **{name: first[name] for name in EXECUTION_METRICS},
-        "ex_maj": chosen["ex"] if voted.winner is not None else 0,
-        **{f"pass_at_{k}": pass_at_k(n, c, k) for k in reported_ks(n)},
-        "ves_mean": fmean(s["ves"] for s in scores),
-        "ex_mean": fmean(s["ex"] for s in scores),
+        VOTED_EX: chosen[EX] if voted.winner is not None else 0,
+        **{PASS_AT[k]: pass_at_k(n, c, k) for k in reported_ks(n)},
+        MEAN_VES: fmean(s[VES] for s in scores),
+        MEAN_EX: fmean(s[EX] for s in scores),
     }
     for name in VOTED_ITEM_METRICS:
         if name in first:
             result[name] = chosen[name]
-            result[f"{name}_mean"] = fmean(s[name] for s in scores)
+            result[samples_mean(name)] = fmean(s[name] for s in scores)
     result.update(
         status=first["status"],
         reason=first["reason"],

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlbench_lmeval import cli
 from sqlbench_lmeval.logiccat import bundle
+from sqlbench_lmeval.scoring.metrics import names
 
 LAYOUT = Path(__file__).resolve().parents[2] / "fixtures" / "logiccat" / "shared_layout"
 
@@ -46,3 +47,31 @@ def test_gold_writes_one_line_per_item(fixture_bundle, tmp_path, capsys):
     }  # fmt: skip
     assert lines[8]["rows"] == [[None]]
     assert "gold results of 12 items" in capsys.readouterr().out
+
+
+def test_score_prints_the_registry_summary_metrics_the_run_has(fixture_bundle, tmp_path, capsys):
+    cache = cached(fixture_bundle, tmp_path)
+    gold = tmp_path / "gold.jsonl"
+    base = ["--cache-dir", str(cache), "--no-progress"]
+    assert cli.main(["gold", "logiccat", *base, "--output", str(gold)]) == 0
+    answers = [json.loads(line) for line in gold.read_text("utf-8").splitlines()]
+    single, sampled = tmp_path / "single.jsonl", tmp_path / "sampled.jsonl"
+    lines = [json.dumps({"id": a["id"], "prediction": a["gold_sql"]}) for a in answers]
+    single.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sampled.write_text("\n".join(lines + lines) + "\n", encoding="utf-8")  # 2 samples per item
+    capsys.readouterr()
+
+    def summary(*args) -> list[str]:
+        output = tmp_path / "scores.json"
+        assert cli.main(["score", "logiccat", *args, *base, "--output", str(output)]) == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        shown = first.split(" items, ", 1)[1].split("; wrote", 1)[0]
+        return [part.split("=")[0] for part in shown.split(", ")]
+
+    summary_metrics = names(in_summary=True)
+    assert summary(str(single)) == ["ves", "ex", "ex_strict", "ex_set"]
+    sampled_shown = summary(str(sampled), "--samples")
+    assert sampled_shown == ["ves", "ex", "ex_strict", "ex_set", "ex_maj", "pass_at_1"]
+    assert set(sampled_shown) <= set(summary_metrics)
+    # In the registry's order.
+    assert sampled_shown == sorted(sampled_shown, key=summary_metrics.index)

@@ -287,13 +287,19 @@ def test_cli_refuses_mismatched_versions(score_item, write_score_file, tmp_path,
 
 
 def test_tables_follow_the_papers_column_orders():
-    from sqlbench_lmeval.report.analysis import COUNT_ORDER, FEATURE_ORDER, ordered
-    from sqlbench_lmeval.sql.complexity import COMPLEXITY
-    from sqlbench_lmeval.sql.structure import FEATURES
+    from sqlbench_lmeval.report.analysis import COUNT_METRICS, FEATURE_METRICS, present
+    from sqlbench_lmeval.report.runs import ScoredItem
 
-    features = [f"sim_{name}" for name in FEATURES]
-    assert ordered(sorted(features), FEATURE_ORDER) == features
-    assert ordered(sorted(COMPLEXITY), COUNT_ORDER) == list(COMPLEXITY)
+    # The TPC-DS paper's Table 2 (features) and Table 1 (complexity counts) column orders.
+    table_2 = ("tables", "columns", "where_predicates", "constants", "functions")
+    table_2 += ("aggregation", "joins")
+    table_1 = ("distinct_column", "join", "where_predicate", "cte", "function_call", "subquery")
+    assert FEATURE_METRICS == tuple(f"sim_{feature}" for feature in table_2)
+    assert COUNT_METRICS == tuple(f"{count}_count" for count in table_1)
+    # Whatever order the items hold them in.
+    numbers = dict.fromkeys(sorted(FEATURE_METRICS, reverse=True), 0.5)
+    item = ScoredItem.from_score({"id": 1, "status": "ok", "ves": 1, "ex": 0, **numbers})
+    assert present(FEATURE_METRICS, [item]) == list(FEATURE_METRICS)
 
 
 def test_a_single_run_has_no_paired_section(score_item, write_score_file, tmp_path):

@@ -14,7 +14,8 @@ from support.hostile_outputs import (
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
-from sqlbench_lmeval.scoring.pipeline import EXECUTION_METRICS, score_items
+from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS
+from sqlbench_lmeval.scoring.pipeline import score_items
 
 # TPC-DS query 3: one SELECT, ORDER BY, no randomness; its own result always matches itself.
 GOLD_ID = 3

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
-    COUNT_ORDER,
-    GOLD_PREFIX,
+    COUNT_METRICS,
+    GOLD_COUNT,
     PARSED,
     mean,
-    ordered,
+    present,
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
@@ -80,8 +80,8 @@ def _blocks(view: str, rows: list[ComplexityRow], context: Context) -> list[Bloc
 
 def complexity_names(items: Sequence[ScoredItem]) -> list[str]:
     """Counts reported for both the prediction (``x``) and gold (``gold_x``)."""
-    names = {name for item in items for name in item.numbers}
-    return ordered([name for name in names if f"{GOLD_PREFIX}{name}" in names], COUNT_ORDER)
+    counts = present([*COUNT_METRICS, *GOLD_COUNT.values()], items)
+    return [name for name in COUNT_METRICS if name in counts and GOLD_COUNT[name] in counts]
 
 
 def complexity_rows(runs: Sequence[Run]) -> list[ComplexityRow]:
@@ -98,7 +98,7 @@ def complexity_rows(runs: Sequence[Run]) -> list[ComplexityRow]:
                 pairs = [
                     (
                         item.numbers.get(name, math.nan),
-                        item.numbers.get(f"{GOLD_PREFIX}{name}", math.nan),
+                        item.numbers.get(GOLD_COUNT[name], math.nan),
                     )
                     for item in result.items
                     if item.numbers.get(PARSED, 1.0) >= 0.5

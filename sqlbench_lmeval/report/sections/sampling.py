@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
+    EX,
     MEAN_EX,
     PASS_AT,
     VOTED_EX,
@@ -81,16 +82,16 @@ def sampling_rows(runs: Sequence[Run]) -> list[SamplingRow]:
             if not items or not any(VOTED_EX in item.numbers for item in items):
                 continue
             names = {name for item in items for name in item.numbers}
-            ks = sorted(int(m.group(1)) for name in names if (m := PASS_AT.match(name)))
+            ks = [k for k, name in PASS_AT.items() if name in names]
             rows.append(
                 SamplingRow(
                     view=view,
                     run=run.name,
                     n=len(items),
-                    ex_first=metric_mean(items, "ex"),
+                    ex_first=metric_mean(items, EX),
                     ex_maj=metric_mean(items, VOTED_EX),
                     ex_mean=metric_mean(items, MEAN_EX),
-                    pass_at={k: metric_mean(items, f"pass_at_{k}") for k in ks},
+                    pass_at={k: metric_mean(items, PASS_AT[k]) for k in ks},
                 )
             )
     return rows

@@ -10,9 +10,10 @@ import numpy as np
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
-    EXECUTION_METRICS,
-    SIMILARITY_METRIC,
+    SCORE_COLUMNS,
     item_metric,
+    label,
+    present,
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run, ScoredItem
@@ -29,10 +30,6 @@ EXPLANATION = paragraph(
     (BIRD's rule).
     """
 )
-
-
-#: Column titles by metric name.
-_TITLES = dict((*EXECUTION_METRICS, SIMILARITY_METRIC))
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,7 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
 
 def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
     # Every row of a view has the same metrics, in column order (score_rows).
-    metrics = [(name, _TITLES[name]) for name in rows[0].intervals]
+    metrics = [(name, label(name)) for name in rows[0].intervals]
     table = Table(
         ("Run", "Category", "n", *(title for _, title in metrics)),
         tuple(
@@ -74,11 +71,11 @@ def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
 
 
 def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
-    """The metrics a table over ``items`` shows, in column order."""
-    metrics = [name for name, _ in EXECUTION_METRICS]
-    if any(SIMILARITY_METRIC[0] in item.numbers for item in items):
-        metrics.append(SIMILARITY_METRIC[0])
-    return metrics
+    """The metrics a table over ``items`` shows, in column order: the registry's Scores-table
+    metrics of every benchmark, and those of one benchmark that the items have (TPC-DS's
+    structural similarity)."""
+    of_some = present([m.name for m in SCORE_COLUMNS if m.benchmarks is not None], items)
+    return [m.name for m in SCORE_COLUMNS if m.benchmarks is None or m.name in of_some]
 
 
 def score_rows(

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import (
-    COUNT_SIMILARITY_METRIC,
-    FEATURE_ORDER,
-    FEATURE_PREFIX,
+    COUNT_SIMILARITY,
+    FEATURE_METRICS,
     PARSED,
-    SIMILARITY_METRIC,
-    feature_label,
+    STRUCTURAL_SIMILARITY,
+    label,
     metric_mean,
-    ordered,
+    present,
     runs_by_view,
 )
 from sqlbench_lmeval.report.runs import Run
@@ -58,7 +57,7 @@ def _blocks(view: str, rows: list[SimilarityRow], context: Context) -> list[Bloc
         (
             "Run",
             "n",
-            *(feature_label(name) for name in features),
+            *(label(name) for name in features),
             "Average",
             "Count-based",
             "Parsed",
@@ -88,10 +87,7 @@ def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
     rows = []
     for view, results in runs_by_view(runs):
         for run, result in results:
-            names = {name for item in result.items for name in item.numbers}
-            features = ordered(
-                [name for name in names if name.startswith(FEATURE_PREFIX)], FEATURE_ORDER
-            )
+            features = present(FEATURE_METRICS, result.items)
             if not features:
                 continue
             rows.append(
@@ -100,8 +96,8 @@ def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
                     run=run.name,
                     n=len(result.items),
                     features={name: metric_mean(result.items, name) for name in features},
-                    average=metric_mean(result.items, SIMILARITY_METRIC[0]),
-                    count_based=metric_mean(result.items, COUNT_SIMILARITY_METRIC),
+                    average=metric_mean(result.items, STRUCTURAL_SIMILARITY),
+                    count_based=metric_mean(result.items, COUNT_SIMILARITY),
                     parsed=metric_mean(result.items, PARSED),
                 )
             )
@@ -111,7 +107,7 @@ def similarity_rows(runs: Sequence[Run]) -> list[SimilarityRow]:
 def plot_similarity(rows: Sequence[SimilarityRow]):
     """Mean Jaccard similarity to gold per SQL feature (the paper's Table 2 as bars)."""
     features = list(rows[0].features) if rows else []
-    groups = [feature_label(name) for name in features] + ["Average"]
+    groups = [label(name) for name in features] + ["Average"]
     figure = plots.new_figure(max(6.0, 0.9 * len(groups) + 0.3 * len(rows)), 3.8)
     axes = figure.subplots()
     series = {

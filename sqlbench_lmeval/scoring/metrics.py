@@ -1,0 +1,537 @@
+"""The metric registry: every number a score dict carries, declared once.
+
+Scoring, sampled scoring, the lm-eval hooks, the report, the explorer and the ``score`` summary
+read :data:`METRICS`, and the task YAML ``metric_list``s are written from it
+(``python -m sqlbench_lmeval.lmeval.metric_lists``); tests check that the YAML lists, the names
+the report and the CLI read and every number a real score carries are here.
+
+A :class:`Metric` says what a number is (name, label, description, which items carry it,
+whether higher is better, how lm-eval aggregates it) and where it appears: the benchmarks
+whose tasks report it, single-answer and/or sampled tasks, the ``score`` summary, the report's
+Scores table, the lm-eval group average.
+
+Two kinds of metric:
+
+- **per answer, from execution** (``compute`` set): scoring calls ``compute(executed)`` once
+  per answer that was compared with gold, in registry order, with an :class:`Executed`: the
+  item, the SQL that ran, the predicted and the gold ``execution.Outcome`` (rows, status,
+  error), gold's order flag, the comparison ``compare.Verdict`` and the values of the metrics
+  before it (so a metric may build on ``ex``). An answer that was not compared (refused,
+  failed, never submitted) scores 0 on each. Adding such a metric is one function and one
+  entry in :data:`METRICS`, then the YAML writer (docs/adding-a-metric.md).
+- **made elsewhere** (``made_by`` names the producer): sampled scoring's voting and pass@k,
+  the retry envelope's last-attempt numbers (named by its ``RETRY_METRICS``: that module
+  stays free of heavy imports, as the repair model loads it), a benchmark's ``item_metrics``
+  (TPC-DS structure and complexity, which share one parse of the prediction).
+
+"VES" here is the LogicCat seed's *valid execution syntax* (the prediction ran), not BIRD's
+valid efficiency score; keep the two apart in every label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from sqlbench_lmeval.execution import Outcome
+from sqlbench_lmeval.scoring.compare import Verdict, ves
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.retry_envelope import RETRY_METRICS
+from sqlbench_lmeval.scoring.sampling import PASS_AT_K
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.sql.structure import FEATURES
+
+#: The task kinds a metric appears in: single-answer tasks, sampled tasks (``repeats: k``).
+SINGLE = "single"
+SAMPLED = "sampled"
+
+#: Metric families; the report and the explorer pick their columns by family.
+EXECUTION = "execution"
+SAMPLING = "sampling"
+RETRY = "retry"
+STRUCTURE = "structure"
+FEATURE = "feature"  # the similarity of one SQL feature to gold's (TPC-DS, ``sim_<feature>``)
+COMPLEXITY_COUNT = "complexity"  # a complexity count of the prediction
+GOLD_COMPLEXITY_COUNT = "gold_complexity"  # the same count of gold
+
+# Names the code reads by role (the producers write them, the report and the CLI read them).
+VES = "ves"
+EX = "ex"
+EX_STRICT = "ex_strict"
+EX_SET = "ex_set"
+EX_READS_DATA = "ex_reads_data"
+#: Sampled runs: EX of the voted answer, VES and EX averaged over the samples, pass@k by k.
+VOTED_EX = "ex_maj"
+MEAN_VES = "ves_mean"
+MEAN_EX = "ex_mean"
+PASS_AT = {k: f"pass_at_{k}" for k in PASS_AT_K}
+#: Retried runs: the feedback turns used (the last attempt's numbers: :func:`after_retries`).
+RETRIES_USED = "retries_used"
+#: TPC-DS structure: the prediction parsed; the mean feature similarity; its count-based twin.
+PARSED = "parsed"
+STRUCTURAL_SIMILARITY = "structural_similarity"
+COUNT_SIMILARITY = "structural_count_similarity"
+
+
+def samples_mean(name: str) -> str:
+    """The name of a voted metric's mean over the samples (``Metric.voted``)."""
+    return f"{name}_mean"
+
+
+#: What each family is, as the task YAML's comments say it.
+FAMILIES = {
+    EXECUTION: "Execution, per answer: VES, EX and its variants.",
+    SAMPLING: "Sampled answers: EX of the voted answer, pass@k, means over the samples.",
+    RETRY: (
+        "Retry with error feedback (model sqlbench-repair): the last attempt's numbers and the "
+        "feedback turns used; absent from runs of any other model."
+    ),
+    STRUCTURE: "Structural similarity to gold (the TPC-DS paper's Table 2).",
+    FEATURE: "Similarity to gold per SQL feature.",
+    COMPLEXITY_COUNT: "Complexity counts of the prediction (the paper's Table 1): not scores.",
+    GOLD_COMPLEXITY_COUNT: "The same counts of gold: not scores.",
+}
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What a per-answer metric reads: one answer that ran (or failed to) and was compared.
+
+    ``sql`` is the SQL that ran (in the engine's dialect; None when none did), ``predicted``
+    and ``gold`` its and gold's outcomes (``rows``, ``status``, ``error``), ``ordered``
+    whether gold's row order counts, ``verdict`` the comparison of the two,
+    ``reads_no_table`` whether the answer reads no table where gold reads one, ``values`` the
+    metrics computed before this one.
+    """
+
+    item: Item
+    sql: str | None
+    predicted: Outcome
+    gold: Outcome
+    ordered: bool
+    verdict: Verdict
+    reads_no_table: bool
+    values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number of a score dict (see the module docstring)."""
+
+    name: str
+    label: str  # column title in the report and the explorer
+    description: str
+    defined_on: str  # which items carry it
+    family: str
+    higher_is_better: bool = True
+    aggregation: str = "mean"  # lm-eval's aggregation of the per-item values
+    benchmarks: tuple[str, ...] | None = None  # whose tasks report it; None: every benchmark
+    kinds: frozenset[str] = frozenset({SINGLE, SAMPLED})
+    compute: Callable[[Executed], float] | None = None
+    made_by: str = "scoring.pipeline"
+    in_group: bool = False  # averaged over a benchmark's lm-eval group (weighted by size)
+    in_summary: bool = False  # printed by ``sqlbench-lmeval score``
+    in_scores_table: bool = False  # a column of the report's Scores table (when items have it)
+    voted: bool = False  # sampled scoring reports the voted answer's value and ``<name>_mean``
+    after_retries_of: str | None = None  # the last retry's value of this metric
+    gold_of: str | None = None  # gold's value of this metric of the prediction
+
+    def used_by(self, benchmark: str, kind: str) -> bool:
+        """Whether tasks of ``benchmark`` of this ``kind`` report the metric."""
+        return kind in self.kinds and (self.benchmarks is None or benchmark in self.benchmarks)
+
+
+# --- per-answer metrics from execution -------------------------------------------------------
+
+
+def valid_execution(executed: Executed) -> int:
+    """VES: 1 iff the prediction ran to completion."""
+    return ves(executed.predicted)
+
+
+def execution_accuracy(executed: Executed) -> int:
+    """EX: the result equals gold's under our comparison rule (``compare``)."""
+    return int(executed.verdict.ex)
+
+
+def strict_execution_accuracy(executed: Executed) -> int:
+    """EX strict: identical ordered rows."""
+    return int(executed.verdict.ex_strict)
+
+
+def set_execution_accuracy(executed: Executed) -> int:
+    """EX set: the same set of rows (BIRD's rule)."""
+    return int(executed.verdict.ex_set)
+
+
+def execution_accuracy_reading_data(executed: Executed) -> int:
+    """EX with an answer that reads no table (where gold reads one) counted wrong."""
+    return 0 if executed.reads_no_table else executed.values[EX]
+
+
+_TPCDS = ("tpcds",)
+
+
+def _execution() -> list[Metric]:
+    every = "every item (0 when the answer was refused, failed or missing)"
+    return [
+        Metric(
+            VES,
+            "VES",
+            "valid execution syntax: the prediction ran without error, in the time limit and "
+            "under the row cap",
+            every,
+            EXECUTION,
+            compute=valid_execution,
+            in_group=True,
+            in_summary=True,
+            in_scores_table=True,
+        ),
+        Metric(
+            EX,
+            "EX",
+            "same result as gold: rows as a multiset, in order when gold's outermost ORDER BY "
+            "defines one, numbers with a small tolerance",
+            every,
+            EXECUTION,
+            compute=execution_accuracy,
+            in_group=True,
+            in_summary=True,
+            in_scores_table=True,
+        ),
+        Metric(
+            EX_STRICT,
+            "EX strict",
+            "identical ordered rows",
+            every,
+            EXECUTION,
+            compute=strict_execution_accuracy,
+            in_group=True,
+            in_summary=True,
+            in_scores_table=True,
+        ),
+        Metric(
+            EX_SET,
+            "EX set",
+            "the same set of rows (BIRD's rule)",
+            every,
+            EXECUTION,
+            compute=set_execution_accuracy,
+            in_group=True,
+            in_summary=True,
+            in_scores_table=True,
+        ),
+        Metric(
+            EX_READS_DATA,
+            "EX reads data",
+            "EX with answers that read no table of the database (constants) counted wrong, "
+            "unless gold reads none either",
+            every,
+            EXECUTION,
+            compute=execution_accuracy_reading_data,
+            in_group=True,
+        ),
+    ]
+
+
+def _sampling() -> list[Metric]:
+    sampled = "every item of a sampled run"
+    made_by = "scoring.sampled"
+    return [
+        Metric(
+            VOTED_EX,
+            "EX (vote)",
+            "EX of the answer chosen by execution-result voting (0 when no sample ran)",
+            sampled,
+            SAMPLING,
+            kinds=frozenset({SAMPLED}),
+            made_by=made_by,
+            in_summary=True,
+        ),
+        *(
+            Metric(
+                name,
+                f"pass@{k}",
+                f"unbiased pass@{k} (Chen et al. 2021) over the samples",
+                f"every item of a run with at least {k} samples per item",
+                SAMPLING,
+                kinds=frozenset({SAMPLED}),
+                made_by=made_by,
+                in_summary=k == 1,
+            )
+            for k, name in PASS_AT.items()
+        ),
+        Metric(
+            MEAN_VES,
+            "VES (mean)",
+            "VES averaged over the samples",
+            sampled,
+            SAMPLING,
+            kinds=frozenset({SAMPLED}),
+            made_by=made_by,
+        ),
+        Metric(
+            MEAN_EX,
+            "EX (mean)",
+            "EX averaged over the samples",
+            sampled,
+            SAMPLING,
+            kinds=frozenset({SAMPLED}),
+            made_by=made_by,
+        ),
+    ]
+
+
+def _retry(execution: list[Metric]) -> list[Metric]:
+    """The retry envelope's numbers (``retry_envelope.RETRY_METRICS`` names the last attempt's
+    value of each execution metric it reports; that module stays free of heavy imports, as the
+    repair model loads it)."""
+    retried = "every item of a run of the sqlbench-repair model (absent from other runs)"
+    made_by = "scoring.retry_envelope"
+    single = frozenset({SINGLE})
+    by_name = {m.name: m for m in execution}
+    return [
+        *(
+            Metric(
+                retry_name,
+                f"{by_name[name].label} after retries",
+                f"{by_name[name].label} of the last attempt, after up to `retries` "
+                "error-feedback turns",
+                retried,
+                RETRY,
+                kinds=single,
+                made_by=made_by,
+                in_summary=True,
+                after_retries_of=name,
+            )
+            for name, retry_name in RETRY_METRICS.items()
+        ),
+        Metric(
+            RETRIES_USED,
+            "Retries used",
+            "error-feedback turns the repair model used",
+            retried,
+            RETRY,
+            higher_is_better=False,
+            kinds=single,
+            made_by=made_by,
+        ),
+    ]
+
+
+def _structure() -> list[Metric]:
+    made_by = "tpcds.benchmark.item_metrics"
+    on = "every TPC-DS item (0 when the prediction does not parse)"
+    single = frozenset({SINGLE})
+    similarity = Metric(
+        STRUCTURAL_SIMILARITY,
+        "Struct. sim.",
+        "the mean of the seven feature similarities (the TPC-DS paper's Table 2 average)",
+        on,
+        STRUCTURE,
+        benchmarks=_TPCDS,
+        made_by=made_by,
+        in_scores_table=True,
+        voted=True,
+    )
+    return [
+        Metric(
+            PARSED,
+            "Parsed",
+            "1 when the prediction parsed as one statement",
+            "every TPC-DS item",
+            STRUCTURE,
+            benchmarks=_TPCDS,
+            kinds=single,
+            made_by=made_by,
+        ),
+        similarity,
+        *_voted_means([similarity]),
+        Metric(
+            COUNT_SIMILARITY,
+            "Count sim.",
+            "the mean over the features of min/max of the feature bags' sizes",
+            on,
+            STRUCTURE,
+            benchmarks=_TPCDS,
+            kinds=single,
+            made_by=made_by,
+        ),
+        *(
+            Metric(
+                f"sim_{feature}",
+                feature.replace("_", " ").capitalize(),
+                f"Jaccard similarity of the prediction's {feature.replace('_', ' ')} to gold's",
+                on,
+                FEATURE,
+                benchmarks=_TPCDS,
+                kinds=single,
+                made_by=made_by,
+            )
+            for feature in FEATURES
+        ),
+        *(
+            Metric(
+                count,
+                _count_label(count),
+                f"the prediction's {count.replace('_', ' ')} (the TPC-DS paper's Table 1): not "
+                "a score",
+                on,
+                COMPLEXITY_COUNT,
+                higher_is_better=False,
+                benchmarks=_TPCDS,
+                kinds=single,
+                made_by=made_by,
+            )
+            for count in COMPLEXITY
+        ),
+        *(
+            Metric(
+                f"gold_{count}",
+                f"Gold {_count_label(count, first_word=False)}",
+                f"gold's {count.replace('_', ' ')}: not a score",
+                "every TPC-DS item",
+                GOLD_COMPLEXITY_COUNT,
+                higher_is_better=False,
+                benchmarks=_TPCDS,
+                kinds=single,
+                made_by=made_by,
+                gold_of=count,
+            )
+            for count in COMPLEXITY
+        ),
+    ]
+
+
+def _count_label(count: str, first_word: bool = True) -> str:
+    """``cte_count`` -> ``CTE count``, ``join_count`` -> ``Join count`` (``join count`` when
+    not the first word)."""
+    words = ["CTE" if word == "cte" else word for word in count.split("_")]
+    if first_word:
+        words[0] = words[0][0].upper() + words[0][1:]
+    return " ".join(words)
+
+
+def _voted_means(voted: Iterable[Metric]) -> list[Metric]:
+    """``<name>_mean`` of each voted metric: its mean over the samples (sampled runs)."""
+    return [
+        Metric(
+            samples_mean(metric.name),
+            f"{metric.label} (mean)",
+            f"{metric.name} averaged over the samples",
+            metric.defined_on,
+            metric.family,
+            higher_is_better=metric.higher_is_better,
+            benchmarks=metric.benchmarks,
+            kinds=frozenset({SAMPLED}),
+            made_by="scoring.sampled",
+        )
+        for metric in voted
+    ]
+
+
+#: Every metric, in the order of the task YAML ``metric_list``s and of the score dicts.
+METRICS: tuple[Metric, ...] = (
+    *_execution(),
+    *_sampling(),
+    *_retry(_execution()),
+    *_structure(),
+)
+
+_BY_NAME: dict[str, Metric] = {metric.name: metric for metric in METRICS}
+
+
+def after_retries(name: str) -> str:
+    """The name of metric ``name``'s value after retries (``ves`` -> ``ves@retry``)."""
+    (retried,) = (m.name for m in METRICS if m.after_retries_of == name)
+    return retried
+
+
+def labels() -> dict[str, str]:
+    """Every metric's label by name."""
+    return {m.name: m.label for m in METRICS}
+
+
+def metric(name: str) -> Metric:
+    """The metric ``name``; a KeyError naming it when it is not registered."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"metric {name!r} is not registered in scoring.metrics") from None
+
+
+def is_metric(name: str) -> bool:
+    return name in _BY_NAME
+
+
+def names(*, family: str | None = None, **flags: bool) -> tuple[str, ...]:
+    """Names of the metrics of ``family`` (any when None) whose boolean fields equal
+    ``flags`` (e.g. ``in_summary=True``), in registry order."""
+    return tuple(
+        m.name
+        for m in METRICS
+        if (family is None or m.family == family)
+        and all(getattr(m, flag) == value for flag, value in flags.items())
+    )
+
+
+#: The per-answer metrics computed from execution, in the order scoring computes them.
+COMPUTED: tuple[Metric, ...] = tuple(m for m in METRICS if m.compute is not None)
+#: Their names: every score dict has each (0 for an answer that was not compared).
+EXECUTION_METRICS: tuple[str, ...] = tuple(m.name for m in COMPUTED)
+
+
+def compute_metrics(executed: Executed) -> dict[str, float]:
+    """The values of :data:`COMPUTED` for one compared answer, in registry order (each metric
+    sees the values of those before it in ``executed.values``)."""
+    values: dict[str, float] = {}
+    seen = replace(executed, values=values)
+    for entry in COMPUTED:
+        values[entry.name] = entry.compute(seen)
+    return values
+
+
+def task_metrics(benchmark: str, kind: str) -> tuple[Metric, ...]:
+    """The metrics a task of ``benchmark`` and ``kind`` reports (its YAML ``metric_list``)."""
+    return tuple(m for m in METRICS if m.used_by(benchmark, kind))
+
+
+def group_metrics(benchmark: str) -> tuple[Metric, ...]:
+    """The metrics ``benchmark``'s lm-eval group averages over its tasks, weighted by size
+    (its ``aggregate_metric_list``)."""
+    return tuple(m for m in METRICS if m.in_group and m.used_by(benchmark, SINGLE))
+
+
+__all__ = [
+    "COUNT_SIMILARITY",
+    "EX",
+    "EX_READS_DATA",
+    "EX_SET",
+    "EX_STRICT",
+    "MEAN_EX",
+    "MEAN_VES",
+    "PARSED",
+    "PASS_AT",
+    "RETRIES_USED",
+    "STRUCTURAL_SIMILARITY",
+    "VES",
+    "VOTED_EX",
+    "after_retries",
+    "samples_mean",
+    "labels",
+    "COMPUTED",
+    "EXECUTION_METRICS",
+    "METRICS",
+    "SAMPLED",
+    "SINGLE",
+    "Executed",
+    "Metric",
+    "compute_metrics",
+    "FAMILIES",
+    "group_metrics",
+    "is_metric",
+    "metric",
+    "task_metrics",
+    "names",
+]
