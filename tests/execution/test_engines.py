@@ -124,9 +124,6 @@ KNOWN = {
     # The report recognises the TPC-DS paper's setting (Table 3 ran on PostgreSQL) in the
     # engine a score file records: data about a run, not a switch on how SQL runs.
     "report/sections/retries.py": {"postgres"},
-    # `prepare`'s per-benchmark code (_prepare_logiccat, _prepare_tpcds), which moves into each
-    # benchmark's own prepare (the benchmark protocol): remove this entry then.
-    "cli.py": {"mysql", "postgres"},
 }
 
 
