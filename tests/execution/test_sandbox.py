@@ -172,11 +172,13 @@ DUCKDB_ONLY_ATTACKS = [
     ("cartesian_range", "SELECT count(*) FROM range(100000) a, range(100000) b", TIMEOUT, None),
     ("too_many_rows_range", "SELECT * FROM range(100000)", TOO_MANY_ROWS, None),
     ("repeat_2gb", "SELECT length(repeat('x', 2000000000))", ERROR, "Out of Memory"),
+    # 1 GB built a row at a time: the memory limit or the deadline stops it, whichever the
+    # machine's load lets come first (repeat_2gb above holds the memory limit to its word).
     (
         "string_agg_bomb",
         "SELECT string_agg(repeat('x', 1000), ',') FROM range(1000000)",
-        ERROR,
-        "Out of Memory",
+        (ERROR, TIMEOUT),
+        None,
     ),
     ("glob", "SELECT * FROM glob('/etc/*')", ERROR, "disabled"),
     ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, None),
