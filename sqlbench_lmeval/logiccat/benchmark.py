@@ -15,8 +15,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.logiccat import bundle as bundle_module
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
-from sqlbench_lmeval.logiccat.gold import column_types
-from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP, column_types
 from sqlbench_lmeval.logiccat.server import (
     ENGINE_DIALECT,
     prepare_command,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.logiccat import fidelity, server
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
-from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
+from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.server import require_driver, server_run
 
 SQLITE_VS_SERVER = "sqlite_vs_server"

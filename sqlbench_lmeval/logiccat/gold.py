@@ -24,6 +24,10 @@ from sqlglot import exp
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
 
+#: The ``Database.setup`` hook of every LogicCat database, run on each connection for gold and
+#: predictions alike: MySQL-compatible functions and the frozen clock (``mysql_functions``).
+CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
+
 # Gold statuses and flags (the vocabulary of scoring.item.Item).
 OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
 CLOCK_DEPENDENT = "clock_dependent"

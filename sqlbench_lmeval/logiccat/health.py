@@ -34,11 +34,10 @@ from sqlglot import exp
 
 from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
-from sqlbench_lmeval.logiccat.mysql_functions import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 
 # The connection setup scoring uses, so health is judged on exactly the engine that scores.
-SETUP = CONNECTION_SETUP
+SETUP = gold.CONNECTION_SETUP
 _QUERIES = (exp.Select, exp.Union, exp.Except, exp.Intersect)
 
 

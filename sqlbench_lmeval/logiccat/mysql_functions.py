@@ -1020,10 +1020,6 @@ def _sqlite_has_function(conn: sqlite3.Connection, name: str, arity: int) -> boo
     return True
 
 
-#: The ``Database.setup`` hook of every LogicCat database, for gold and predictions alike.
-CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
-
-
 def install(conn: sqlite3.Connection, now: dt.datetime = FROZEN_NOW) -> None:
     """Register the MySQL-compatible functions and the frozen clock on ``conn``.
 
