@@ -38,26 +38,13 @@ ENGINE_MODULES = {
 
 #: Modules allowed to import inside functions without saying why: start-up paths, where every
 #: import waits until a command needs it (``sqlbench-lmeval --help`` must stay instant; the
-#: discovery hook runs at every interpreter start through the ``.pth`` file).
-START_UP_MODULES = {f"{ROOT}.cli", f"{ROOT}.lmeval.discovery"}
+#: discovery hook runs at every interpreter start through the ``.pth`` file; the worker process
+#: imports the runner only once its stdout is redirected, so that nothing printed while importing
+#: can corrupt its frames).
+START_UP_MODULES = {f"{ROOT}.cli", f"{ROOT}.lmeval.discovery", f"{ROOT}.execution.worker"}
 
 #: Reasons a function-level import may give, as a comment on its lines or the line above.
 LAZY_REASONS = ("optional:", "heavy:", "platform:")
-
-#: Known departures, each removed by the engine registry (issue 19 item 1), which takes the
-#: engine switches out of ``execution/job.py``, ``runner.py`` and ``cache.py`` and keys the gold
-#: cache on execution alone. Delete an entry when its cause is gone (the tests below then hold
-#: the rule for it).
-PENDING_CIRCLES = {
-    frozenset(
-        f"{ROOT}.execution.{name}" for name in ("fetch", "job", "mysql", "postgres")
-    ): "Database.name / public_path switch on the engine name in execution/job.py",
-}
-PENDING_EDGES = {
-    (f"{ROOT}.execution.cache", f"{ROOT}.scoring.compare"): "the gold cache keys on "
-    "COMPARISON_VERSION",
-}
-PENDING_LAZY_PACKAGES = {f"{ROOT}.execution"}
 
 
 def module_name(path: Path) -> str:
@@ -158,7 +145,7 @@ def edges(where, to) -> list[tuple[str, str]]:
         for source, targets in GRAPH.items()
         if where(source)
         for target in targets
-        if to(target) and (source, target) not in PENDING_EDGES
+        if to(target)
     )
 
 
@@ -178,7 +165,7 @@ def test_the_circle_finder_finds_circles():
 
 
 def test_no_import_circles():
-    assert [sorted(c) for c in circles(GRAPH) if c not in PENDING_CIRCLES] == []
+    assert [sorted(c) for c in circles(GRAPH)] == []
 
 
 @pytest.mark.parametrize(
@@ -272,10 +259,7 @@ def test_function_level_imports_say_why():
     an import that only dodged a circle belongs at the top of the module."""
     unexplained = []
     for module, path in MODULES.items():
-        if module in START_UP_MODULES or any(
-            module == package or module.startswith(package + ".")
-            for package in PENDING_LAZY_PACKAGES
-        ):
+        if module in START_UP_MODULES:
             continue
         lines = path.read_text(encoding="utf-8").splitlines()
         comments = _comments(path)

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 import urllib.parse
@@ -163,8 +164,6 @@ def parse_url(url: str) -> ServerAddress:
 
 
 def _expand(path: str | None) -> str | None:
-    import os
-
     return os.path.expanduser(path) if path else path
 
 

@@ -44,9 +44,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.protocol import HEADER, encode_frame
+from sqlbench_lmeval.execution.runner import describe, execute
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 KILL_GRACE_S = 2.0  # extra time before the watchdog kills a worker whose engine did not stop
@@ -95,8 +98,6 @@ def execute_many(
     bar = _progress_bar(expected, progress)
     try:
         if workers == 0:
-            from sqlbench_lmeval.execution.runner import execute
-
             results = []
             for job in source:
                 results.append(execute(job, limits))
@@ -136,8 +137,6 @@ def _settle_total(bar, made: int) -> None:
 def _progress_bar(total: int | None, description: str | None):
     if description is None:
         return _NoBar()
-    from tqdm.auto import tqdm
-
     return tqdm(total=total, desc=description, unit="query")
 
 
@@ -311,8 +310,6 @@ class _Batch:
             # Not the query's fault: the database or its setup hook took the worker down.
             self.opening_deaths += 1
             if self.opening_deaths >= OPENING_DEATHS_ALLOWED:
-                from sqlbench_lmeval.execution.runner import describe
-
                 database = describe(self.jobs[worker.pending[0]].database)
                 raise EvaluationUnavailable(
                     f"SQL worker processes die while opening the {database} ({message}, "

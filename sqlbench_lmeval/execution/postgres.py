@@ -72,6 +72,7 @@ from collections.abc import Callable
 
 import psycopg
 import psycopg.errors
+from psycopg.sql import SQL, Identifier
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
@@ -413,8 +414,6 @@ def table_checksums(conn: psycopg.Connection) -> dict[str, str]:
     """``{schema.table: md5 of its rows}`` over every base table outside the system schemas
     that the role can read (sorted row texts, so the order rows are stored in does not
     matter). For small databases: it reads every row."""
-    from psycopg import sql
-
     tables = conn.execute(
         "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c "
         "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
@@ -423,10 +422,10 @@ def table_checksums(conn: psycopg.Connection) -> dict[str, str]:
     ).fetchall()
     checksums = {}
     for schema, table in tables:
-        query = sql.SQL(
+        query = SQL(
             "SELECT count(*), md5(coalesce(string_agg(r::text, chr(10) ORDER BY r::text), '')) "
             "FROM {} AS r"
-        ).format(sql.Identifier(schema, table))
+        ).format(Identifier(schema, table))
         count, digest = conn.execute(query).fetchone()
         checksums[f"{schema}.{table}"] = f"{count}:{digest}"
     return checksums
