@@ -356,25 +356,29 @@ INERT_PROBE = textwrap.dedent(
 
 
 class FreshVenv:
-    """A new virtualenv (no system site-packages) in ``root/venv``."""
+    """A virtualenv (no system site-packages) in ``root/name``, made by :meth:`create`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, name: str = "venv") -> None:
         self.root = root
-        self.bin = root / "venv" / "bin"
+        self.home = root / name
+        self.bin = self.home / "bin"
         self.python = self.bin / "python"
         self.env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         self.env.update(
             PATH=f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}",
-            VIRTUAL_ENV=str(root / "venv"),
+            VIRTUAL_ENV=str(self.home),
             HF_HUB_OFFLINE="1",
             HF_DATASETS_OFFLINE="1",
             HF_HOME=str(root / "hf_home"),
             PIP_DISABLE_PIP_VERSION_CHECK="1",
         )
 
+    def create(self) -> None:
+        ok(run([sys.executable, "-m", "venv", self.home], timeout=300))
+
     @property
     def site_packages(self) -> Path:
-        return next((self.root / "venv" / "lib").glob("python3*/site-packages"))
+        return next((self.home / "lib").glob("python3*/site-packages"))
 
     def do(self, *command, env_extra=None, timeout=900) -> subprocess.CompletedProcess:
         env = {**self.env, **(env_extra or {})}
@@ -458,20 +462,28 @@ def fresh(tmp_path_factory):
     """
     root = tmp_path_factory.mktemp("fresh_venv")
     project = copy_project(root / "project")
-    ok(run([sys.executable, "-m", "venv", root / "venv"], timeout=300))
-    venv = FreshVenv(root)
-    venv.pip("wheel", "--no-deps", "--wheel-dir", root / "wheels", project)
-    wheel = next((root / "wheels").glob("sqlbench_lmeval-*.whl"))
+    venv, bare = FreshVenv(root), FreshVenv(root, "bare_venv")
 
-    # Without lm-eval: installing us, starting Python, importing the hook: all silent.
-    venv.pip("install", "--no-deps", "--no-compile", wheel)
-    bare = ok(venv.do(venv.python, "-c", "import sqlbench_lmeval.lmeval.discovery"))
-    assert (bare.stdout, bare.stderr) == ("", "")
-    venv.pip("uninstall", "-y", "sqlbench-lmeval")
+    def with_dependencies() -> None:
+        venv.create()
+        venv.pip("install", "--no-compile", *runtime_requirements(project / "pyproject.toml"))
 
-    venv.pip("install", "--no-compile", *runtime_requirements(project / "pyproject.toml"))
+    def wheel_alone() -> Path:
+        # Without lm-eval (a second venv, nothing but us): installing us, starting Python,
+        # importing the hook: all silent.
+        bare.create()
+        bare.pip("wheel", "--no-deps", "--wheel-dir", root / "wheels", project)
+        wheel = next((root / "wheels").glob("sqlbench_lmeval-*.whl"))
+        bare.pip("install", "--no-deps", "--no-compile", wheel)
+        done = ok(bare.do(bare.python, "-c", "import sqlbench_lmeval.lmeval.discovery"))
+        assert (done.stdout, done.stderr) == ("", "")
+        return wheel
+
+    # Independent, so at the same time: pip spends most of an install waiting on files.
+    _, wheel = in_parallel(with_dependencies, wheel_alone)
+    shutil.rmtree(bare.home, ignore_errors=True)
     yield venv, project, wheel, venv.state(), venv.python_json(INDEX_SNAPSHOT)
-    shutil.rmtree(root / "venv", ignore_errors=True)  # ~1 GB; pytest keeps old tmp folders
+    shutil.rmtree(venv.home, ignore_errors=True)  # ~1 GB; pytest keeps old tmp folders
 
 
 def in_parallel(*calls):
@@ -496,10 +508,9 @@ def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
         printed = ok(venv.do(venv.python, "-m", "sqlbench_lmeval", "tasks-dir")).stdout.strip()
         assert Path(printed) == installed_tasks
         assert (venv.site_packages / PTH.name).is_file()
-        ours = venv.python_json(OUR_TASK_NAMES)
-        assert SMOKE in ours
 
-        listed, ran, valid, explicit_off, inert = in_parallel(
+        names, listed, ran, valid, explicit_off, inert = in_parallel(
+            lambda: venv.do(venv.python, "-c", OUR_TASK_NAMES),
             lambda: venv.do(lm_eval_dash, "ls", "tasks"),
             lambda: venv.do(
                 lm_eval, "--model", "dummy", "--tasks", SMOKE, "--output_path", venv.root / "out"
@@ -511,6 +522,8 @@ def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
             lambda: venv.do(venv.python, "-c", INERT_PROBE, env_extra=off),
         )
 
+        ours = json.loads(ok(names).stdout)
+        assert SMOKE in ours
         table = ok(listed).stdout  # markdown tables: groups, tags, then tasks with their file
         assert set(ours) <= set(re.findall(r"^\|([^|\s]+)\s*\|", table, re.M))
         rows = dict(re.findall(r"^\|([^|\s]+)\s*\|([^|]*?)\s*\|", table, re.M))

@@ -125,7 +125,9 @@ def read_outputs(output_dir: Path) -> tuple[dict, dict[str, list[dict]]]:
     results = json.loads(results_path.read_text(encoding="utf-8"), parse_constant=_constant)
     samples: dict[str, list[dict]] = {}
     for task in results.get("configs", {}):
-        pattern = str(results_path.parent / f"samples_{glob.escape(task)}_*.jsonl")
+        # The name goes on with the run's date (a digit): samples_tpcds_* would also match
+        # samples_tpcds_postgres_* when both tasks ran.
+        pattern = str(results_path.parent / f"samples_{glob.escape(task)}_[0-9]*.jsonl")
         files = sorted(glob.glob(pattern))
         if files:
             samples[task] = read_jsonl(Path(files[-1]))
