@@ -75,14 +75,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
-    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        help="seconds per query (default: the engine's: 10, or 60 on postgres)",
-    )
-    parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _run_options(parser, "the engine's")
     parser.add_argument(
         "--preview-rows",
         type=int,
@@ -103,6 +96,18 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
         "logiccat, duckdb for tpcds)",
     )
     _data_options(parser)
+
+
+def _run_options(parser: argparse.ArgumentParser, timeout_default: str) -> None:
+    """How answers run: workers, the per-query limits, progress bars (score and verify)."""
+    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help=f"seconds per query (default: {timeout_default}: 10, or 60 on postgres)",
+    )
+    parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
@@ -481,14 +486,7 @@ def _verify_args(parser: argparse.ArgumentParser) -> None:
 def _verify_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
-    parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        help="seconds per query (default: the run's engine's: 10, or 60 on postgres)",
-    )
-    parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _run_options(parser, "the run's engine's")
 
 
 @_register(
