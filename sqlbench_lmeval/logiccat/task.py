@@ -19,6 +19,7 @@ from sqlbench_lmeval.logiccat.benchmark import (
 )
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 from sqlbench_lmeval.logiccat.server import server_run
+from sqlbench_lmeval.scoring.item import documents_dataset
 from sqlbench_lmeval.sql.dialects import display_name
 
 SUBSETS = ("all", "mini", *CATEGORIES)
@@ -43,39 +44,10 @@ def cot_instruction(dialect: str) -> str:
     )
 
 
-def load_dataset(
-    subset: str = "all",
-    cache_dir=None,
-    source=None,
-    dialect: str | None = None,
-    engine: str | None = None,
-    url: str | None = None,
-    **_metadata,
-):
-    """``custom_dataset`` hook: LogicCat documents for ``subset`` as ``{"test": Dataset}``.
-
-    ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name. lm-eval
-    passes the task metadata and ``--metadata`` here too: ``cache_dir`` and ``source`` are
-    honoured (see ``logiccat.bundle.ensure_bundle``), and ``dialect``, the sqlglot dialect the
-    answer is asked in (default: the engine's; e.g. ``mysql``), ``engine`` (``sqlite``, default,
-    or ``mysql``: a server ``prepare logiccat --engine mysql`` loaded, under the read-only
-    account ``url`` or ``$SQLBENCH_LMEVAL_MYSQL_URL`` names, else this cache's reader; its
-    prompts show the upstream MySQL DDL); anything else is ignored. An account with more than
-    SELECT, a server that cannot be reached or holds no prepared LogicCat raise
-    ``EvaluationUnavailable`` here, before any document exists.
-    """
-    import datasets  # heavy: datasets, loaded only when lm-eval builds the task
-
-    docs = documents(subset, cache_dir, source, dialect, engine, url)
-    features = datasets.Features(
-        {
-            name: datasets.Value("int64") if name == "id" else datasets.Value("string")
-            for name in docs[0]
-            if name != "flags"
-        }
-        | {"flags": datasets.Sequence(datasets.Value("string"))}
-    )
-    return {"test": datasets.Dataset.from_list(docs, features=features)}
+def load_dataset(subset: str = "all", **metadata):
+    """``custom_dataset`` hook: the LogicCat documents of :func:`documents` as
+    ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
+    return documents_dataset(documents(subset, **metadata))
 
 
 def documents(
@@ -87,8 +59,19 @@ def documents(
     url: str | None = None,
     **_options,
 ) -> list[dict]:
-    """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
-    items from them without lm-eval)."""
+    """The LogicCat documents for ``subset`` as plain dicts (``load_dataset`` hands them to
+    lm-eval; ``verify`` rebuilds prompts and items from them without lm-eval).
+
+    ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name.
+    ``cache_dir`` and ``source`` are honoured (see ``logiccat.bundle.ensure_bundle``), and
+    ``dialect``, the sqlglot dialect the answer is asked in (default: the engine's; e.g.
+    ``mysql``), ``engine`` (``sqlite``, default, or ``mysql``: a server ``prepare logiccat
+    --engine mysql`` loaded, under the read-only account ``url`` or ``$SQLBENCH_LMEVAL_MYSQL_URL``
+    names, else this cache's reader; its prompts show the upstream MySQL DDL); any other option
+    (lm-eval's task metadata) is ignored. An account with more than SELECT, a server that cannot
+    be reached or holds no prepared LogicCat raise ``EvaluationUnavailable`` here, before any
+    document exists.
+    """
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")

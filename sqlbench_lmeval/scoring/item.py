@@ -65,3 +65,24 @@ class Item:
             # the dialect option), so an item survives the round trip unchanged.
             prediction_dialect=None if written == doc["dialect"] else written,
         )
+
+
+def documents_dataset(docs: list[dict], integer_fields: tuple[str, ...] = ("id",)) -> dict:
+    """What an lm-eval ``custom_dataset`` hook returns: ``docs`` (of :meth:`Item.to_doc` plus a
+    benchmark's own fields) as ``{"test": Dataset}``.
+
+    The column types are declared, not inferred from the values: ``integer_fields`` are int64,
+    ``flags`` a list of strings (often empty, which inference cannot type), every other field a
+    string, whatever the first documents happen to hold.
+    """
+    import datasets  # heavy: datasets, loaded only when lm-eval builds a task
+
+    features = datasets.Features(
+        {
+            name: datasets.Value("int64" if name in integer_fields else "string")
+            for name in docs[0]
+            if name != "flags"
+        }
+        | {"flags": datasets.Sequence(datasets.Value("string"))}
+    )
+    return {"test": datasets.Dataset.from_list(docs, features=features)}

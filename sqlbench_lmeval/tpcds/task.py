@@ -10,6 +10,7 @@ names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says o
 from __future__ import annotations
 
 from sqlbench_lmeval import __version__
+from sqlbench_lmeval.scoring.item import documents_dataset
 from sqlbench_lmeval.sql.dialects import display_name
 from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, dataset_version, load_items
 from sqlbench_lmeval.tpcds.data import schema_ddl
@@ -24,39 +25,10 @@ def instruction(dialect: str) -> str:
     )
 
 
-def load_dataset(
-    scale_factor: float = DEFAULT_SCALE_FACTOR,
-    cache_dir=None,
-    questions_file=None,
-    dialect: str | None = None,
-    engine: str | None = None,
-    url: str | None = None,
-    **_metadata,
-):
-    """``custom_dataset`` hook: the 99 TPC-DS documents as ``{"test": Dataset}``.
-
-    lm-eval passes the task metadata and ``--metadata`` here: ``scale_factor`` (database size,
-    default 1), ``questions_file`` (a JSONL file of your own questions, ``query_nr`` and
-    ``question`` per line), ``dialect`` (the sqlglot dialect the answer is asked in, e.g.
-    ``postgres``; default ``duckdb``) and ``cache_dir`` are honoured; ``engine`` ``postgres``
-    runs the queries on the server ``prepare tpcds --engine postgres`` loaded (``url``: its
-    read-only role; default: this cache's), any other than ``duckdb`` is an error (LogicCat's
-    engines do not apply); anything else is ignored. A document's ``id`` is the TPC-DS query
-    number, on every engine.
-    """
-    import datasets  # heavy: datasets, loaded only when lm-eval builds the task
-
-    docs = documents(scale_factor, cache_dir, questions_file, dialect, engine, url)
-    integers = ("id", "query_nr")
-    features = datasets.Features(
-        {
-            name: datasets.Value("int64" if name in integers else "string")
-            for name in docs[0]
-            if name != "flags"
-        }
-        | {"flags": datasets.Sequence(datasets.Value("string"))}
-    )
-    return {"test": datasets.Dataset.from_list(docs, features=features)}
+def load_dataset(scale_factor: float = DEFAULT_SCALE_FACTOR, **metadata):
+    """``custom_dataset`` hook: the 99 TPC-DS documents of :func:`documents` as
+    ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
+    return documents_dataset(documents(scale_factor, **metadata), integer_fields=("id", "query_nr"))
 
 
 def documents(
@@ -68,8 +40,17 @@ def documents(
     url: str | None = None,
     **_options,
 ) -> list[dict]:
-    """The documents of :func:`load_dataset` as plain dicts (``verify`` rebuilds prompts and
-    items from them without lm-eval)."""
+    """The TPC-DS documents as plain dicts (``load_dataset`` hands them to lm-eval; ``verify``
+    rebuilds prompts and items from them without lm-eval).
+
+    Honoured: ``scale_factor`` (database size, default 1), ``questions_file`` (a JSONL file of
+    your own questions, ``query_nr`` and ``question`` per line), ``dialect`` (the sqlglot
+    dialect the answer is asked in, e.g. ``postgres``; default ``duckdb``) and ``cache_dir``;
+    ``engine`` ``postgres`` runs the queries on the server ``prepare tpcds --engine postgres``
+    loaded (``url``: its read-only role; default: this cache's), any other than ``duckdb`` is an
+    error (LogicCat's engines do not apply); any other option (lm-eval's task metadata) is
+    ignored. A document's ``id`` is the TPC-DS query number, on every engine.
+    """
 
     options = {
         "cache_dir": cache_dir,
