@@ -97,3 +97,17 @@ def test_real_duckdb_scores(tmp_path):
     assert same["work"] == same["gold_work"] > 0 and same[R_VES] == 1.0
     assert slower["ex"] == 1 and slower["work"] > 2 * slower["gold_work"]
     assert slower[R_VES] < 1.0
+
+
+def test_bird_timed_r_ves_on_request(database):
+    from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
+
+    items = [item(database, GOLD)] * 3
+    scores = score_items(items, [SAME, WRONG, SLOWER], progress=False)
+    same, wrong, slower = timed_r_ves(items, scores, iterations=5, workers=1)
+    # Times vary by machine and load; only the reward's possible values are certain.
+    rewards = {math.sqrt(r) for r in (1.25, 1.0, 0.75, 0.5, 0.25)}
+    assert same in rewards and slower in rewards
+    assert wrong == 0.0  # not correct: never timed
+    with pytest.raises(ValueError):
+        timed_r_ves(items, scores, iterations=0)
