@@ -700,14 +700,7 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     except Exception as error:
         session.close()
         raise session.unavailable(error, handle.database) from error
-    try:
-        with conn.cursor() as status:
-            before = work_status(status)
-    except pymysql.err.Error as error:
-        session.close()
-        raise ConnectionLost(
-            f"lost the connection to {session.where()}: {_message(error)}"
-        ) from error
+    before = _session_work(session, conn)
     deadline = Deadline(limits.timeout_s, partial(session.kill_query, conn.thread_id()))
     cursor = pymysql.cursors.SSCursor(conn)
     abandoned = False
@@ -756,16 +749,21 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     return outcome
 
 
-def _work_since(session: _Session, conn: pymysql.Connection, before: dict[str, int]) -> int:
-    """The growth of the work counters since ``before``, less the cost of reading them."""
+def _session_work(session: _Session, conn: pymysql.Connection) -> dict[str, int]:
+    """The session's work counters now (:class:`ConnectionLost` when they cannot be read)."""
     try:
         with conn.cursor() as status:
-            after = work_status(status)
+            return work_status(status)
     except pymysql.err.Error as error:
         session.close()
         raise ConnectionLost(
             f"lost the connection to {session.where()}: {_message(error)}"
         ) from error
+
+
+def _work_since(session: _Session, conn: pymysql.Connection, before: dict[str, int]) -> int:
+    """The growth of the work counters since ``before``, less the cost of reading them."""
+    after = _session_work(session, conn)
     overhead = session.status_overhead
     return sum(after[name] - before.get(name, 0) - overhead.get(name, 0) for name in after)
 

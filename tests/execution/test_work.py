@@ -178,8 +178,7 @@ def test_the_registry_says_which_engines_count():
 @pytest.mark.mysql
 class TestMariaDB:
     def test_identical_across_runs_workers_and_connections(self, mysql_attack_server):
-        database = Database("mysql", mysql_attack_server.reader_url)
-        work = assert_reproducible(database)
+        work = assert_reproducible(mysql_attack_server.database())
         assert work[SCAN] >= 100  # t has 100 rows and no index
         assert work[PAIRS] > work[SCAN]  # a join buffer reads each side once: not 100x
 
