@@ -90,6 +90,16 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
         "ex_mean as the *_sc tasks do (ves/ex: the first sample's)",
     )
     parser.add_argument(
+        "--r-ves-time",
+        type=int,
+        nargs="?",
+        const=100,
+        metavar="N",
+        help="also report r_ves_time, BIRD's time-based R-VES: each correct answer and its gold "
+        "run N times (default 100), timed on this machine (not reproducible elsewhere; r_ves, "
+        "on counted work, is); single answers only",
+    )
+    parser.add_argument(
         "--dialect",
         help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
         "translated to the engine's before they run (default: the engine's, sqlite for "
@@ -197,6 +207,7 @@ def _score(args: argparse.Namespace) -> int:
         preview_rows=args.preview_rows,
         task=task,
         ids=ids,
+        r_ves_time=args.r_ves_time,
         **options,
     )
     with _json_output(args.output) as out:
@@ -225,6 +236,8 @@ def _score(args: argparse.Namespace) -> int:
         print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
     if loops:
         print(f"{loops} truncated item(s) end in a repetition loop: {LOOP_ADVICE}")
+    if result["work_unit"] is None and result["items"]:
+        print(f"r_ves is 0 for every item: engine {result['engine']} counts no work")
     if metrics.get("n_reads_no_table"):
         print(
             f"{metrics['n_reads_no_table']} answer(s) read no table (constants): EX counts "

@@ -25,16 +25,18 @@ from pathlib import Path
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks, task_module
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import GoldCache, Job, Limits, execute_many
+from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_many
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.lmeval.task_specs import task_spec
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.metrics import R_VES_TIME
 from sqlbench_lmeval.scoring.pipeline import aggregate, gold_health, recheck_gold, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
 from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts, score_with_retries
 from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
@@ -118,6 +120,7 @@ def score_predictions(
     preview_rows: int = PREVIEW_ROWS,
     task: str | None = None,
     ids: Iterable[int] | None = None,
+    r_ves_time: int | None = None,
     **options,
 ) -> dict:
     """Score ``{id: raw output}`` against the items of ``benchmark``; the output JSON object.
@@ -126,7 +129,9 @@ def score_predictions(
     prompted dialect, and its name in the output (default: the whole benchmark). ``ids``
     restricts the items further, e.g. to those an lm-eval ``--limit`` run logged; the output
     then scores exactly those. ``options`` choose the data and the prompted dialect, as for
-    ``load_items`` (``source``, ``scale_factor``, ``dialect``, ...).
+    ``load_items`` (``source``, ``scale_factor``, ``dialect``, ...). ``r_ves_time``: also
+    BIRD's time-based R-VES with that many timed iterations per correct answer
+    (``scoring.timed_efficiency``; single answers only).
     """
     module = benchmark_module(benchmark)
     options = {name: value for name, value in options.items() if value is not None}
@@ -141,6 +146,8 @@ def score_predictions(
         shown = ", ".join(map(str, unknown[:20])) + (" ..." if len(unknown) > 20 else "")
         raise UserError(f"{len(unknown)} prediction id(s) are not {name} items: {shown}")
     sampled = any(isinstance(outputs, list) for outputs in predictions.values())
+    if r_ves_time is not None and sampled:
+        raise UserError("--r-ves-time times single answers; it cannot be used with --samples")
     scores = score_outputs(
         module,
         items,
@@ -151,6 +158,10 @@ def score_predictions(
         progress=progress,
         preview_rows=preview_rows,
     )
+    if r_ves_time is not None:
+        timed = timed_r_ves(items, scores, r_ves_time, limits, workers, progress)
+        for score, value in zip(scores, timed, strict=True):
+            score[R_VES_TIME] = value
     metrics = aggregate(scores)
     # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
     extra = getattr(module, "aggregate_metrics", None)
@@ -166,6 +177,9 @@ def score_predictions(
         "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
         "limits": {"timeout_s": limits.timeout_s, "max_rows": limits.max_rows},
+        # What the items' ``work`` and ``gold_work`` count (None: the engine counts none).
+        "work_unit": engines.get(items[0].database.engine).work_unit if items else None,
+        "r_ves_time_iterations": r_ves_time,
         # The options that chose the data (as lm-eval's --metadata would), for `verify`.
         "data_options": {
             name: options[name] for name in DATA_OPTIONS if options.get(name) is not None

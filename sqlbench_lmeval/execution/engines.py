@@ -78,6 +78,10 @@ class Engine:
     #: Modules whose exceptions while opening mean the data itself is broken (so the message
     #: says to rebuild it with ``prepare``) rather than a server that refused.
     error_modules: tuple[str, ...] = ()
+    #: What ``Outcome.work`` of an OK query counts on this engine (e.g. "VM steps"), a count
+    #: that every machine and run reproduce for the same engine version, data and SQL (the
+    #: r_ves metric divides gold's by the prediction's); None: the engine counts no work.
+    work_unit: str | None = None
 
 
 _loaded: dict[str, Engine] = {}

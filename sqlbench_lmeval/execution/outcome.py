@@ -19,8 +19,9 @@ from decimal import Decimal
 from typing import Any
 
 # Bump when anything changes how a query's result is produced or stored (engine settings,
-# value conversion, this JSON form): the gold cache keys on it.
-EXECUTION_VERSION = "1"
+# value conversion, this JSON form): the gold cache keys on it. 2: outcomes carry ``work``
+# (cached gold without it would score r_ves 0).
+EXECUTION_VERSION = "2"
 
 
 class Status(str, enum.Enum):
@@ -45,6 +46,10 @@ class Outcome:
     rows: tuple[tuple, ...] = ()  # Python values as the engine returned them
     error: str | None = None  # message for error/timeout/crashed/too_many_rows
     elapsed_s: float = 0.0
+    #: The work the engine counted for the query (``Engine.work_unit`` says in what): the same
+    #: on every machine and run. None when the engine does not count or the query did not
+    #: finish (only an OK outcome has it).
+    work: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -58,6 +63,7 @@ class Outcome:
             "rows": [[_encode(value) for value in row] for row in self.rows],
             "error": self.error,
             "elapsed_s": self.elapsed_s,
+            "work": self.work,
         }
 
     @classmethod
@@ -68,6 +74,7 @@ class Outcome:
             rows=tuple(map(_decode_row, data.get("rows", ()))),
             error=data.get("error"),
             elapsed_s=float(data.get("elapsed_s", 0.0)),
+            work=data.get("work"),
         )
 
 

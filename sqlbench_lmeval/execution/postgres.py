@@ -48,6 +48,14 @@ Defences, per connection (one :class:`_Session` per URL in a process):
 queries (3, 5), functions the role may not execute (1), or writes a read-only transaction
 refuses (``lo_create``, ``lo_from_bytea``).
 
+Work (``Outcome.work``, read by r_ves) is not counted on this engine (``ENGINE.work_unit`` is
+None; r_ves is 0 here and ``score`` says why). PostgreSQL offers no per-statement counter as
+direct as SQLite's steps or MariaDB's handler reads: the transaction's table counters
+(``pg_stat_xact_user_tables``: tuples read by scans and index fetches) leave out joins, sorts and
+aggregates and miss what parallel workers read; ``EXPLAIN (ANALYZE)``'s per-node rows cover all
+of it but return a plan instead of the rows, so each query would run twice. Neither has been
+measured for run-to-run identity yet.
+
 Failures of the evaluation itself are never an item's outcome, as on the MySQL engine: a server
 that cannot be reached, a login the server refuses, a database that is missing or that the role
 may not open, and a role that holds more than SELECT raise

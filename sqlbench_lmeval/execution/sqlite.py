@@ -11,9 +11,19 @@ Defences, in the order a connection is built (:func:`connect`):
 5. an authorizer allow-list: SELECT, READ, FUNCTION (except ``load_extension``), RECURSIVE.
    Everything else - writes, DDL, ATTACH, PRAGMA, transactions - is denied while the statement
    is compiled, so it never runs;
-6. a progress handler that aborts the statement once the per-query deadline has passed.
+6. a progress handler that counts the statement's virtual-machine steps (its work, see below)
+   and aborts the statement once the per-query deadline has passed.
 
 :func:`run` then executes exactly one statement and fetches at most ``max_rows + 1`` rows.
+
+Work (``Outcome.work``, read by r_ves): the virtual-machine steps the statement took, in units
+of :data:`STEP_UNIT` (:class:`StepCounter`). Two conditions make the count the same on every
+run and machine: each statement is prepared afresh (``cached_statements=0``: SQLite calls the
+handler when a statement's steps *since it was prepared* cross a multiple of the unit, so a
+statement reused from Python's cache would start mid-way) and the schema is already loaded when
+a query runs (a connection's first statement also parses the schema; :func:`connect` reads it).
+SQLite's exact ``sqlite3_stmt_status(SQLITE_STMTSTATUS_VM_STEP)`` is not reachable from Python's
+``sqlite3``.
 
 A file that is not a database, or is damaged, is the evaluation's failure, not a query's:
 :func:`connect` reads the schema once (so a file that is not a database fails there), and
@@ -28,6 +38,7 @@ import sqlite3
 import time
 import urllib.parse
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from sqlbench_lmeval.execution.deadline import stopped
@@ -39,7 +50,14 @@ from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
 VALUE_MAX_BYTES = 16 * MIB  # longest string/blob a query may build (zeroblob(1e9) fails fast)
 SQL_MAX_BYTES = 1_000_000  # longest statement text accepted
-PROGRESS_EVERY_OPS = 10_000  # VM instructions between deadline checks (~0.1 ms of work)
+#: Virtual-machine steps per progress-handler call, the unit of work. A call costs ~1 us
+#: (SQLite -> Python), a step ~0.04-0.2 us: at 16 a VM-bound query (LogicCat 1440, 70M steps)
+#: ran 1.3-1.6x as long, at 64 within 5%; the price of 64 is resolution (a median LogicCat gold
+#: is ~300 steps, 4-5 units).
+STEP_UNIT = 64
+#: Handler calls between two looks at the deadline (every 4,096 steps, ~0.1 ms of work): asking
+#: the clock on every call would double the handler's cost.
+DEADLINE_EVERY_CALLS = 64
 
 _ALLOWED_ACTIONS = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -71,10 +89,41 @@ class _Deadline:
         return time.monotonic() > self.at
 
 
+class StepCounter:
+    """A SQLite progress handler that counts its calls (``steps`` = calls x ``every``) and, on
+    every ``check``-th call, returns ``inner()``'s verdict (the deadline: non-zero aborts the
+    statement). SQLite keeps one progress handler per connection, so one handler does both."""
+
+    __slots__ = ("calls", "check", "every", "inner")
+
+    def __init__(
+        self,
+        inner: Callable[[], object] | None = None,
+        every: int = STEP_UNIT,
+        check: int = DEADLINE_EVERY_CALLS,
+    ):
+        self.calls = 0
+        self.every = every
+        self.check = check
+        self.inner = inner
+
+    def __call__(self) -> int:
+        self.calls += 1
+        if self.inner is None or self.calls % self.check:
+            return 0
+        return int(bool(self.inner()))
+
+    @property
+    def steps(self) -> int:
+        return self.calls * self.every
+
+
 class SandboxConnection(sqlite3.Connection):
-    """A sqlite3 connection that carries its progress-handler deadline and its file's path."""
+    """A sqlite3 connection that carries its progress handler (the step counter and deadline)
+    and its file's path."""
 
     deadline: _Deadline
+    counter: StepCounter
     path: str
 
 
@@ -102,12 +151,18 @@ def connect(
         raise FileNotFoundError(f"database file not found: {path}")
     uri = "file:" + urllib.parse.quote(str(resolved)) + "?mode=ro"
     conn = sqlite3.connect(
-        uri, uri=True, check_same_thread=False, isolation_level=None, factory=SandboxConnection
+        uri,
+        uri=True,
+        check_same_thread=False,
+        isolation_level=None,
+        factory=SandboxConnection,
+        cached_statements=0,  # a cached statement would shift the step count (see above)
     )
     try:
         conn.execute(f"PRAGMA hard_heap_limit = {int(limits.memory_mb) * MIB}")
         conn.execute("PRAGMA temp_store = MEMORY")  # sorts spill into the bounded heap, not /tmp
-        # Read the schema now: a file that is not a database fails here, not in a query.
+        # Read the schema now: a file that is not a database fails here, not in a query, and
+        # no query's step count includes parsing it.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         if setup is not None:
             setup(conn)
@@ -117,8 +172,9 @@ def connect(
         _limit(conn, "SQLITE_LIMIT_WORKER_THREADS", 0)
         conn.set_authorizer(_authorize)
         conn.deadline = _Deadline()
+        conn.counter = StepCounter(conn.deadline)
         conn.path = str(resolved)
-        conn.set_progress_handler(conn.deadline, PROGRESS_EVERY_OPS)
+        conn.set_progress_handler(conn.counter, conn.counter.every)
     except BaseException:
         conn.close()
         raise
@@ -130,13 +186,17 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     deadline = conn.deadline
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
+    counter = conn.counter
+    counter.calls = 0
     cursor = None
     try:
         cursor = conn.execute(sql)
         if cursor.description is None:  # only comments / empty statements
             return Outcome(Status.NO_SQL, error="no statement to run")
         columns = tuple(d[0] for d in cursor.description)
-        return fetch_limited(cursor.fetchmany, columns, limits, start)
+        outcome = fetch_limited(cursor.fetchmany, columns, limits, start)
+        # The steps of preparing, running and fetching: all of it happens in this statement.
+        return replace(outcome, work=counter.steps) if outcome.ok else outcome
     except sqlite3.OperationalError as error:
         if str(error) == "interrupted" and time.monotonic() >= deadline.at:
             return stopped(limits.timeout_s, start)
@@ -214,4 +274,5 @@ ENGINE = Engine(
     version=_version,
     process_limits=set_heap_limit,
     error_modules=("sqlite3",),
+    work_unit=f"VM steps (in units of {STEP_UNIT})",
 )

@@ -33,7 +33,7 @@ from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS
+from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS, LOGGED_NUMBERS
 from sqlbench_lmeval.scoring.pipeline import Failure, failed_score, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
@@ -195,6 +195,7 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
         for name, value in score.items()
         if name not in numbers
         and name != "id"
+        and name not in LOGGED_NUMBERS
         and isinstance(value, (int, float))
         and not isinstance(value, bool)
     )

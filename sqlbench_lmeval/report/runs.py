@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring.metrics import EX, EX_SET, EX_STRICT, VES
+from sqlbench_lmeval.scoring.metrics import EX, EX_SET, EX_STRICT, LOGGED_NUMBERS, VES
 from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
@@ -35,6 +35,7 @@ _KNOWN_FIELDS = frozenset(
     {"id", "status", VES, EX, EX_STRICT, EX_SET, "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
     | {"gold_error", "truncated", "repetition_loop", "reads_no_table"}
+    | LOGGED_NUMBERS  # work counts: they explain r_ves, they are not averaged
 )
 
 #: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and

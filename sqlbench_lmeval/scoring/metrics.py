@@ -25,7 +25,9 @@ Two kinds of metric:
   (TPC-DS structure and complexity, which share one parse of the prediction).
 
 "VES" here is the LogicCat seed's *valid execution syntax* (the prediction ran), not BIRD's
-valid efficiency score; keep the two apart in every label.
+valid efficiency score; keep the two apart in every label. BIRD's efficiency appears as
+``r_ves`` (its Reward-based VES buckets on deterministic work, ``scoring.efficiency``) and, on
+request only, ``r_ves_time`` (BIRD's own timed procedure: ``score --r-ves-time``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.execution import Outcome
 from sqlbench_lmeval.scoring.compare import Verdict, ves
+from sqlbench_lmeval.scoring.efficiency import r_ves
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.retry_envelope import RETRY_METRICS
 from sqlbench_lmeval.scoring.sampling import PASS_AT_K
@@ -52,6 +55,7 @@ SAMPLING = "sampling"
 RETRY = "retry"
 STRUCTURE = "structure"
 FEATURE = "feature"  # the similarity of one SQL feature to gold's (TPC-DS, ``sim_<feature>``)
+EFFICIENCY = "efficiency"  # BIRD's R-VES reward of a correct answer (``scoring.efficiency``)
 COMPLEXITY_COUNT = "complexity"  # a complexity count of the prediction
 GOLD_COMPLEXITY_COUNT = "gold_complexity"  # the same count of gold
 
@@ -82,6 +86,10 @@ def samples_mean(name: str) -> str:
 #: What each family is, as the task YAML's comments say it.
 FAMILIES = {
     EXECUTION: "Execution, per answer: VES, EX and its variants.",
+    EFFICIENCY: (
+        "Efficiency of a correct answer against gold: BIRD's R-VES buckets on the engine's "
+        "deterministic work (not BIRD's time; not LogicCat's VES, valid execution syntax)."
+    ),
     SAMPLING: "Sampled answers: EX of the voted answer, pass@k, means over the samples.",
     RETRY: (
         "Retry with error feedback (model sqlbench-repair): the last attempt's numbers and the "
@@ -171,6 +179,53 @@ def execution_accuracy_reading_data(executed: Executed) -> int:
 
 
 _TPCDS = ("tpcds",)
+
+#: BIRD's R-VES on deterministic work (every run), and on time (``score --r-ves-time`` only).
+R_VES = "r_ves"
+R_VES_TIME = "r_ves_time"
+#: Per-item numbers logged beside the metrics and never averaged (``aggregate`` and lm-eval's
+#: ``process_results`` leave them out): the work the engine counted for the prediction and
+#: for gold (``Outcome.work``; None when the engine counts none or the query did not finish).
+WORK = "work"
+GOLD_WORK = "gold_work"
+LOGGED_NUMBERS = frozenset({WORK, GOLD_WORK})
+
+
+def efficiency_on_work(executed: Executed) -> float:
+    """r_ves: sqrt of BIRD's R-VES reward on gold work / prediction work, 0 unless ``ex``."""
+    return r_ves(executed.gold.work, executed.predicted.work, bool(executed.values[EX]))
+
+
+def _efficiency() -> list[Metric]:
+    return [
+        Metric(
+            R_VES,
+            "R-VES (work)",
+            "efficiency of a correct answer: the square root of BIRD's R-VES reward (1.25, 1, "
+            "0.75, 0.5, 0.25) on the ratio gold work / prediction work, work being a count the "
+            "engine reports identically on every machine; 0 when EX is 0 or the engine counts "
+            "no work; gold as the answer scores 1",
+            "every item (0 when the answer is not correct)",
+            EFFICIENCY,
+            compute=efficiency_on_work,
+            in_group=True,
+            in_summary=True,
+            in_scores_table=True,
+        ),
+        Metric(
+            R_VES_TIME,
+            "R-VES (time)",
+            "BIRD's R-VES procedure on time (repeated timed runs of the answer and gold, ratios "
+            "beyond 3 standard deviations dropped): not reproducible across machines; only "
+            "when asked for (`sqlbench-lmeval score --r-ves-time N`)",
+            "every item of a `score --r-ves-time` run (0 when the answer is not correct)",
+            EFFICIENCY,
+            benchmarks=(),  # no task reports it: the lm-eval filter never times
+            kinds=frozenset({SINGLE}),
+            made_by="scoring.efficiency.timed_r_ves",
+            in_summary=True,
+        ),
+    ]
 
 
 def _execution() -> list[Metric]:
@@ -434,6 +489,7 @@ def _voted_means(voted: Iterable[Metric]) -> list[Metric]:
 #: Every metric, in the order of the task YAML ``metric_list``s and of the score dicts.
 METRICS: tuple[Metric, ...] = (
     *_execution(),
+    *_efficiency(),
     *_sampling(),
     *_retry(_execution()),
     *_structure(),
@@ -534,4 +590,10 @@ __all__ = [
     "metric",
     "task_metrics",
     "names",
+    "EFFICIENCY",
+    "GOLD_WORK",
+    "LOGGED_NUMBERS",
+    "R_VES",
+    "R_VES_TIME",
+    "WORK",
 ]

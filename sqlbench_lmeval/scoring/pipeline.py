@@ -53,7 +53,15 @@ from sqlbench_lmeval.execution import (
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
-from sqlbench_lmeval.scoring.metrics import EX, EXECUTION_METRICS, Executed, compute_metrics
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EXECUTION_METRICS,
+    GOLD_WORK,
+    LOGGED_NUMBERS,
+    WORK,
+    Executed,
+    compute_metrics,
+)
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, Transpile, engine_sql
 from sqlbench_lmeval.sql.extract import (
@@ -315,6 +323,8 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "flags": [],
         "ordered": False,
         "comparison_version": COMPARISON_VERSION,
+        WORK: None,
+        GOLD_WORK: None,
     }
 
 
@@ -483,6 +493,9 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         "ordered": ordered,
         # Carried per item so a sample log alone says which rules judged it.
         "comparison_version": COMPARISON_VERSION,
+        # What r_ves divided: the engine's count of work (``Outcome.work``), never averaged.
+        WORK: None if pred is None else pred.work,
+        GOLD_WORK: gold_outcome.work,
     }
     if failure is not None:  # refused or failed: nothing to compare, every number stays 0
         refused_when_cut = result["truncated"] and failure.reason in _REFUSED
@@ -545,7 +558,10 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     numeric = [
         name
         for name, value in scores[0].items()
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
+        if isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and name != "id"
+        and name not in LOGGED_NUMBERS
     ]
     metrics: dict = {"n": len(scores)}
     for name in numeric:

@@ -34,11 +34,13 @@ from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
     EX,
     EXECUTION_METRICS,
+    GOLD_WORK,
     MEAN_EX,
     MEAN_VES,
     PASS_AT,
     VES,
     VOTED_EX,
+    WORK,
     names,
     samples_mean,
 )
@@ -68,6 +70,7 @@ _SAMPLE_FIELDS = (
     "extraction",
     "executed_sql",
     *VOTED_ITEM_METRICS,
+    WORK,
 )
 
 
@@ -185,6 +188,9 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         flags=first["flags"],
         ordered=ordered,
         comparison_version=COMPARISON_VERSION,
+        # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
+        work=first.get(WORK),
+        gold_work=first.get(GOLD_WORK),
         vote={
             "n_samples": n,
             "n_correct": c,

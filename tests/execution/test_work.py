@@ -1,132 +1,186 @@
-"""Deterministic work counters on real engines: the same count run after run, more for more
-work, and the conditions that make them exact (``execution.work``)."""
+"""Deterministic work (``Outcome.work``) on the real engines: the same count run after run, in
+one or several worker processes, on fresh and reused connections, through a cold and a warm gold
+cache; more for more work; and the conditions that make the counts exact."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import urllib.parse
 
-import duckdb
 import pytest
 
-from sqlbench_lmeval.execution import work
+from sqlbench_lmeval.execution import (
+    Database,
+    GoldCache,
+    Job,
+    Limits,
+    Status,
+    engines,
+    execute_many,
+)
+from sqlbench_lmeval.execution import duckdb as duckdb_engine
+from sqlbench_lmeval.execution import sqlite as sqlite_engine
+from sqlbench_lmeval.execution.sqlite import StepCounter
 
 SCAN = "SELECT a FROM t"
 SORTED_SCAN = "SELECT a FROM t ORDER BY b DESC"
 FEW = "SELECT a FROM t WHERE a < 10"
 PAIRS = "SELECT count(*) FROM t AS x, t AS y WHERE x.c < y.c"  # 100 x 100 row pairs
+GROUPED = "SELECT a % 7, count(*) FROM t GROUP BY 1 ORDER BY 1"
+QUERIES = (SCAN, SORTED_SCAN, FEW, PAIRS, GROUPED)
 
 
-def sqlite_reader(path, cached_statements: int = 0) -> sqlite3.Connection:
-    """Read-only, and by default without Python's statement cache (as counting needs)."""
+def works(database: Database, workers: int, runs: int = 3) -> list[list[int | None]]:
+    """Each query's work in each of ``runs`` batches (fresh worker processes per batch; each
+    query appears twice per batch, so the second runs on a reused connection)."""
+    jobs = [Job(database, sql) for sql in QUERIES * 2]
+    found = []
+    for _ in range(runs):
+        outcomes = execute_many(jobs, workers=workers)
+        assert all(o.status is Status.OK for o in outcomes), [o.error for o in outcomes]
+        found.append([o.work for o in outcomes])
+    return found
+
+
+def assert_reproducible(database: Database) -> dict[str, int]:
+    """Each query's work, asserted identical in every run, process and connection."""
+    counts = works(database, workers=1) + works(database, workers=2, runs=1)
+    assert all(count == counts[0] for count in counts)  # across runs, processes, connections
+    first = counts[0][: len(QUERIES)]
+    assert first == counts[0][len(QUERIES) :]
+    assert all(isinstance(w, int) and w > 0 for w in first)
+    return dict(zip(QUERIES, first, strict=True))
+
+
+class TestSQLite:
+    def test_identical_across_runs_workers_and_connections(self, tiny_sqlite):
+        work = assert_reproducible(Database("sqlite", str(tiny_sqlite)))
+        assert max(work[FEW], work[SCAN]) * 10 < work[PAIRS]  # 100 rows against 10,000 pairs
+
+    def test_more_work_more_steps(self, tiny_sqlite):
+        limits = Limits()
+        conn = sqlite_engine.connect(str(tiny_sqlite), limits)
+        conn.counter.every = 1  # exact steps: one handler call per step
+        conn.set_progress_handler(conn.counter, 1)
+        scan = sqlite_engine.run(conn, SCAN, limits).work
+        pairs = sqlite_engine.run(conn, PAIRS, limits).work
+        assert scan >= 100 and pairs >= 100 * scan  # a step per row at least; 100x the rows
+
+    def test_counted_in_units_of_the_step_unit(self, tiny_sqlite):
+        (outcome,) = execute_many([Job(Database("sqlite", str(tiny_sqlite)), PAIRS)], workers=0)
+        assert outcome.work % sqlite_engine.STEP_UNIT == 0
+
+    def test_failed_and_cut_off_queries_carry_no_work(self, tiny_sqlite):
+        database = Database("sqlite", str(tiny_sqlite))
+        jobs = [Job(database, "SELECT nope FROM t"), Job(database, SCAN)]
+        error, too_many = execute_many(jobs, Limits(max_rows=10), workers=0)
+        assert error.status is Status.ERROR and error.work is None
+        assert too_many.status is Status.TOO_MANY_ROWS and too_many.work is None
+
+    def test_the_deadline_still_stops_a_query(self, tiny_sqlite):
+        endless = (
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
+        )
+        (outcome,) = execute_many(
+            [Job(Database("sqlite", str(tiny_sqlite)), endless)], Limits(timeout_s=0.3), workers=0
+        )
+        assert outcome.status is Status.TIMEOUT and outcome.work is None
+
+
+def plain_reader(path, cached_statements: int) -> sqlite3.Connection:
     uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
     return sqlite3.connect(uri, uri=True, cached_statements=cached_statements)
 
 
-class TestSQLite:
-    def test_steps_are_identical_run_after_run(self, tiny_sqlite):
-        conn = sqlite_reader(tiny_sqlite)
-        work.load_schema(conn)
-        for sql in (SCAN, SORTED_SCAN, FEW):
-            counts = {work.sqlite_work(conn, sql, work.StepCounter())[1] for _ in range(3)}
-            assert len(counts) == 1, sql
+def counted(conn: sqlite3.Connection, sql: str, every: int) -> int:
+    counter = StepCounter(every=every)
+    conn.set_progress_handler(counter, every)
+    conn.execute(sql).fetchall()
+    return counter.steps
 
-    def test_more_work_more_steps(self, tiny_sqlite):
-        conn = sqlite_reader(tiny_sqlite)
-        work.load_schema(conn)
-        scan = work.sqlite_work(conn, SCAN, work.StepCounter(every=1))[1]
-        pairs = work.sqlite_work(conn, PAIRS, work.StepCounter(every=1))[1]
-        assert scan >= 100 and pairs >= 100 * scan  # a step per row at least; 100x the rows
 
-    def test_rows_are_returned_unchanged(self, tiny_sqlite):
-        conn = sqlite_reader(tiny_sqlite)
-        rows, _ = work.sqlite_work(conn, FEW, work.StepCounter())
-        assert rows == [(i,) for i in range(10)]
-
+class TestWhyTheSQLiteEngineIsSetUpSo:
     def test_the_first_statement_also_pays_for_reading_the_schema(self, tiny_sqlite):
-        cold = sqlite_reader(tiny_sqlite)
-        first = work.sqlite_work(cold, SCAN, work.StepCounter(every=1))[1]
-        again = work.sqlite_work(cold, SCAN, work.StepCounter(every=1))[1]
-        assert first > again  # hence load_schema before counting
+        cold = plain_reader(tiny_sqlite, 0)
+        first, again = counted(cold, SCAN, 1), counted(cold, SCAN, 1)
+        assert first > again  # hence connect reads the schema before any query
 
     def test_a_cached_statement_shifts_the_count(self, tiny_sqlite):
         # SQLite calls the handler when a statement's step count, since it was prepared,
         # crosses a multiple of ``every``: a statement reused from Python's cache starts
         # mid-way. Without the cache every run starts at 0.
-        exact = work.sqlite_work(sqlite_reader(tiny_sqlite), FEW, work.StepCounter(every=1))[1]
+        warm = plain_reader(tiny_sqlite, 0)
+        counted(warm, "SELECT 1", 1)  # schema loaded
+        exact = counted(warm, FEW, 1)
         every = exact - 1  # one call per run when counting from 0, at most 2 when shifted
-        fresh, cached = sqlite_reader(tiny_sqlite), sqlite_reader(tiny_sqlite, 128)
-        counts = {name: [work.sqlite_work(conn, FEW, work.StepCounter(every=every))[1]
-                         for _ in range(every + 1)]
-                  for name, conn in (("fresh", fresh), ("cached", cached))}  # fmt: skip
-        assert len(set(counts["fresh"])) == 1
-        assert len(set(counts["cached"])) > 1
+        fresh, cached = plain_reader(tiny_sqlite, 0), plain_reader(tiny_sqlite, 128)
+        runs = {
+            name: [counted(conn, FEW, every) for _ in range(every + 1)]
+            for name, conn in (("fresh", fresh), ("cached", cached))
+        }
+        assert len(set(runs["fresh"][1:])) == 1
+        assert len(set(runs["cached"][1:])) > 1
 
-    def test_the_inner_handler_still_aborts(self, tiny_sqlite):
-        conn = sqlite_reader(tiny_sqlite)
+    def test_the_counter_asks_the_deadline_every_check_calls(self, tiny_sqlite):
+        conn = plain_reader(tiny_sqlite, 0)
         asked = []
 
         def deadline() -> bool:
             asked.append(1)
             return True
 
-        counter = work.StepCounter(inner=deadline, every=1, check=4)
+        counter = StepCounter(inner=deadline, every=1, check=4)
+        conn.set_progress_handler(counter, 1)
         with pytest.raises(sqlite3.OperationalError, match="interrupted"):
-            work.sqlite_work(conn, PAIRS, counter)
+            conn.execute(PAIRS).fetchall()
         assert counter.calls == 4 and len(asked) == 1  # asked on the 4th call, which aborted
 
 
 class TestDuckDB:
-    def connect(self, path, threads: int = 1):
-        conn = duckdb.connect(str(path), read_only=True, config={"threads": threads})
-        for statement in work.DUCKDB_PROFILING:
-            conn.execute(statement)
-        return conn
+    def test_identical_across_runs_workers_and_connections(self, tiny_duckdb):
+        work = assert_reproducible(Database("duckdb", str(tiny_duckdb)))
+        assert work[FEW] < work[SCAN]
+        assert work[PAIRS] >= 4950  # the join produced 100 * 99 / 2 pairs
 
-    def test_a_scan_reads_every_row_of_the_table(self, tiny_duckdb):
-        conn = self.connect(tiny_duckdb)
-        conn.execute(SCAN).fetchall()
-        profile = json.loads(conn.get_profiling_information(format="json"))
-        assert profile["cumulative_rows_scanned"] == 100  # the table has 100 rows
-
-    def test_identical_across_runs_and_threads(self, tiny_duckdb):
-        counts = set()
-        for threads in (1, 4):
-            conn = self.connect(tiny_duckdb, threads)
-            counts |= {work.duckdb_work(conn, SORTED_SCAN)[1] for _ in range(3)}
-            conn.close()  # one file, one configuration at a time
-        assert len(counts) == 1
-
-    def test_more_rows_more_work(self, tiny_duckdb):
-        conn = self.connect(tiny_duckdb)
-        assert work.duckdb_work(conn, FEW)[1] < work.duckdb_work(conn, SCAN)[1]
-        assert work.duckdb_work(conn, PAIRS)[1] >= 4950  # the join produced 100 * 99 / 2 pairs
+    def test_a_scan_counts_every_row_read_and_returned(self, tiny_duckdb):
+        (outcome,) = execute_many([Job(Database("duckdb", str(tiny_duckdb)), SCAN)], workers=0)
+        assert outcome.work >= 200  # 100 rows scanned, 100 produced by the scan
 
     def test_profiled_work_reads_the_root_metrics(self):
         profile = {"cumulative_cardinality": 7, "cumulative_rows_scanned": 5, "children": []}
-        assert work.profiled_work(profile) == 12
+        assert duckdb_engine.profiled_work(profile) == 12
+
+    def test_queries_cannot_turn_profiling_off(self, tiny_duckdb):
+        database = Database("duckdb", str(tiny_duckdb))
+        (outcome,) = execute_many([Job(database, "PRAGMA disable_profiling")], workers=0)
+        assert outcome.status is Status.ERROR
+
+
+def test_a_cold_and_a_warm_gold_cache_give_the_same_work(tiny_sqlite, tiny_duckdb, tmp_path):
+    jobs = [
+        Job(Database(engine, str(path)), sql)
+        for engine, path in (("sqlite", tiny_sqlite), ("duckdb", tiny_duckdb))
+        for sql in QUERIES
+    ]
+    cache = GoldCache(tmp_path / "gold")
+    cold = cache.run(jobs, Limits(), workers=2)
+    warm = GoldCache(tmp_path / "gold").run(jobs, Limits(), workers=2)
+    fresh = execute_many(jobs, workers=1)
+    assert [o.work for o in cold] == [o.work for o in warm] == [o.work for o in fresh]
+    assert all(o.work for o in cold)
+
+
+def test_the_registry_says_which_engines_count():
+    assert engines.get("sqlite").work_unit and engines.get("duckdb").work_unit
+    assert engines.get("postgres").work_unit is None  # see execution/postgres.py
 
 
 @pytest.mark.mysql
 class TestMariaDB:
-    def cursor(self, server):
-        from sqlbench_lmeval.execution.mysql import open_connection, parse_url
+    def test_identical_across_runs_workers_and_connections(self, mysql_attack_server):
+        work = assert_reproducible(mysql_attack_server.database())
+        assert work[SCAN] >= 100  # t has 100 rows and no index
+        assert work[PAIRS] > work[SCAN]  # a join buffer reads each side once: not 100x
 
-        conn = open_connection(parse_url(server.reader_url), server.attacked)
-        return conn, conn.cursor()
-
-    def test_identical_across_runs_and_connections(self, mysql_attack_server):
-        counts = set()
-        for _ in range(2):
-            conn, cursor = self.cursor(mysql_attack_server)
-            overhead = work.mysql_status_overhead(cursor)
-            counts |= {work.mysql_work(cursor, SORTED_SCAN, overhead)[1] for _ in range(3)}
-            conn.close()
-        assert len(counts) == 1
-
-    def test_a_full_scan_reads_every_row(self, mysql_attack_server):
-        conn, cursor = self.cursor(mysql_attack_server)
-        rows, amount = work.mysql_work(cursor, SCAN, work.mysql_status_overhead(cursor))
-        assert len(rows) == 100 and amount >= 100  # t has 100 rows and no index
-        conn.close()
+    def test_the_registry_says_it_counts(self):
+        assert engines.get("mysql").work_unit

@@ -39,6 +39,11 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     ]
     assert failed == []
     assert aggregate(scores)["ex_on_healthy_gold"] == 1.0
+    # Gold as its own answer did exactly gold's work (counted in another run, gold's from the
+    # cache): r_ves 1.0 on every healthy item (issue 21).
+    off = [(s["id"], s["work"], s["gold_work"]) for s in healthy if s["r_ves"] != 1.0]
+    assert off == []
+    assert all(s["work"] == s["gold_work"] is not None for s in healthy)
     # Gold that runs but returns nothing or only NULLs still matches itself...
     for status in ("empty", "all_null"):
         assert all(s["ex"] == 1 for s in scores if s["gold_status"] == status), status

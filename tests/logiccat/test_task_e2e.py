@@ -31,16 +31,17 @@ def test_logiccat_group_scores_known_answers_exactly(logiccat_cache, tmp_path):
         assert len(task_samples) == 6
         assert {records_by_id[s["doc"]["id"]].category for s in task_samples} == {category}
         every += task_samples
-        for metric in ("ves", "ex"):
+        # r_ves: a gold answer did gold's work (1.0 where it is correct), the others score 0.
+        for metric in ("ves", "ex", "r_ves"):
             want = sum(
-                answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"]
+                answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric != "ves"]
                 for s in task_samples
             )
             assert results["results"][task][f"{metric},score"] == pytest.approx(want / 6)
     # The group's number is the mean over all its items (weighted by size).
-    for metric in ("ves", "ex"):
+    for metric in ("ves", "ex", "r_ves"):
         want = sum(
-            answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric == "ex"]
+            answers.known_answer_scores(records_by_id[s["doc"]["id"]])[metric != "ves"]
             for s in every
         )
         assert results["results"]["logiccat"][f"{metric},score"] == pytest.approx(want / 24)

@@ -38,11 +38,15 @@ from sqlbench_lmeval.tpcds.benchmark import item_metrics as tpcds_item_metrics
 
 
 def numbers(score: dict) -> set[str]:
-    """The names of the numbers of a score dict (what lm-eval averages)."""
+    """The names of the numbers of a score dict (what lm-eval averages; the logged work
+    counts are not averaged)."""
     return {
         name
         for name, value in score.items()
-        if name != "id" and isinstance(value, (int, float)) and not isinstance(value, bool)
+        if name != "id"
+        and name not in registry.LOGGED_NUMBERS
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
     }
 
 

@@ -132,6 +132,8 @@ def test_gold_scored_against_itself(tpcds_items):
         assert score["status"] == "ok", (item.id, score["error"])
         assert score["ves"] == 1 and score["ex"] == 1, (item.id, score["reason"])
         assert {score[name] for name in SIMILARITY_METRICS} == {1.0}, item.id
+        # Gold did exactly gold's work, in another run and process: r_ves 1 (ratio 1).
+        assert score["work"] == score["gold_work"] > 0 and score["r_ves"] == 1.0, item.id
 
 
 def test_offline_scoring_adds_the_structure_metrics(tpcds_cache, tmp_path):

@@ -1,8 +1,12 @@
-"""``sqlbench-lmeval prepare tpcds`` and ``sqlbench-lmeval complexity``."""
+"""``sqlbench-lmeval prepare tpcds``, ``sqlbench-lmeval complexity`` and ``score``'s efficiency
+numbers."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from conftest import TPCDS_SCALE_FACTOR
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.tpcds.data import empty_gold_summary
@@ -101,3 +105,27 @@ def test_score_tpcds_reports_structure_and_execution(tpcds_cache, tpcds_items, t
     assert len(result["missing_ids"]) == 97
     assert result["metrics"]["n"] == 99
     assert result["metrics"]["ex"] == 1 / 99
+
+
+def test_score_reports_r_ves_and_on_request_birds_timed_r_ves(
+    tpcds_cache, tpcds_items, tmp_path, capsys
+):
+    (gold,) = [item for item in tpcds_items if item.id == 1]
+    predictions = tmp_path / "predictions.jsonl"
+    lines = [{"id": 1, "prediction": gold.gold_sql}, {"id": 2, "prediction": "SELECT 1"}]
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "scores.json"
+    common = ["score", "tpcds", str(predictions), "--cache-dir", str(tpcds_cache)]
+    common += ["--scale-factor", str(TPCDS_SCALE_FACTOR), "--no-progress", "--workers", "1"]
+    assert main([*common, "-o", str(out), "--r-ves-time", "3"]) == 0
+    result = json.loads(out.read_text())
+    by_id = {score["id"]: score for score in result["items"]}
+    assert result["work_unit"] and result["r_ves_time_iterations"] == 3
+    assert by_id[1]["r_ves"] == 1.0 and by_id[1]["work"] == by_id[1]["gold_work"] > 0
+    assert by_id[1]["r_ves_time"] > 0 and by_id[2]["r_ves_time"] == 0.0
+    assert "r_ves=" in capsys.readouterr().out
+    # Without the option nothing is timed.
+    assert main([*common, "-o", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["r_ves_time_iterations"] is None
+    assert all("r_ves_time" not in score for score in result["items"])

@@ -4,7 +4,7 @@ structural similarity) with bootstrap intervals, for the whole view and for each
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -27,7 +27,8 @@ EXPLANATION = paragraph(
     VES: the prediction ran without error, within the time limit and the row cap. EX: same
     result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines one;
     numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
-    (BIRD's rule).
+    (BIRD's rule). R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
+    counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1.
     """
 )
 
@@ -74,8 +75,10 @@ def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
     """The metrics a table over ``items`` shows, in column order: the registry's Scores-table
     metrics of every benchmark, and those of one benchmark that the items have (TPC-DS's
     structural similarity)."""
-    of_some = present([m.name for m in SCORE_COLUMNS if m.benchmarks is not None], items)
-    return [m.name for m in SCORE_COLUMNS if m.benchmarks is None or m.name in of_some]
+    of_some = present([m.name for m in SCORE_COLUMNS], items)
+    # VES and the EX family every score has; a newer metric (r_ves) only runs scored with it.
+    always = {f.name for f in fields(ScoredItem)}
+    return [m.name for m in SCORE_COLUMNS if m.name in always or m.name in of_some]
 
 
 def score_rows(
