@@ -4,10 +4,10 @@ other side's result is checked with fidelity's own value rule."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import pytest
+from support.ties import scores_database
 
 from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import fidelity
@@ -25,17 +25,7 @@ class Record:
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory) -> Database:
-    path = tmp_path_factory.mktemp("fidelity") / "scores.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            """
-            CREATE TABLE scores (name TEXT, score INTEGER);
-            INSERT INTO scores VALUES ('ann', 9), ('bob', 8), ('cid', 7), ('dan', 7),
-                                      ('eve', 7), ('fay', 5);
-            """
-        )
-    conn.close()
-    return Database("sqlite", str(path))
+    return scores_database(tmp_path_factory.mktemp("fidelity") / "scores.sqlite")
 
 
 def run(database: Database, sql: dict[int, str]) -> dict:

@@ -11,6 +11,7 @@ import math
 import sqlite3
 
 import pytest
+from support.ties import scores_database
 
 from sqlbench_lmeval.execution import Database, GoldCache
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
@@ -25,19 +26,9 @@ TOP3 = "SELECT name FROM scores ORDER BY score DESC LIMIT 3"
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory) -> Database:
-    path = tmp_path_factory.mktemp("ties") / "scores.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            """
-            CREATE TABLE scores (name TEXT, score INTEGER);
-            INSERT INTO scores VALUES ('ann', 9), ('bob', 8), ('cid', 7), ('dan', 7),
-                                      ('eve', 7), ('fay', 5);
-            CREATE TABLE flat (name TEXT, k INTEGER);
-            """
-        )
-        conn.executemany("INSERT INTO flat VALUES (?, 1)", [(f"n{i:02d}",) for i in range(40)])
-    conn.close()
-    return Database("sqlite", str(path))
+    names = ", ".join(f"('n{i:02d}', 1)" for i in range(40))
+    flat = f"CREATE TABLE flat (name TEXT, k INTEGER); INSERT INTO flat VALUES {names};"
+    return scores_database(tmp_path_factory.mktemp("ties") / "scores.sqlite", flat)
 
 
 def item(database: Database, gold: str, item_id: int = 1) -> Item:

@@ -6,6 +6,8 @@ makes, ``gold_ties``, and the verdict it gives, ``gold_ties.tie_verdict``)."""
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 
 from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
@@ -16,6 +18,21 @@ from sqlbench_lmeval.scoring.tie_compare import TieGold
 
 #: The sqlglot dialect of gold on each engine.
 DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "mysql": "mysql", "postgres": "postgres"}
+
+
+#: The README's worked example: ann 9, bob 8, cid 7, dan 7, eve 7, fay 5.
+SCORES = (("ann", 9), ("bob", 8), ("cid", 7), ("dan", 7), ("eve", 7), ("fay", 5))
+
+
+def scores_database(path: Path, more_sql: str = "") -> Database:
+    """A SQLite file at ``path`` with table ``scores(name, score)`` holding :data:`SCORES`,
+    then ``more_sql`` run on it."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE scores (name TEXT, score INTEGER)")
+        conn.executemany("INSERT INTO scores VALUES (?, ?)", SCORES)
+        conn.executescript(more_sql)
+    conn.close()
+    return Database("sqlite", str(path))
 
 
 def verdict(database: Database, gold_sql: str, pred_sql: str, gold_cache=None) -> dict:
