@@ -27,6 +27,7 @@ from measure_ties import logiccat_golds
 from sqlbench_lmeval.execution import Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import fidelity, gold
 from sqlbench_lmeval.logiccat.cross_engine import reference_form
+from sqlbench_lmeval.logiccat.fidelity import tolerant_within
 from sqlbench_lmeval.scoring.tie_compare import TieGold, accepts, tie_gold
 from sqlbench_lmeval.scoring.tie_probe import plan_ties
 
@@ -36,25 +37,6 @@ RAILWAY_ITEMS = (3229, 3233, 3237, 3241)
 def comparable(value: object) -> object:
     """A server value as ``fidelity`` compares it with SQLite's."""
     return fidelity.reference_value(reference_form(value))
-
-
-def tolerant_within(part: list[tuple], whole: list[tuple]) -> bool:
-    """``fidelity``'s value rule as a sub-multiset test (Kuhn's augmenting paths)."""
-    edges = [
-        [j for j, w in enumerate(whole) if all(map(fidelity.values_agree, p, w))] for p in part
-    ]
-    owner = [-1] * len(whole)
-
-    def place(i: int, seen: set[int]) -> bool:
-        for j in edges[i]:
-            if j not in seen:
-                seen.add(j)
-                if owner[j] == -1 or place(owner[j], seen):
-                    owner[j] = i
-                    return True
-        return False
-
-    return all(place(i, set()) for i in range(len(part)))
 
 
 def run(golds, workers):

@@ -137,6 +137,11 @@ class GoldCache:
         """The cache key of ``job``, or None when it cannot be keyed (file missing)."""
         return self._keys([job], limits)[0]
 
+    def keys(self, jobs: Sequence[Job], limits: Limits = DEFAULT_LIMITS) -> list[str | None]:
+        """:meth:`key` of each job, in order (records derived from gold results, kept beside
+        the cache by other layers, key on these)."""
+        return self._keys(jobs, limits)
+
     def _keys(self, jobs: Sequence[Job], limits: Limits) -> list[str | None]:
         """``key`` of each job. Everything but the SQL is the same for every job on one
         database, so that part is hashed into a JSON prefix once per database, not per job."""

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlbench_lmeval.logiccat import fidelity, server
+from sqlbench_lmeval.logiccat.benchmark import DIALECT
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.server import require_driver, server_run
@@ -102,18 +103,42 @@ def compare_engines(
     if reference is not None:
         sqlite_setup, server_setup = fidelity.REFERENCE_CLOCK_SETUP, server.REFERENCE_CLOCK_SETUP
     records = bundle.records
-    sqlite = fidelity.run_gold(bundle, [r.id for r in records], setup=sqlite_setup, workers=workers)
-    outcomes = server.run_gold_on_server(
-        [(r.id, r.db_id, r.gold_sql_mysql) for r in records],
-        server_url,
-        setup=server_setup,
-        workers=workers,
+    by_id = {r.id: r for r in records}
+    lite = fidelity.run_gold_outcomes(
+        bundle, [r.id for r in records], setup=sqlite_setup, workers=workers
     )
+    sqlite = {item_id: (o.ok, o.rows) for item_id, o in lite.items()}
+
+    def on_server_run(sql: Mapping[int, str]) -> dict[int, object]:
+        golds = [(item_id, by_id[item_id].db_id, text) for item_id, text in sql.items()]
+        return server.run_gold_on_server(golds, server_url, setup=server_setup, workers=workers)
+
+    outcomes = on_server_run({r.id: r.gold_sql_mysql for r in records})
     on_server = {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
-    pairs = {SQLITE_VS_SERVER: fidelity.measure(records, sqlite, as_reference(on_server))}
+    # Each engine's right answers under its gold's ties (its own probe, its own order).
+    lite_answers = fidelity.tie_answers(
+        {i: (by_id[i].gold_sql, o) for i, o in lite.items()},
+        DIALECT,
+        lambda sql: fidelity.run_gold_outcomes(
+            bundle, sql, setup=sqlite_setup, workers=workers, sql=sql
+        ),
+    )
+    server_answers = fidelity.tie_answers(
+        {i: (by_id[i].gold_sql_mysql, o) for i, o in outcomes.items()},
+        server.ENGINE_DIALECT,
+        on_server_run,
+        convert=lambda value: fidelity.reference_value(reference_form(value)),
+    )
+    both = {
+        item_id: (lite_answers.get(item_id), server_answers.get(item_id))
+        for item_id in lite_answers.keys() | server_answers.keys()
+    }
+    ours = {item_id: (answers, None) for item_id, answers in lite_answers.items()}
+    theirs = {item_id: (answers, None) for item_id, answers in server_answers.items()}
+    pairs = {SQLITE_VS_SERVER: fidelity.measure(records, sqlite, as_reference(on_server), both)}
     if reference is not None:
-        pairs[SERVER_VS_REFERENCE] = fidelity.measure(records, on_server, reference)
-        pairs[SQLITE_VS_REFERENCE] = fidelity.measure(records, sqlite, reference)
+        pairs[SERVER_VS_REFERENCE] = fidelity.measure(records, on_server, reference, theirs)
+        pairs[SQLITE_VS_REFERENCE] = fidelity.measure(records, sqlite, reference, ours)
     return EngineComparison(pairs=pairs, sqlite=sqlite, server=on_server)
 
 

@@ -10,6 +10,12 @@ multisets, values compared positionally: NULL only equals NULL, numbers at relat
 1e-4, everything else as text (MariaDB's ``2023-01-01T08:00:00`` is read as MySQL's
 ``2023-01-01 08:00:00``). Column names are not compared.
 
+They also agree, *as tie resolutions*, when each is one of the right answers of the other's
+gold under its ORDER BY ties and LIMIT cut (tie-aware EX: ``scoring.gold_ties``), the values
+compared by the same tolerance (:func:`tolerant_within`); with a reference, whose probe was not
+run, the reference's result must be one of our gold's right answers. ``Fidelity.tie_agree``
+lists the items that agree only so.
+
 The reference was produced on 2026-11-29 (``REFERENCE_NOW``): the day its ``CURDATE()``
 results imply (every ``DATEDIFF(CURDATE(), d)`` is 354 days more than at ``FROZEN_NOW``).
 Clock-dependent gold can only agree with it when run at that instant, so the measurement runs
@@ -23,13 +29,15 @@ import datetime as dt
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import install
+from sqlbench_lmeval.scoring.gold_ties import plan_gold, record_from
+from sqlbench_lmeval.scoring.tie_compare import TieGold, TieGroup, accepts
 
 REFERENCE_ENV = "SQLBENCH_LMEVAL_MARIADB_REFERENCE"
 REFERENCE_NOW = dt.datetime(2026, 11, 29, 12, 0, 0)
@@ -142,6 +150,84 @@ def rows_agree(
     return True
 
 
+def tolerant_within(part: Sequence[Sequence], whole: Sequence[Sequence]) -> bool:
+    """Whether each row of ``part`` pairs with its own row of ``whole`` under
+    :func:`values_agree` (a bipartite matching: Kuhn's augmenting paths)."""
+    edges = [[j for j, w in enumerate(whole) if all(map(values_agree, p, w))] for p in part]
+    owner = [-1] * len(whole)
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if owner[j] == -1 or place(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return all(place(i, set()) for i in range(len(part)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Ties
+# ---------------------------------------------------------------------------------------------
+
+#: Right answers of gold on two sides of a pair, per item (None: one result only, or unknown).
+TiePair = tuple["TieGold | None", "TieGold | None"]
+
+
+def tie_answers(
+    golds: Mapping[int, tuple[str, Outcome]],
+    dialect: str,
+    run_probes: Callable[[dict[int, str]], Mapping[int, Outcome]],
+    convert: Callable[[object], object] | None = None,
+) -> dict[int, TieGold]:
+    """Per item with more than one right answer, gold's right answers (``scoring.gold_ties``):
+    ``golds`` are id -> (gold SQL in ``dialect``, its outcome); ``run_probes`` runs the tie
+    probes (id -> SQL) on the same engine; ``convert`` maps each value as this module compares
+    it (a server's values: as the reference file reads them)."""
+    limits = Limits()
+    plans = {
+        item_id: plan_gold(sql, dialect, limits.max_rows)
+        for item_id, (sql, outcome) in golds.items()
+        if outcome.ok
+    }
+    probes = run_probes(
+        {
+            item_id: plan.probe_sql
+            for item_id, plan in plans.items()
+            if plan is not None and plan.handled and plan.has_order_or_cut and plan.probe_sql
+        }
+    )
+    answers = {}
+    for item_id, plan in plans.items():
+        record = record_from(plan, golds[item_id][1], probes.get(item_id))
+        if record.has_ties and record.answers is not None:
+            answers[item_id] = _converted(record.answers, convert)
+    return answers
+
+
+def _converted(answers: TieGold, convert: Callable[[object], object] | None) -> TieGold:
+    if convert is None:
+        return answers
+    groups = tuple(
+        TieGroup(tuple(tuple(map(convert, row)) for row in group.rows), group.need)
+        for group in answers.groups
+    )
+    return TieGold(groups, answers.ordered)
+
+
+def agree_as_ties(ours: Sequence[Sequence], theirs: Sequence[Sequence], pair: TiePair) -> bool:
+    """Whether each side's result is one of the other's right answers (a side without known
+    answers is not checked; at least one side must have them)."""
+    our_answers, their_answers = pair
+    if our_answers is None and their_answers is None:
+        return False
+    if our_answers is not None and not accepts(theirs, our_answers, within=tolerant_within):
+        return False
+    return their_answers is None or accepts(ours, their_answers, within=tolerant_within)
+
+
 # ---------------------------------------------------------------------------------------------
 # Measurement
 # ---------------------------------------------------------------------------------------------
@@ -157,6 +243,7 @@ class Fidelity:
     agree: int
     disagreements: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     compared: frozenset[int] = frozenset()  # the comparable items' ids
+    tie_agree: tuple[int, ...] = ()  # agree only as tie resolutions of each other (counted in)
 
     @property
     def rate(self) -> float:
@@ -165,8 +252,8 @@ class Fidelity:
     def summary(self) -> str:
         parts = ", ".join(f"{name} {len(self.disagreements.get(name, ()))}" for name in CLASSES)
         return (
-            f"{self.agree}/{self.comparable} = {self.rate:.2%} agree with MariaDB; "
-            f"the rest: {parts}"
+            f"{self.agree}/{self.comparable} = {self.rate:.2%} agree with MariaDB "
+            f"({len(self.tie_agree)} as tie resolutions); the rest: {parts}"
         )
 
 
@@ -236,21 +323,33 @@ def measure(
     records: Sequence,
     results: Mapping[int, tuple[bool, Sequence[Sequence[object]]]],
     reference: Mapping[int, dict],
+    ties: Mapping[int, TiePair] | None = None,
 ) -> Fidelity:
-    """Agreement of ``results`` (id -> (ran ok, rows)) with the reference."""
+    """Agreement of ``results`` (id -> (ran ok, rows)) with the reference; with ``ties`` (id ->
+    right answers of ours and of the reference's gold), tie resolutions agree too."""
     by_id = {record.id: record for record in records}
     ids = comparable_ids(records, reference)
     agree = 0
+    tie_agree = []
     reasons: dict[str, list[int]] = {name: [] for name in CLASSES}
     for item_id in ids:
         ok, rows = results.get(item_id, (False, ()))
         theirs = reference[item_id]["rows"]
-        if ok and rows_agree(rows, [[reference_value(v) for v in row] for row in theirs]):
+        converted = [tuple(reference_value(v) for v in row) for row in theirs]
+        if ok and rows_agree(rows, converted):
             agree += 1
+            continue
+        if ok and ties and item_id in ties and agree_as_ties(rows, converted, ties[item_id]):
+            agree += 1
+            tie_agree.append(item_id)
             continue
         reasons[classify(by_id[item_id], ok, rows, theirs)].append(item_id)
     return Fidelity(
-        len(ids), agree, {name: tuple(ids) for name, ids in reasons.items()}, frozenset(ids)
+        len(ids),
+        agree,
+        {name: tuple(ids) for name, ids in reasons.items()},
+        frozenset(ids),
+        tuple(tie_agree),
     )
 
 
@@ -258,12 +357,26 @@ def run_gold(
     bundle, ids: Iterable[int], *, setup: str = REFERENCE_CLOCK_SETUP, workers: int | None = None
 ) -> dict[int, tuple[bool, tuple[tuple, ...]]]:
     """Our gold results (through the execution engine) for ``ids``: id -> (ran ok, rows)."""
+    outcomes = run_gold_outcomes(bundle, ids, setup=setup, workers=workers)
+    return {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
 
+
+def run_gold_outcomes(
+    bundle,
+    ids: Iterable[int],
+    *,
+    setup: str = REFERENCE_CLOCK_SETUP,
+    workers: int | None = None,
+    sql: Mapping[int, str] | None = None,
+) -> dict[int, Outcome]:
+    """Outcomes of our gold for ``ids`` (id -> Outcome); ``sql`` replaces an item's gold text
+    (e.g. by its tie probe)."""
     wanted = set(ids)
     records = [r for r in bundle.records if r.id in wanted and r.gold_status != gold.NON_SELECT]
+    texts = [r.gold_sql if sql is None else sql[r.id] for r in records]
     jobs = [
-        Job(Database("sqlite", str(bundle.database_path(r.db_id)), setup), r.gold_sql)
-        for r in records
+        Job(Database("sqlite", str(bundle.database_path(r.db_id)), setup), text)
+        for r, text in zip(records, texts, strict=True)
     ]
     outcomes = execute_many(jobs, Limits(), workers=workers, progress=None)
-    return {r.id: (o.ok, o.rows) for r, o in zip(records, outcomes, strict=False)}
+    return {r.id: o for r, o in zip(records, outcomes, strict=True)}

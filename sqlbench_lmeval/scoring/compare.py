@@ -38,6 +38,10 @@ without error, within the time limit and within the row cap. TOO_MANY_ROWS count
 a query whose result we could not hold cannot be checked either. The gold outcome never changes
 VES (the seed recipe appended a second VES entry when gold failed; we do not).
 
+Scoring makes ``ex`` tie-aware on top of :func:`compare` (``gold_ties``, ``tie_compare``): a
+prediction that fails it only by order, values or row count but is another of the results
+gold's ORDER BY ties and LIMIT cut allow scores 1 with reason ``tie_equivalent``.
+
 Bump COMPARISON_VERSION on any change of these rules: score files and each scored item carry
 it. The gold cache does not (it holds what the engine returned), so a bump keeps it.
 """
@@ -56,7 +60,9 @@ from sqlglot import exp
 
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 
-COMPARISON_VERSION = "2"
+#: 3: ``ex`` is tie-aware (``gold_ties.tie_verdict`` above :func:`compare`): another of
+#: gold's right answers under its ORDER BY ties and LIMIT cut scores 1 (``tie_equivalent``).
+COMPARISON_VERSION = "3"
 # Float noise between two queries on the same engine and data is a few units in the last place
 # (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
 # where the column's magnitude is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative

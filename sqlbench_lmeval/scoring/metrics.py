@@ -39,6 +39,7 @@ from types import MappingProxyType
 from sqlbench_lmeval.execution import Outcome
 from sqlbench_lmeval.scoring.compare import Verdict, ves
 from sqlbench_lmeval.scoring.efficiency import r_ves
+from sqlbench_lmeval.scoring.gold_ties import GoldTies
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.retry_envelope import RETRY_METRICS
 from sqlbench_lmeval.scoring.sampling import PASS_AT_K
@@ -110,7 +111,10 @@ class Executed:
     and ``gold`` its and gold's outcomes (``rows``, ``status``, ``error``), ``ordered``
     whether gold's row order counts, ``verdict`` the comparison of the two,
     ``reads_no_table`` whether the answer reads no table where gold reads one, ``values`` the
-    metrics computed before this one.
+    metrics computed before this one. ``verdict`` is tie-aware: its ``ex`` accepts every right
+    answer of gold's ties (reason ``tie_equivalent``); ``ex_strict`` and ``ex_set`` are
+    literal. ``ties`` is gold's tie record (``gold_ties.GoldTies``: status, how many answers
+    are right, the answers; None when gold could not be judged), a per-item gold artefact.
     """
 
     item: Item
@@ -121,6 +125,7 @@ class Executed:
     verdict: Verdict
     reads_no_table: bool
     values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    ties: GoldTies | None = None
 
 
 @dataclass(frozen=True)
@@ -159,7 +164,8 @@ def valid_execution(executed: Executed) -> int:
 
 
 def execution_accuracy(executed: Executed) -> int:
-    """EX: the result equals gold's under our comparison rule (``compare``)."""
+    """EX: the result equals gold's under our comparison rule (``compare``), or is another of
+    gold's right answers under its ties (``gold_ties``)."""
     return int(executed.verdict.ex)
 
 
@@ -247,7 +253,8 @@ def _execution() -> list[Metric]:
             EX,
             "EX",
             "same result as gold: rows as a multiset, in order when gold's outermost ORDER BY "
-            "defines one, numbers with a small tolerance",
+            "defines one, numbers with a small tolerance; any tie resolution gold's ORDER BY "
+            "and LIMIT allow counts (tie-aware)",
             every,
             EXECUTION,
             compute=execution_accuracy,

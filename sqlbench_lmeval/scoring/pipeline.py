@@ -10,7 +10,9 @@ Per item, in order:
    prompt asked for another dialect than the engine's, translated into it (``dialects``);
 2. prediction and gold run in sandboxed worker processes (gold through the on-disk cache);
 3. the results are compared (``compare.compare``), ordered only when gold's outermost query
-   has an ORDER BY;
+   has an ORDER BY; an answer that fails only by order, values or row count and is another of
+   gold's right answers under its ties (``gold_ties``: gold's tie probe runs beside gold) is
+   correct with reason ``tie_equivalent``;
 4. the item's gold health is reported beside the verdict, never folded into VES.
 
 Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
@@ -52,6 +54,7 @@ from sqlbench_lmeval.execution import (
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
+from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
     EX,
@@ -268,10 +271,21 @@ def score_answers(
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     pred_jobs = prediction_jobs()
     try:
+        # Gold's tie probes (``gold_ties``) run as more gold jobs of the same batch.
+        ties = plan_batch(items, gold_jobs, limits, gold_cache)
         gold, predicted, ordered = _execute(
-            items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected
+            items,
+            gold_jobs + ties.probe_jobs,
+            pred_jobs,
+            limits,
+            workers,
+            gold_cache,
+            progress,
+            expected,
         )
+        gold, probes = gold[: len(items)], gold[len(items) :]
         gold = recheck_gold(items, gold, limits, workers)
+        gold_ties: list[GoldTies | None] = list(ties.finish(gold, probes))
     except EvaluationUnavailable:
         raise
     except Exception as error:  # a fault of ours while executing: every item says why
@@ -280,6 +294,7 @@ def score_answers(
         gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
         predicted, ordered = [gold[0]] * len(submitted), [False] * len(items)
         failures = [failure or failed for failure in failures]
+        gold_ties = [None] * len(items)
     outcomes: list[Outcome | None] = [None] * len(runs)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
@@ -292,8 +307,17 @@ def score_answers(
     answer_gold = [gold[index] for index in indices]
     answer_ordered = [ordered[index] for index in indices]
     answered = [items[index] for index in indices]
+    answer_ties = [gold_ties[index] for index in indices]
     parts = zip(
-        answered, extractions, runs, outcomes, answer_gold, answer_ordered, failures, strict=True
+        answered,
+        extractions,
+        runs,
+        outcomes,
+        answer_gold,
+        answer_ordered,
+        answer_ties,
+        failures,
+        strict=True,
     )
     scores = [_scored(*part, item_metrics) for part in parts]
     for score, gold_outcome, outcome in zip(scores, answer_gold, outcomes, strict=True):
@@ -325,6 +349,8 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "comparison_version": COMPARISON_VERSION,
         WORK: None,
         GOLD_WORK: None,
+        "tie_status": None,
+        "acceptable": None,
     }
 
 
@@ -442,21 +468,22 @@ def _gold_orders(items: Sequence[Item]) -> list[bool]:
     return [memo[(item.gold_sql, item.dialect)] for item in items]
 
 
-def _scored(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
+def _scored(
+    item, extraction, run, pred, gold_outcome, ordered, ties, failure, item_metrics
+) -> dict:
     """:func:`_score_one`, or, if scoring this item raised, the item as a scoring failure."""
+    gold = (gold_outcome, ordered, ties)
     try:
-        return _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics)
+        return _score_one(item, extraction, run, pred, gold, failure, item_metrics)
     except _StageError as error:
         failure = error.failure
     except Exception as error:
         failure = Failure.at("score", error)
     failed = Outcome(Status.ERROR, error=failure.error)
     try:  # with the benchmark's numbers for "no SQL", so every item has the same metrics
-        return _score_one(
-            item, extraction, None, failed, gold_outcome, ordered, failure, item_metrics
-        )
+        return _score_one(item, extraction, None, failed, gold, failure, item_metrics)
     except _StageError:  # those numbers cannot be had: the execution numbers alone
-        return _score_one(item, extraction, None, failed, gold_outcome, ordered, failure, None)
+        return _score_one(item, extraction, None, failed, gold, failure, None)
 
 
 class _StageError(Exception):
@@ -467,7 +494,8 @@ class _StageError(Exception):
         self.failure = failure
 
 
-def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item_metrics) -> dict:
+def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict:
+    gold_outcome, ordered, ties = gold
     health = gold_health(gold_outcome)
     # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
     gold_status = item.gold_status if item.gold_status != GOLD_HEALTHY else health
@@ -496,6 +524,10 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
         # What r_ves divided: the engine's count of work (``Outcome.work``), never averaged.
         WORK: None if pred is None else pred.work,
         GOLD_WORK: gold_outcome.work,
+        # Gold's ties (``gold_ties``): how its right answers were had, and how many there are
+        # (a decimal string: it can exceed what a JSON reader's float holds).
+        "tie_status": None if ties is None else ties.status,
+        "acceptable": None if ties is None else ties.acceptable,
     }
     if failure is not None:  # refused or failed: nothing to compare, every number stays 0
         refused_when_cut = result["truncated"] and failure.reason in _REFUSED
@@ -504,6 +536,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
     elif pred is not None:
         try:
             verdict = compare(pred, gold_outcome, ordered=ordered)
+            verdict = tie_verdict(verdict, pred, gold_outcome, ties)
         except Exception as error:
             raise _StageError(Failure.at("compare", error)) from error
         constant = (
@@ -521,6 +554,7 @@ def _score_one(item, extraction, run, pred, gold_outcome, ordered, failure, item
             ordered=ordered,
             verdict=verdict,
             reads_no_table=constant,
+            ties=ties,
         )
         result.update(compute_metrics(executed), reason=verdict.reason)
         if run is not None and run.error is not None:

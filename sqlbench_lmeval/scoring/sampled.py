@@ -12,8 +12,10 @@ Per item with samples ``0..n-1``:
 2. the distinct predictions go through :func:`scoring.score_answers`, the path of single
    answers, so every sample's VES/EX/status is what it would get alone; gold runs once per
    item. Items are extracted one after the other while the SQL of earlier ones runs;
-3. :func:`sampling.vote` groups the samples that ran by result with ``compare.compare`` (EX's
-   rule, gold's row order) and picks the winner.
+3. :func:`sampling.vote` groups the samples that ran by result and picks the winner: the
+   correct samples are one group (``vote``), and as EX is tie-aware that holds whichever of
+   gold's tie resolutions each returned; the others are grouped with ``compare.compare`` (EX's
+   rule, gold's row order).
 
 The item's numbers: ``ves``/``ex``/``ex_strict``/``ex_set`` of the first sample (what one
 sample gets, for "voting vs first sample"), ``ex_maj`` (EX of the voted answer; 0 when no
@@ -191,6 +193,8 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
         work=first.get(WORK),
         gold_work=first.get(GOLD_WORK),
+        tie_status=first.get("tie_status"),
+        acceptable=first.get("acceptable"),
         vote={
             "n_samples": n,
             "n_correct": c,

@@ -13,7 +13,7 @@ def test_mariadb_cut_through_ties(mysql_attack_server):
     # ten rows with c in [0, 1); LIMIT 5, 3 (MySQL's offset form) through the same group.
     database = mysql_attack_server.database()
     gold = "SELECT a FROM t ORDER BY FLOOR(c) LIMIT 3"
-    assert verdict(database, gold, "SELECT a FROM t WHERE a IN (9, 4, 7)").verdict.ex
-    assert not verdict(database, gold, "SELECT a FROM t WHERE a IN (9, 4, 17)").verdict.ex
+    assert verdict(database, gold, "SELECT a FROM t WHERE a IN (9, 4, 7)")["ex"]
+    assert not verdict(database, gold, "SELECT a FROM t WHERE a IN (9, 4, 17)")["ex"]
     offset = "SELECT a FROM t ORDER BY FLOOR(c) LIMIT 5, 3"
-    assert verdict(database, offset, "SELECT a FROM t WHERE a IN (0, 1, 2)").verdict.ex
+    assert verdict(database, offset, "SELECT a FROM t WHERE a IN (0, 1, 2)")["ex"]

@@ -17,6 +17,7 @@ from sqlbench_lmeval.report.build import write_report
 from sqlbench_lmeval.report.runs import read_runs
 from sqlbench_lmeval.report.sections.sampling import sampling_rows
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.gold_ties import plan_gold
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
 from sqlbench_lmeval.scoring.sampled import score_samples
@@ -118,14 +119,24 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
     score(database, tmp_path)
     # Each gold once (3), then each item's distinct queries once: item 1 drops its sample 1
     # (sample 0 with other whitespace); item 2's prose has no SQL to run. A sample whose text
-    # is gold's runs too (predictions are never read from the gold cache).
+    # is gold's runs too (predictions are never read from the gold cache). Gold ordered by a
+    # column it does not return also runs its tie probe (``gold_ties``), once.
     want = Counter(
         [ITEM1[0], ITEM2[0], ITEM3[0]]
+        + tie_probes()
         + ["SELECT name FROM pump WHERE flow > 6", "SELECT name FROM pump", "SELECT nme FROM pump"]
         + ITEM2[1][:3]
         + ITEM3[1]
     )
     assert Counter(s for s in ran if s is not None) == want
+
+
+def tie_probes() -> list[str]:
+    """The tie probes of the three items' gold (one: item 2 orders by a column it hides)."""
+    plans = [plan_gold(gold, "sqlite", 10_000) for gold in (ITEM1[0], ITEM2[0], ITEM3[0])]
+    probes = [plan.probe_sql for plan in plans if plan is not None and plan.probe_sql]
+    assert len(probes) == 1
+    return probes
 
 
 def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, monkeypatch):
@@ -147,9 +158,9 @@ def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, 
     # Item 3's gold text is also its sample 1: two runs of it, one as gold and one as answer.
     golds = Counter(s for s in ran if s in (ITEM1[0], ITEM2[0], ITEM3[0]))
     assert golds == Counter({ITEM1[0]: 2, ITEM2[0]: 2, ITEM3[0]: 2})
-    # Gold per item, then the distinct queries of items 1, 2 and 3 (item 2's prose is a job
-    # without SQL, status no_sql: left out).
-    assert len([s for s in ran if s is not None]) == 3 + 3 + 3 + 4
+    # Gold per item and its tie probes, then the distinct queries of items 1, 2 and 3 (item
+    # 2's prose is a job without SQL, status no_sql: left out).
+    assert len([s for s in ran if s is not None]) == 3 + len(tie_probes()) + 3 + 3 + 4
     assert uncached == score(database, tmp_path)  # the gold cache changes nothing
 
 

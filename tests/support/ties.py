@@ -1,26 +1,47 @@
-"""Tie-aware EX on real engines, for the tie tests of several folders: one prediction's verdict
-(:func:`verdict`) and the properties over a whole benchmark's gold (:func:`check_gold`)."""
+"""Tie-aware EX on real engines, through the product's scoring path, for the tie tests of
+several folders: one prediction's score (:func:`verdict`: ``scoring.pipeline.score_items``) and
+the properties over a whole benchmark's gold (:func:`check_gold`: the tie records scoring
+makes, ``gold_ties``, and the verdict it gives, ``gold_ties.tie_verdict``)."""
 
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute, execute_many
-from sqlbench_lmeval.scoring.tie_compare import TieGold, TieVerdict, compare_with_ties, tie_gold
-from sqlbench_lmeval.scoring.tie_probe import plan_ties
+from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
+from sqlbench_lmeval.scoring.gold_ties import ANSWERS, plan_batch, tie_verdict
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.tie_compare import TieGold
+
+#: The sqlglot dialect of gold on each engine.
+DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "mysql": "mysql", "postgres": "postgres"}
 
 
-def verdict(database: Database, gold_sql: str, pred_sql: str) -> TieVerdict:
-    """Tie-aware EX of ``pred_sql`` against ``gold_sql``, both run on ``database``."""
-    limits = Limits()
-    plan = plan_ties(gold_sql, database.engine)
-    assert plan.handled, plan.reason
-    gold = execute(Job(database, gold_sql), limits)
-    probe = execute(Job(database, plan.probe_sql), limits) if plan.probe_sql else None
-    answers = tie_gold(plan, gold, probe)
-    assert isinstance(answers, TieGold), answers
-    pred = execute(Job(database, pred_sql), limits)
-    return compare_with_ties(pred, gold, answers, ordered=True)
+#: The README's worked example: ann 9, bob 8, cid 7, dan 7, eve 7, fay 5.
+SCORES = (("ann", 9), ("bob", 8), ("cid", 7), ("dan", 7), ("eve", 7), ("fay", 5))
+
+
+def scores_database(path: Path, more_sql: str = "") -> Database:
+    """A SQLite file at ``path`` with table ``scores(name, score)`` holding :data:`SCORES`,
+    then ``more_sql`` run on it."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE scores (name TEXT, score INTEGER)")
+        conn.executemany("INSERT INTO scores VALUES (?, ?)", SCORES)
+        conn.executescript(more_sql)
+    conn.close()
+    return Database("sqlite", str(path))
+
+
+def verdict(database: Database, gold_sql: str, pred_sql: str, gold_cache=None) -> dict:
+    """The score dict of ``pred_sql`` as the answer to ``gold_sql``, both run on ``database``
+    by ``score_items`` (through ``gold_cache`` when given)."""
+    item = Item(1, "?", database, gold_sql, DIALECTS[database.engine])
+    (score,) = score_items([item], [pred_sql], workers=1, progress=False, gold_cache=gold_cache)
+    assert score["tie_status"] == ANSWERS, score["tie_status"]
+    return score
 
 
 def resolutions(answers: TieGold, rng: random.Random) -> list[list[tuple]]:
@@ -33,44 +54,39 @@ def resolutions(answers: TieGold, rng: random.Random) -> list[list[tuple]]:
 
 
 def check_gold(items, workers: int = 2) -> dict[str, int]:
-    """Run every item's gold and probe; check the two properties; count what was checked."""
-    plans = [plan_ties(item.gold_sql, item.dialect) for item in items]
+    """Make every item's tie record as scoring does (gold and probes run, no cache); check the
+    two properties with scoring's verdict; count what was checked."""
     limits = Limits()
-    golds = execute_many([Job(i.database, i.gold_sql) for i in items], limits, workers=workers)
-    probed = [k for k, p in enumerate(plans) if p.handled and p.probe_sql and golds[k].ok]
-    probes = dict(
-        zip(
-            probed,
-            execute_many(
-                [Job(items[k].database, plans[k].probe_sql) for k in probed],
-                limits,
-                workers=workers,
-            ),  # fmt: skip
-            strict=True,
-        )
-    )
+    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    batch = plan_batch(items, gold_jobs, limits, None)
+    ran = execute_many(gold_jobs + batch.probe_jobs, limits, workers=workers)
+    golds, probes = ran[: len(items)], ran[len(items) :]
+    records = batch.finish(golds, probes)
     rng = random.Random(21)
     seen = {"with_ties": 0, "outsiders": 0}
-    for k, (item, plan, gold) in enumerate(zip(items, plans, golds, strict=True)):
-        if not (plan.handled and plan.has_order_or_cut and gold.ok):
+    for k, (item, record, gold) in enumerate(zip(items, records, golds, strict=True)):
+        answers = record.answers
+        if not isinstance(answers, TieGold) or not gold.ok:
             continue
-        answers = tie_gold(plan, gold, probes.get(k))
-        if not isinstance(answers, TieGold):
-            continue
-        assert compare_with_ties(gold, gold, answers, ordered=True).verdict.ex
-        if answers.has_ties:
+        ordered = gold_order_matters(item.gold_sql, item.dialect)
+
+        def ex(rows, gold=gold, record=record, ordered=ordered) -> bool:
+            pred = Outcome(Status.OK, columns=gold.columns, rows=tuple(rows))
+            return tie_verdict(compare(pred, gold, ordered=ordered), pred, gold, record).ex
+
+        assert ex(gold.rows), item.id
+        if record.has_ties:
             seen["with_ties"] += 1
             for rows in resolutions(answers, rng):
-                pred = Outcome(Status.OK, columns=gold.columns, rows=tuple(rows))
-                assert compare_with_ties(pred, gold, answers, ordered=True).verdict.ex, item.id
-        full = probes[k].rows if k in probes else gold.rows
+                assert ex(rows), item.id
+        slot = batch.probe_of.get(k)
+        full = probes[slot].rows if slot is not None else gold.rows
         width = len(gold.columns)
         inside = {repr(row) for g in answers.groups for row in g.rows}
         outsiders = [row[:width] for row in full if repr(row[:width]) not in inside]
         if outsiders and gold.rows:
             swapped = list(gold.rows)
             swapped[rng.randrange(len(swapped))] = tuple(rng.choice(outsiders))
-            pred = Outcome(Status.OK, columns=gold.columns, rows=tuple(swapped))
-            assert not compare_with_ties(pred, gold, answers, ordered=True).verdict.ex, item.id
+            assert not ex(swapped), item.id
             seen["outsiders"] += 1
     return seen

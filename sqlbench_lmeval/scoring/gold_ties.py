@@ -1,0 +1,311 @@
+"""Gold's tie side: which answers besides gold's own result are right, per item, and stored.
+
+Scoring asks this module, per item, for a :class:`GoldTies`: its ``status`` (logged per item as
+``tie_status``), how many distinct answers are right (``acceptable``, a decimal string: it
+reaches 1e140) and, when some are, the :class:`tie_compare.TieGold` that
+:func:`tie_verdict` accepts them by.
+
+How it is had, for a batch of items (:func:`plan_batch`, then :meth:`TieBatch.finish`):
+
+1. a *record* already made for the same gold result is read from the tie store (a SQLite file
+   beside the gold cache, :data:`STORE_FILE`), keyed by the gold cache's key of the gold job (so
+   anything that changes gold's result changes it), gold's dialect and :data:`TIE_VERSION`;
+2. otherwise gold is planned (``tie_probe.plan_ties``: pure, memoised; gold whose text holds
+   none of ORDER, LIMIT, OFFSET, FETCH has no order and no cut and is not parsed at all) and,
+   when the plan has a probe, the probe runs as one more gold job of the batch, through the gold
+   cache like any gold (the execution layer knows nothing of ties: it runs and caches SQL);
+3. after the batch ran, ``tie_compare.tie_gold`` turns gold's result and the probe's into the
+   record, which is stored when both outcomes are deterministic (never after a timeout).
+
+A warm run thus reads one small record per item: no parsing, no probe rows, no regrouping; the
+right answers themselves are decoded only for an answer that failed the literal comparison.
+
+Statuses: ``none`` (no outermost ORDER BY and no cut: one right answer up to row order),
+``answers`` (the right answers are known; ``acceptable`` may be 1), ``no_gold_result`` (gold did
+not run), a reason of ``tie_compare`` (``probe_failed``, ``probe_columns``, ``keys_not_sorted``,
+``probe_truncated``, ``gold_not_accepted``) or ``not_handled:<reason>`` of ``tie_probe``
+(``unparsed``, ``limit_not_literal``, ...). Every status but ``answers`` compares literally.
+Bump :data:`TIE_VERSION` whenever ``tie_probe`` or ``tie_compare`` change what a record holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status
+from sqlbench_lmeval.scoring.compare import Verdict
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.tie_compare import (
+    TIE_EQUIVALENT,
+    TieGold,
+    acceptable_count,
+    accepts,
+    tie_gold,
+)
+from sqlbench_lmeval.scoring.tie_probe import TiePlan, plan_ties
+
+#: Version of what a tie record holds (the probe's text, the grouping, the checks).
+TIE_VERSION = "1"
+#: The tie store's file name, in the gold cache's folder.
+STORE_FILE = "tie-gold.sqlite"
+
+NONE = "none"
+ANSWERS = "answers"
+NO_GOLD_RESULT = "no_gold_result"
+NOT_HANDLED = "not_handled"
+
+#: Literal verdict reasons a tie resolution can explain: the same rows in another order within
+#: a tie group, or other rows of a tie group the cut goes through.
+RESOLVABLE = frozenset({"order", "values", "row_count"})
+
+# Outcomes that do not depend on the machine (as the gold cache's): a record made from
+# anything else (a timeout, a crash) is used once and not stored.
+_DETERMINISTIC = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
+# Gold text without these words has no ORDER BY, LIMIT, OFFSET or FETCH: nothing to plan.
+_ORDER_WORDS = ("order", "limit", "offset", "fetch")
+
+
+class GoldTies:
+    """One item's tie record: ``status``, ``acceptable`` (decimal string, None unless the
+    answers are known) and the answers, decoded from the store on first use."""
+
+    __slots__ = ("status", "acceptable", "_answers", "_payload")
+
+    def __init__(
+        self,
+        status: str,
+        acceptable: str | None = None,
+        answers: TieGold | None = None,
+        payload: str | None = None,
+    ) -> None:
+        self.status = status
+        self.acceptable = acceptable
+        self._answers = answers
+        self._payload = payload
+
+    @property
+    def answers(self) -> TieGold | None:
+        """The right answers (None unless ``status`` is ``answers``)."""
+        if self._answers is None and self._payload is not None:
+            self._answers = TieGold.from_json(json.loads(self._payload))
+            self._payload = None
+        return self._answers
+
+    @property
+    def has_ties(self) -> bool:
+        """Whether more than one answer is right."""
+        return self.acceptable is not None and self.acceptable != "1"
+
+    def __repr__(self) -> str:
+        return f"GoldTies({self.status!r}, acceptable={self.acceptable!r})"
+
+
+#: The record of gold without ORDER BY and cut (shared: it holds nothing item-specific).
+UNORDERED = GoldTies(NONE)
+
+
+def tie_verdict(
+    verdict: Verdict, predicted: Outcome, gold: Outcome, ties: GoldTies | None
+) -> Verdict:
+    """``verdict`` (``compare.compare`` of the two outcomes) made tie-aware: a prediction that
+    failed it only by order, values or row count and is one of gold's right answers
+    (``tie_compare.accepts``) gets ``ex`` True with reason ``tie_equivalent``; ``ex_strict``
+    and ``ex_set`` stay literal."""
+    if (
+        verdict.ex
+        or ties is None
+        or verdict.reason not in RESOLVABLE
+        or predicted.status is not Status.OK
+        or gold.status is not Status.OK
+        or len(predicted.columns) != len(gold.columns)
+    ):
+        return verdict
+    answers = ties.answers
+    if answers is None or not accepts(predicted.rows, answers):
+        return verdict
+    return Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT)
+
+
+@lru_cache(maxsize=8192)
+def plan_gold(sql: str, dialect: str, max_rows: int) -> TiePlan | None:
+    """``tie_probe.plan_ties`` of gold, memoised; None when the text cannot hold an ORDER BY or
+    a cut (a cheap exact pre-check: parsing costs ~0.4 ms)."""
+    lowered = sql.lower()
+    if not any(word in lowered for word in _ORDER_WORDS):
+        return None
+    return plan_ties(sql, dialect, max_rows)
+
+
+def record_from(plan: TiePlan | None, gold: Outcome, probe: Outcome | None) -> GoldTies:
+    """The tie record of gold from its plan (None: no order, no cut), its result and its
+    probe's (None when the plan has no probe)."""
+    if plan is None or (plan.handled and not plan.has_order_or_cut):
+        return UNORDERED
+    if not plan.handled:
+        return GoldTies(f"{NOT_HANDLED}:{plan.reason}")
+    if gold.status is not Status.OK:
+        return GoldTies(NO_GOLD_RESULT)
+    answers = tie_gold(plan, gold, probe)
+    if isinstance(answers, str):
+        return GoldTies(answers)
+    return GoldTies(ANSWERS, str(acceptable_count(answers)), answers)
+
+
+@dataclass
+class TieBatch:
+    """The tie side of one scoring batch: records found in the store, plans and probe jobs
+    for the rest (:func:`plan_batch`)."""
+
+    records: list[GoldTies | None]  # per item; None: to be made by ``finish``
+    plans: list[TiePlan | None]
+    probe_of: dict[int, int]  # item index -> index in ``probe_jobs``
+    probe_jobs: list[Job]
+    keys: list[str | None]  # per item: its record's key in the store (None: not storable)
+    store: TieStore | None
+
+    def finish(self, gold: Sequence[Outcome], probes: Sequence[Outcome]) -> list[GoldTies]:
+        """Every item's record, given gold's outcomes (in item order) and the probes' (in
+        ``probe_jobs`` order); new deterministic records are stored."""
+        records: list[GoldTies] = []
+        new: dict[str, GoldTies] = {}
+        for index, (record, plan) in enumerate(zip(self.records, self.plans, strict=True)):
+            if record is None:
+                slot = self.probe_of.get(index)
+                probe = None if slot is None else probes[slot]
+                record = record_from(plan, gold[index], probe)
+                key = self.keys[index]
+                if (
+                    key is not None
+                    and gold[index].status in _DETERMINISTIC
+                    and (probe is None or probe.status in _DETERMINISTIC)
+                ):
+                    new[key] = record
+            records.append(record)
+        if new and self.store is not None:
+            self.store.save(new)
+        return records
+
+
+def plan_batch(
+    items: Sequence[Item], gold_jobs: Sequence[Job], limits: Limits, gold_cache: GoldCache | None
+) -> TieBatch:
+    """Read what the tie store holds for ``items`` (``gold_jobs[i]`` is item i's gold) and
+    plan the rest: the probe jobs to run beside gold."""
+    store = None if gold_cache is None else TieStore(Path(gold_cache.root) / STORE_FILE)
+    keys: list[str | None] = [None] * len(items)
+    if gold_cache is not None:
+        gold_keys = gold_cache.keys(gold_jobs, limits)
+        keys = [
+            None if key is None else _record_key(key, item.dialect)
+            for key, item in zip(gold_keys, items, strict=True)
+        ]
+    found = store.load({key for key in keys if key is not None}) if store is not None else {}
+    records: list[GoldTies | None] = []
+    plans: list[TiePlan | None] = []
+    probe_of: dict[int, int] = {}
+    probe_jobs: list[Job] = []
+    for index, (item, key) in enumerate(zip(items, keys, strict=True)):
+        record = found.get(key) if key is not None else None
+        plan = None
+        if record is None:
+            plan = plan_gold(item.gold_sql, item.dialect, limits.max_rows)
+            if plan is None:
+                record = UNORDERED
+            elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
+                probe_of[index] = len(probe_jobs)
+                probe_jobs.append(Job(item.database, plan.probe_sql))
+        records.append(record)
+        plans.append(plan)
+    return TieBatch(records, plans, probe_of, probe_jobs, keys, store)
+
+
+def _record_key(gold_key: str, dialect: str) -> str:
+    return hashlib.sha256(json.dumps([TIE_VERSION, gold_key, dialect]).encode()).hexdigest()
+
+
+class TieStore:
+    """Tie records on disk, by key; a damaged file is moved aside and counts as empty (the
+    records are made again from the gold cache)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self, keys: set[str]) -> dict[str, GoldTies]:
+        if not keys or not self.path.exists():
+            return {}
+        found: dict[str, GoldTies] = {}
+        ordered = sorted(keys)
+        try:
+            with self._connect() as conn:
+                for start in range(0, len(ordered), 500):
+                    batch = ordered[start : start + 500]
+                    marks = ",".join("?" * len(batch))
+                    rows = conn.execute(
+                        "SELECT key, checksum, status, acceptable, answers FROM ties "
+                        f"WHERE key IN ({marks})",
+                        batch,
+                    ).fetchall()
+                    for key, checksum, status, acceptable, answers in rows:
+                        if checksum == _checksum(key, status, acceptable, answers):
+                            found[key] = GoldTies(status, acceptable, payload=answers)
+        except sqlite3.DatabaseError:
+            self._move_aside()
+            return {}
+        return found
+
+    def save(self, records: dict[str, GoldTies]) -> None:
+        rows = []
+        for key, record in records.items():
+            answers = record.answers
+            payload = None
+            if answers is not None:
+                payload = json.dumps(answers.to_json(), separators=(",", ":"), allow_nan=False)
+            rows.append(
+                (
+                    key,
+                    _checksum(key, record.status, record.acceptable, payload),
+                    record.status,
+                    record.acceptable,
+                    payload,
+                )
+            )
+        try:
+            with self._connect() as conn:
+                conn.executemany("INSERT OR REPLACE INTO ties VALUES (?, ?, ?, ?, ?)", rows)
+        except sqlite3.DatabaseError:
+            self._move_aside()
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """The store's database, created if needed, committed and closed on exit."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=60)
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS ties (key TEXT PRIMARY KEY, checksum TEXT NOT NULL, "
+                "status TEXT NOT NULL, acceptable TEXT, answers TEXT)"
+            )
+            yield conn
+            conn.commit()
+        finally:
+            conn.close()
+
+    def _move_aside(self) -> None:
+        if self.path.exists():
+            os.replace(
+                self.path, self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            )
+
+
+def _checksum(key: str, status: str, acceptable: str | None, answers: str | None) -> str:
+    text = json.dumps([key, status, acceptable, answers])
+    return hashlib.sha256(text.encode()).hexdigest()

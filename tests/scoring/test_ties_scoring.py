@@ -1,0 +1,142 @@
+"""Tie-aware EX in the scoring path itself: ``score_items`` and ``score_samples`` on a real
+SQLite file, with a real gold cache and its tie store (``gold_ties``).
+
+Table ``scores(name, score)``: ann 9, bob 8, cid 7, dan 7, eve 7, fay 5 (the README's worked
+example), plus ``flat(name, k)``: 40 distinct names, all with k = 1.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import pytest
+from support.ties import scores_database
+
+from sqlbench_lmeval.execution import Database, GoldCache
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE, NOT_HANDLED, STORE_FILE
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
+
+TOP3 = "SELECT name FROM scores ORDER BY score DESC LIMIT 3"
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory) -> Database:
+    names = ", ".join(f"('n{i:02d}', 1)" for i in range(40))
+    flat = f"CREATE TABLE flat (name TEXT, k INTEGER); INSERT INTO flat VALUES {names};"
+    return scores_database(tmp_path_factory.mktemp("ties") / "scores.sqlite", flat)
+
+
+def item(database: Database, gold: str, item_id: int = 1) -> Item:
+    return Item(item_id, "?", database, gold, "sqlite")
+
+
+def score(database, gold, prediction, **options) -> dict:
+    (scored,) = score_items(
+        [item(database, gold)], [prediction], workers=1, progress=False, **options
+    )
+    return scored
+
+
+def test_another_pick_from_the_tie_at_the_cut_is_right(database):
+    # SQLite keeps cid (rowid order); eve is as right, fay is not tied with the 7s.
+    eve = score(database, TOP3, "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3")
+    assert (eve["ex"], eve["ex_strict"], eve["reason"]) == (1, 0, TIE_EQUIVALENT)
+    assert eve["tie_status"] == ANSWERS and eve["acceptable"] == "3"
+    assert eve["comparison_version"] == COMPARISON_VERSION == "3"
+    fay = score(database, TOP3, "SELECT name FROM scores WHERE name IN ('ann', 'bob', 'fay')")
+    assert fay["ex"] == 0 and fay["reason"] != TIE_EQUIVALENT
+    swapped = "SELECT 'bob' UNION ALL SELECT 'ann' UNION ALL SELECT 'cid'"
+    assert score(database, TOP3, swapped)["ex"] == 0  # the 9 must come first
+
+
+def test_ties_without_a_cut_in_any_order_and_gold_itself_matches(database):
+    gold = "SELECT name FROM scores ORDER BY score DESC"
+    other = score(database, gold, "SELECT name FROM scores ORDER BY score DESC, name DESC")
+    assert other["ex"] == 1 and other["reason"] == TIE_EQUIVALENT
+    assert other["acceptable"] == str(math.factorial(3))
+    itself = score(database, gold, gold)
+    assert (itself["ex"], itself["ex_strict"], itself["reason"]) == (1, 1, "match")
+
+
+def test_limit_without_order_by_and_order_by_a_constant_take_any_rows(database):
+    for gold in ("SELECT name FROM scores LIMIT 2", "SELECT name FROM scores ORDER BY 'x' LIMIT 2"):
+        picked = score(database, gold, "SELECT name FROM scores WHERE score < 8")
+        assert picked["ex"] == 0  # four rows, not two
+        two = score(database, gold, "SELECT name FROM scores WHERE name IN ('fay', 'dan')")
+        assert two["ex"] == 1 and two["acceptable"] == str(math.comb(6, 2)), gold
+        outsider = score(database, gold, "SELECT 'zoe' UNION ALL SELECT 'ann'")
+        assert outsider["ex"] == 0
+
+
+def test_acceptable_is_a_decimal_string_beyond_a_float(database):
+    gold = "SELECT name FROM flat ORDER BY k"
+    reverse = score(database, gold, "SELECT name FROM flat ORDER BY name DESC")
+    assert reverse["ex"] == 1 and reverse["acceptable"] == str(math.factorial(40))
+    assert int(reverse["acceptable"]) > 2**64  # a JSON reader's float would round it
+
+
+def test_tie_status_of_gold_without_order_and_of_gold_not_handled(database):
+    plain = score(database, "SELECT name FROM scores", "SELECT name FROM scores")
+    assert plain["tie_status"] == NONE and plain["acceptable"] is None
+    limit_expression = "SELECT name FROM scores ORDER BY score LIMIT 1 + 1"
+    odd = score(database, limit_expression, "SELECT name FROM scores ORDER BY score LIMIT 2")
+    assert odd["tie_status"].startswith(NOT_HANDLED + ":")
+
+
+def test_aggregate_numbers_never_include_the_logged_fields(database):
+    scored = score_items(
+        [item(database, TOP3), item(database, "SELECT name FROM scores", 2)],
+        ["SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3", "SELECT 1"],
+        workers=1,
+        progress=False,
+    )
+    totals = aggregate(scored)
+    assert totals["ex"] == 0.5 and totals["ex_strict"] == 0.0
+    assert "acceptable" not in totals and "tie_status" not in totals
+    assert totals["reason_counts"][TIE_EQUIVALENT] == 1
+
+
+def test_tie_records_are_stored_beside_the_gold_cache_and_read_warm(database, tmp_path):
+    cache = GoldCache(tmp_path / "cache")
+    prediction = "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3"
+    cold = score(database, TOP3, prediction, gold_cache=cache)
+    store = tmp_path / "cache" / STORE_FILE
+    assert store.is_file()
+    with sqlite3.connect(store) as conn:
+        (stored,) = conn.execute("SELECT status, acceptable FROM ties").fetchall()
+    conn.close()
+    assert stored == (ANSWERS, "3")
+    warm = score(database, TOP3, prediction, gold_cache=cache)
+    assert warm == cold and warm["reason"] == TIE_EQUIVALENT
+
+
+def test_a_damaged_tie_store_is_set_aside_and_made_again(database, tmp_path):
+    cache = GoldCache(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / STORE_FILE).write_bytes(b"not a database at all" * 100)
+    prediction = "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3"
+    scored = score(database, TOP3, prediction, gold_cache=cache)
+    assert scored["ex"] == 1 and scored["reason"] == TIE_EQUIVALENT
+    assert any(p.name.startswith(STORE_FILE + ".corrupt-") for p in (tmp_path / "cache").iterdir())
+    assert score(database, TOP3, prediction, gold_cache=cache) == scored
+
+
+def test_sampled_tie_resolutions_vote_as_one_group(database):
+    # Two different right picks (cid, eve) and two equal wrong answers: the right ones win.
+    samples = [
+        "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3",
+        "SELECT name FROM scores ORDER BY score DESC, name ASC LIMIT 3",
+        "SELECT name FROM scores WHERE score <> 7",
+        "SELECT name FROM scores WHERE score != 7",
+        "SELECT name FROM scores ORDER BY score DESC, name = 'dan' DESC LIMIT 3",
+    ]
+    (scored,) = score_samples([item(database, TOP3)], [samples], workers=1, progress=False)
+    assert scored["ex_maj"] == 1
+    groups = [sample["group"] for sample in scored["samples"]]
+    assert groups[0] == groups[1] == groups[4] != groups[2] == groups[3]
+    assert scored["tie_status"] == ANSWERS and scored["acceptable"] == "3"
