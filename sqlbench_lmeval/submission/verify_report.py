@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
-from sqlbench_lmeval.submission.verify import Finding, Verification
+from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_collections
 
 #: Item ids listed per finding in Markdown/HTML (the JSON lists them all).
 SHOWN_IDS = 30
@@ -129,6 +129,11 @@ def report_stem(text: str) -> str:
 
 def write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     """``<stem>.json``, ``<stem>.md`` and ``<stem>.html`` in ``folder``; their paths."""
+    with no_full_collections():
+        return _write_verification(verification, folder, stem)
+
+
+def _write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     title = f"Verification of {verification.run}"
     parts = sections(verification)
