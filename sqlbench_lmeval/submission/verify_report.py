@@ -18,8 +18,9 @@ from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_col
 SHOWN_IDS = 30
 
 
-def sections(verification: Verification) -> list[Section]:
-    data = verification.to_json()
+def sections(verification: Verification, data: dict | None = None) -> list[Section]:
+    """The report's sections; ``data``: ``verification.to_json()`` when already made."""
+    data = verification.to_json() if data is None else data
     overview = Table(
         ("Field", "Value"),
         (
@@ -136,13 +137,14 @@ def write_verification(verification: Verification, folder: Path, stem: str) -> d
 def _write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     title = f"Verification of {verification.run}"
-    parts = sections(verification)
+    data = verification.to_json()
+    parts = sections(verification, data)
     paths = {
         "json": folder / f"{stem}.json",
         "markdown": folder / f"{stem}.md",
         "html": folder / f"{stem}.html",
     }
-    text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False, indent=1)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1)
     paths["json"].write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
     paths["markdown"].write_text(
         to_markdown(title, parts), encoding="utf-8", errors="backslashreplace"
