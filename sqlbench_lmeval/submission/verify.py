@@ -56,6 +56,7 @@ from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_spe
 from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
 from sqlbench_lmeval.scoring.pipeline import (
     READS_NO_TABLE,
     TRUNCATION_ADVICE,
@@ -860,7 +861,7 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
     if (
         status is not None
         and status != "ok"
-        and any(claim.get(n) for n in ("ex", "ves") if _is_number(claim.get(n)))
+        and any(claim.get(n) for n in (EX, VES) if _is_number(claim.get(n)))
     ):
         return f"numbers claimed for an answer whose own status is {status}: edited"
     return "same status, another verdict: other comparison rules, gold result or edited numbers"
@@ -881,7 +882,7 @@ def _truncation(scores, add) -> None:
 def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
     constant = [score["id"] for score in scores if score.get(READS_NO_TABLE)]
     if constant:
-        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score["ex"])
+        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score[EX])
         add(
             "integrity",
             "reads_no_table",
@@ -951,7 +952,7 @@ def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
     row = {
         "id": score["id"],
         "category": score.get("category"),
-        "verdict": verdict(score["status"], score["ex"], bool(score.get("truncated"))),
+        "verdict": verdict(score["status"], score[EX], bool(score.get("truncated"))),
         "status": score["status"],
         "reason": score.get("reason"),
         "healthy_gold": score["gold_status"] == GOLD_HEALTHY
@@ -959,7 +960,7 @@ def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
         "truncated": bool(score.get("truncated")),
         READS_NO_TABLE: bool(score.get(READS_NO_TABLE)),
     }
-    for name in ("ves", "ex", "ex_reads_data", "structural_similarity", "ex_maj"):
+    for name in (VES, EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VOTED_EX):
         if _is_number(score.get(name)):
             row[name] = score[name]
     if prompt is not None:

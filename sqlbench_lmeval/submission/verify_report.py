@@ -12,6 +12,16 @@ import re
 from pathlib import Path
 
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EX_READS_DATA,
+    EX_SET,
+    EX_STRICT,
+    PASS_AT,
+    STRUCTURAL_SIMILARITY,
+    VES,
+    VOTED_EX,
+)
 from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_collections
 
 #: Item ids listed per finding in Markdown/HTML (the JSON lists them all).
@@ -79,8 +89,8 @@ def sections(verification: Verification, data: dict | None = None) -> list[Secti
 
 
 def _shown_numbers(task) -> list[str]:
-    names = ["ves", "ex", "ex_reads_data", "ex_strict", "ex_set", "ex_on_healthy_gold"]
-    names += ["structural_similarity", "ex_maj", "pass_at_1"]
+    names = [VES, EX, EX_READS_DATA, EX_STRICT, EX_SET, "ex_on_healthy_gold"]
+    names += [STRUCTURAL_SIMILARITY, VOTED_EX, PASS_AT[1]]
     names += sorted(
         name
         for name in task.metrics
