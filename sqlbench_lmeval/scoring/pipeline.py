@@ -74,7 +74,7 @@ from sqlbench_lmeval.sql.extract import (
     Extraction,
     extract_sql,
 )
-from sqlbench_lmeval.sql.table_reads import reads_no_table
+from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 
 #: The score-dict flag of an answer that ran but reads no table where gold reads one (a
 #: constant; ``table_reads``).
@@ -541,10 +541,10 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             raise _StageError(Failure.at("compare", error)) from error
         constant = (
             pred.status is Status.OK
-            and reads_no_table(run.sql, item.dialect) is True
+            and surely_reads_no_table(run.sql, item.dialect)
             # Gold that is itself a calculation on constants (116 LogicCat items) reads none
             # either: answering it the same way is no shortcut.
-            and reads_no_table(item.gold_sql, item.dialect) is not True
+            and not surely_reads_no_table(item.gold_sql, item.dialect)
         )
         executed = Executed(
             item=item,

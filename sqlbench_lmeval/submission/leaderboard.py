@@ -58,6 +58,7 @@ from sqlbench_lmeval.report.stats import (
 )
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_markdown
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
     REJECTED,
@@ -288,25 +289,25 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             "digest": verification.digest(),
             "report": links.get(verification.run),
             "n": len(ids),
-            "ves": _mean(rows, "ves"),
-            "ex_on_healthy_gold": _mean([r for r in rows if r.get("healthy_gold")], "ex"),
-            "ex_reads_data": _mean(rows, "ex_reads_data"),
+            VES: _mean(rows, VES),
+            "ex_on_healthy_gold": _mean([r for r in rows if r.get("healthy_gold")], EX),
+            EX_READS_DATA: _mean(rows, EX_READS_DATA),
             "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
             "findings": sum(1 for f in findings if f.severity != "info"),
         }
-        ex = [_value(r, "ex") for r in rows]
-        model.update(_interval("ex", ex, resamples, seed))
+        ex = [_value(r, EX) for r in rows]
+        model.update(_interval(EX, ex, resamples, seed))
         model["by_category"] = {
             category: _interval(
-                "ex",
-                [_value(r, "ex") for r in rows if r.get("category") == category],
+                EX,
+                [_value(r, EX) for r in rows if r.get("category") == category],
                 resamples,
                 seed,
             )
             for category in categories
         }
-        if any("structural_similarity" in r for r in rows):
-            model["structural_similarity"] = _mean(rows, "structural_similarity")
+        if any(STRUCTURAL_SIMILARITY in r for r in rows):
+            model[STRUCTURAL_SIMILARITY] = _mean(rows, STRUCTURAL_SIMILARITY)
         model["_ex"] = ex
         models.append(model)
     ranked = [m for m in models if m["verdict"] != REJECTED]
@@ -322,7 +323,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         different = [[False] * len(ranked) for _ in ranked]
         for (i, j), value in zip(pairs, adjusted, strict=True):
             different[i][j] = different[j][i] = value < ALPHA
-        order = sorted(range(len(ranked)), key=lambda i: (-ranked[i]["ex"], ranked[i]["name"]))
+        order = sorted(range(len(ranked)), key=lambda i: (-ranked[i][EX], ranked[i]["name"]))
         groups = not_different_groups(order, different)
         for model in ranked:
             model["groups"] = ""
@@ -335,14 +336,14 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         model.setdefault("rank_low", None)
         model.setdefault("rank_high", None)
         model.setdefault("groups", "")
-    models.sort(key=lambda m: (m["rank"] is None, m["rank"] or 0, -m["ex"], m["name"]))
+    models.sort(key=lambda m: (m["rank"] is None, m["rank"] or 0, -m[EX], m["name"]))
     return {
         "task": task_name,
         "dataset_version": dataset_version,
         "n_items": len(ids),
         "categories": categories,
         # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
-        "similarity": any("structural_similarity" in model for model in models),
+        "similarity": any(STRUCTURAL_SIMILARITY in model for model in models),
         "models": [_finite(model) for model in models],
     }
 
@@ -380,7 +381,7 @@ def _finite(value):
 # --- renderings ---------------------------------------------------------------------------------
 
 
-def _ci(model, prefix="ex") -> str:
+def _ci(model, prefix=EX) -> str:
     mean = model.get(prefix)
     if mean is None:
         return "–"
@@ -429,11 +430,11 @@ def _sections(data) -> list[Section]:
                     model["groups"] or "–",
                     model["name"],
                     _ci(model),
-                    *((fmt(model.get("structural_similarity")),) if similarity else ()),
-                    fmt(model["ves"]),
-                    *(fmt(model["by_category"][c]["ex"]) for c in board["categories"]),
+                    *((fmt(model.get(STRUCTURAL_SIMILARITY)),) if similarity else ()),
+                    fmt(model[VES]),
+                    *(fmt(model["by_category"][c][EX]) for c in board["categories"]),
                     fmt(model["ex_on_healthy_gold"]),
-                    fmt(model["ex_reads_data"]),
+                    fmt(model[EX_READS_DATA]),
                     f"{model['truncation_rate']:.1%}"
                     if model["truncation_rate"] is not None
                     else "–",
@@ -461,14 +462,14 @@ def _write_csv(data, path: Path) -> None:
                 "rank_high",
                 "group",
                 "model",
-                "ex",
+                EX,
                 "ex_low",
                 "ex_high",
-                "ves",
+                VES,
                 "ex_on_healthy_gold",
-                "ex_reads_data",
+                EX_READS_DATA,
                 "truncation_rate",
-                "structural_similarity",
+                STRUCTURAL_SIMILARITY,
                 "category",
                 "verdict",
                 "digest",
@@ -490,14 +491,14 @@ def _write_csv(data, path: Path) -> None:
                 writer.writerow(
                     [
                         *base,
-                        model["ex"],
+                        model[EX],
                         model["ex_low"],
                         model["ex_high"],
-                        model["ves"],
+                        model[VES],
                         model["ex_on_healthy_gold"],
-                        model["ex_reads_data"],
+                        model[EX_READS_DATA],
                         model["truncation_rate"],
-                        model.get("structural_similarity", ""),
+                        model.get(STRUCTURAL_SIMILARITY, ""),
                         "",
                         *tail,
                     ]
@@ -506,7 +507,7 @@ def _write_csv(data, path: Path) -> None:
                     writer.writerow(
                         [
                             *base,
-                            values["ex"],
+                            values[EX],
                             values["ex_low"],
                             values["ex_high"],
                             "",

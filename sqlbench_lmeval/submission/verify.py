@@ -38,10 +38,12 @@ leaderboard can cite. Published numbers are ours, on the full denominator.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sqlbench_lmeval import __version__
@@ -54,6 +56,7 @@ from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_spe
 from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
 from sqlbench_lmeval.scoring.pipeline import (
     READS_NO_TABLE,
     TRUNCATION_ADVICE,
@@ -260,6 +263,29 @@ def verify_submission(
     """Verify every task of ours in ``submission`` (see the module docstring). ``options``
     choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded.
     ``limits``: what the answers are re-scored under; None: :func:`run_limits`."""
+    with no_full_collections():
+        return _verify_submission(submission, cache_dir, limits, workers, progress, source, options)
+
+
+@contextmanager
+def no_full_collections() -> Iterator[None]:
+    """CPython's garbage collector without its full collections while the block runs (a
+    verification, and the writing of its report).
+
+    A verification keeps about a million objects alive to its end (the logged lines, the
+    documents, the score dicts) and makes little cyclic garbage that outlives the young
+    generations; each full collection walks all of them, several times a run, for about a
+    tenth of a full LogicCat verification's time and nothing to free. The young generations
+    are still collected; the thresholds are restored afterwards."""
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, 1 << 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
+
+
+def _verify_submission(submission, cache_dir, limits, workers, progress, source, options):
     if limits is None:
         limits = run_limits(submission, options)
     findings = []
@@ -835,7 +861,7 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
     if (
         status is not None
         and status != "ok"
-        and any(claim.get(n) for n in ("ex", "ves") if _is_number(claim.get(n)))
+        and any(claim.get(n) for n in (EX, VES) if _is_number(claim.get(n)))
     ):
         return f"numbers claimed for an answer whose own status is {status}: edited"
     return "same status, another verdict: other comparison rules, gold result or edited numbers"
@@ -856,7 +882,7 @@ def _truncation(scores, add) -> None:
 def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
     constant = [score["id"] for score in scores if score.get(READS_NO_TABLE)]
     if constant:
-        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score["ex"])
+        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score[EX])
         add(
             "integrity",
             "reads_no_table",
@@ -926,7 +952,7 @@ def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
     row = {
         "id": score["id"],
         "category": score.get("category"),
-        "verdict": verdict(score["status"], score["ex"], bool(score.get("truncated"))),
+        "verdict": verdict(score["status"], score[EX], bool(score.get("truncated"))),
         "status": score["status"],
         "reason": score.get("reason"),
         "healthy_gold": score["gold_status"] == GOLD_HEALTHY
@@ -934,7 +960,7 @@ def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
         "truncated": bool(score.get("truncated")),
         READS_NO_TABLE: bool(score.get(READS_NO_TABLE)),
     }
-    for name in ("ves", "ex", "ex_reads_data", "structural_similarity", "ex_maj"):
+    for name in (VES, EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VOTED_EX):
         if _is_number(score.get(name)):
             row[name] = score[name]
     if prompt is not None:

@@ -12,14 +12,25 @@ import re
 from pathlib import Path
 
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
-from sqlbench_lmeval.submission.verify import Finding, Verification
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EX_READS_DATA,
+    EX_SET,
+    EX_STRICT,
+    PASS_AT,
+    STRUCTURAL_SIMILARITY,
+    VES,
+    VOTED_EX,
+)
+from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_collections
 
 #: Item ids listed per finding in Markdown/HTML (the JSON lists them all).
 SHOWN_IDS = 30
 
 
-def sections(verification: Verification) -> list[Section]:
-    data = verification.to_json()
+def sections(verification: Verification, data: dict | None = None) -> list[Section]:
+    """The report's sections; ``data``: ``verification.to_json()`` when already made."""
+    data = verification.to_json() if data is None else data
     overview = Table(
         ("Field", "Value"),
         (
@@ -78,8 +89,8 @@ def sections(verification: Verification) -> list[Section]:
 
 
 def _shown_numbers(task) -> list[str]:
-    names = ["ves", "ex", "ex_reads_data", "ex_strict", "ex_set", "ex_on_healthy_gold"]
-    names += ["structural_similarity", "ex_maj", "pass_at_1"]
+    names = [VES, EX, EX_READS_DATA, EX_STRICT, EX_SET, "ex_on_healthy_gold"]
+    names += [STRUCTURAL_SIMILARITY, VOTED_EX, PASS_AT[1]]
     names += sorted(
         name
         for name in task.metrics
@@ -129,15 +140,21 @@ def report_stem(text: str) -> str:
 
 def write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     """``<stem>.json``, ``<stem>.md`` and ``<stem>.html`` in ``folder``; their paths."""
+    with no_full_collections():
+        return _write_verification(verification, folder, stem)
+
+
+def _write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     title = f"Verification of {verification.run}"
-    parts = sections(verification)
+    data = verification.to_json()
+    parts = sections(verification, data)
     paths = {
         "json": folder / f"{stem}.json",
         "markdown": folder / f"{stem}.md",
         "html": folder / f"{stem}.html",
     }
-    text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False, indent=1)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1)
     paths["json"].write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
     paths["markdown"].write_text(
         to_markdown(title, parts), encoding="utf-8", errors="backslashreplace"

@@ -192,10 +192,10 @@ def test_a_metric_that_reads_results_plugs_in_with_one_entry(database, monkeypat
 
 # The readers that must take every metric name from the registry (the producers write the names
 # they make and are checked above by what they make).
-READERS = ("report", "cli.py", "lmeval/hooks.py", "lmeval/metric_lists.py")
+READERS = ("report", "submission", "cli.py", "lmeval/hooks.py", "lmeval/metric_lists.py")
 
 
-def test_the_report_and_the_cli_type_no_metric_name():
+def test_the_report_the_submission_code_and_the_cli_type_no_metric_name():
     package = Path(sqlbench_lmeval.__file__).parent
     files = [
         path

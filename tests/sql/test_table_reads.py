@@ -2,37 +2,104 @@
 
 import pytest
 
-from sqlbench_lmeval.sql.table_reads import reads_no_table
+from sqlbench_lmeval.sql import table_reads
+from sqlbench_lmeval.sql.table_reads import reads_no_table, surely_reads_no_table
+
+READS_CASES = [
+    ("SELECT 646.8 UNION ALL SELECT 1292.2", "sqlite", True),
+    ("SELECT 1 + 1 AS two", "mysql", True),
+    ("SELECT 'from' AS word", "sqlite", True),  # the word in a string: parsed, no table
+    ("WITH r AS (SELECT 1 AS x) SELECT x FROM r", "sqlite", True),
+    (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) "
+        "SELECT n FROM r",
+        "sqlite",
+        True,
+    ),
+    ("SELECT * FROM (VALUES (1), (2)) AS v", "sqlite", True),
+    ("SELECT * FROM generate_series(1, 3)", "duckdb", True),
+    ("SELECT * FROM json_each('[1, 2]')", "sqlite", True),
+    ("SELECT 1 FROM DUAL", "mysql", True),
+    ("SELECT name FROM pump", "sqlite", False),
+    ("SELECT (SELECT MAX(flow) FROM pump) AS top", "sqlite", False),
+    ("SELECT * FROM main.pump", "sqlite", False),
+    ("WITH r AS (SELECT flow FROM pump) SELECT * FROM r", "sqlite", False),
+    ("SELECT 1 FROM t1 JOIN t2 ON t1.a = t2.a", "duckdb", False),
+    ("SELECT x FROM (SELECT 1 AS x) AS s JOIN pump ON TRUE", "sqlite", False),
+]
 
 
-@pytest.mark.parametrize(
-    ("sql", "dialect", "expected"),
-    [
-        ("SELECT 646.8 UNION ALL SELECT 1292.2", "sqlite", True),
-        ("SELECT 1 + 1 AS two", "mysql", True),
-        ("SELECT 'from' AS word", "sqlite", True),  # the word in a string: parsed, no table
-        ("WITH r AS (SELECT 1 AS x) SELECT x FROM r", "sqlite", True),
-        (
-            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) "
-            "SELECT n FROM r",
-            "sqlite",
-            True,
-        ),
-        ("SELECT * FROM (VALUES (1), (2)) AS v", "sqlite", True),
-        ("SELECT * FROM generate_series(1, 3)", "duckdb", True),
-        ("SELECT * FROM json_each('[1, 2]')", "sqlite", True),
-        ("SELECT 1 FROM DUAL", "mysql", True),
-        ("SELECT name FROM pump", "sqlite", False),
-        ("SELECT (SELECT MAX(flow) FROM pump) AS top", "sqlite", False),
-        ("SELECT * FROM main.pump", "sqlite", False),
-        ("WITH r AS (SELECT flow FROM pump) SELECT * FROM r", "sqlite", False),
-        ("SELECT 1 FROM t1 JOIN t2 ON t1.a = t2.a", "duckdb", False),
-        ("SELECT x FROM (SELECT 1 AS x) AS s JOIN pump ON TRUE", "sqlite", False),
-    ],
-)
+@pytest.mark.parametrize(("sql", "dialect", "expected"), READS_CASES)
 def test_reads_no_table(sql, dialect, expected):
     assert reads_no_table(sql, dialect) is expected
 
 
 def test_text_sqlglot_cannot_parse_claims_nothing():
     assert reads_no_table("SELECT FROM FROM ((", "sqlite") is None
+
+
+# Scoring asks ``surely_reads_no_table``: the same answer as ``reads_no_table(...) is True``,
+# read from the tokens where they show a table read. Texts where the tokens could mislead.
+AGREEMENT_CASES = [
+    *((sql, dialect) for sql, dialect, _ in READS_CASES),
+    ("SELECT 1 IS DISTINCT FROM pump", "duckdb"),  # FROM of an operator, not a table
+    ("SELECT 1 IS NOT DISTINCT FROM pump", "postgres"),
+    ("SELECT EXTRACT(YEAR FROM d) AS y", "sqlite"),  # FROM inside a call
+    ("SELECT SUBSTRING('pump' FROM 2)", "postgres"),
+    ("SELECT TRIM(BOTH ' ' FROM ' x ')", "mysql"),
+    ("SELECT COUNT(*) FROM table_{n} WHERE x > 1", "sqlite"),  # name{...}: not a plain table
+    ("SELECT * FROM range(3) AS r", "duckdb"),  # name(...): a table function
+    ("SELECT * FROM main.pump", "sqlite"),  # name.name: left to the parse
+    ("SELECT 1 FROM Dual", "mysql"),
+    ('SELECT 1 FROM "dual"', "postgres"),
+    ("SELECT flow FROM pump;", "sqlite"),
+    ("SELECT flow FROM pump;;", "sqlite"),
+    ("SELECT 1; SELECT flow FROM pump", "sqlite"),
+    ("SELECT flow FROM pump; EXPLAIN SELECT 1", "sqlite"),  # another statement after ';'
+    ("EXPLAIN SELECT flow FROM pump", "sqlite"),  # not a SELECT: parsed
+    ("(SELECT flow FROM pump)", "sqlite"),
+    ("SELECT x FROM r, (WITH r AS (SELECT 1 AS x) SELECT x FROM r) AS s", "sqlite"),
+    ("SELECT x FROM r WITH ROLLUP", "mysql"),
+    ("SELECT [flow] FROM [pump] p JOIN valve v ON p.id = v.id", "sqlite"),
+    ("SELECT 'x FROM pump' AS s -- FROM pump", "sqlite"),
+    ("SELECT * FROM pump WHERE 'unterminated", "sqlite"),
+    ("SELECT FROM FROM ((", "sqlite"),
+]
+
+
+@pytest.mark.parametrize(("sql", "dialect"), AGREEMENT_CASES)
+def test_surely_reads_no_table_agrees_with_the_parse(sql, dialect):
+    assert surely_reads_no_table.__wrapped__(sql, dialect) is (
+        reads_no_table.__wrapped__(sql, dialect) is True
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect"),
+    [
+        ("SELECT name FROM pump", "sqlite"),
+        ("SELECT a FROM t AS x JOIN u ON x.id = u.id WHERE a > 1", "mysql"),
+        ("SELECT 1 UNION SELECT flow FROM pump ORDER BY 1", "duckdb"),
+        ("SELECT (SELECT 1 FROM DUAL) AS one FROM pump;", "mysql"),
+    ],
+)
+def test_a_plain_table_read_is_answered_without_a_parse(monkeypatch, sql, dialect):
+    def no_parse(*_args, **_kwargs):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(table_reads.sqlglot, "parse", no_parse)
+    assert surely_reads_no_table.__wrapped__(sql, dialect) is False
+
+
+def test_surely_reads_no_table_agrees_on_every_logiccat_gold_query(logiccat_cache):
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+
+    queries = [record.gold_sql for record in load_bundle(logiccat_cache).records]
+    differ = [
+        sql
+        for sql in queries
+        if surely_reads_no_table.__wrapped__(sql, "sqlite")
+        is not (reads_no_table.__wrapped__(sql, "sqlite") is True)
+    ]
+    assert len(queries) == 4036
+    assert differ == []
