@@ -11,6 +11,24 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
 
+# The suite runs on two pytest-xdist workers (``-n 2 --dist loadgroup``, pyproject.toml), each
+# with its own session: session fixtures run once per worker, module fixtures once per module.
+# Tests are handed out by group: each module is one group (its module fixtures are built once,
+# on one worker), and every module with a test on the shared test servers is in the one group
+# "servers". Those tests load and drop databases, accounts and roles of fixed names on the one
+# server of each kind, and prepare LogicCat into it with a reader whose password only their
+# own worker's cache holds: one worker runs them all, one at a time, as a single process did.
+SERVER_FIXTURES = frozenset({"mysql_admin_url", "mysql_defaults_admin_url", "postgres_admin_url"})
+SERVER_GROUP = "servers"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    on_servers = {item.path for item in items if SERVER_FIXTURES & set(item.fixturenames)}
+    for item in items:
+        group = SERVER_GROUP if item.path in on_servers else item.path.relative_to(REPO).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
+
 
 def logiccat_source() -> Path:
     """The upstream LogicCat files (``$SQLBENCH_LMEVAL_LOGICCAT_SOURCE``, else ../shared)."""
@@ -23,12 +41,25 @@ def logiccat_source() -> Path:
     )
 
 
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A temporary folder that every worker of this run gets (one per session without xdist).
+
+    For caches whose builds hold the cache folder's build lock (``build_lock``): the first
+    worker builds, the other waits for the lock and finds the result built."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return tmp_path_factory.mktemp(name)
+    folder = tmp_path_factory.getbasetemp().parent / name  # the run's folder, above the workers'
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def logiccat_cache(tmp_path_factory) -> Path:
-    """A cache root holding the LogicCat bundle built from the real upstream files, once."""
+    """A cache root holding the LogicCat bundle built from the real upstream files, once per
+    run (shared by the workers)."""
     from sqlbench_lmeval.logiccat.bundle import build_bundle
 
-    cache = tmp_path_factory.mktemp("logiccat-cache")
+    cache = shared_folder(tmp_path_factory, "logiccat-cache")
     build_bundle(source=logiccat_source(), cache_dir=cache, progress=False)
     return cache
 
@@ -128,10 +159,11 @@ TPCDS_SCALE_FACTOR = 0.01
 
 @pytest.fixture(scope="session")
 def tpcds_cache(tmp_path_factory) -> Path:
-    """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once."""
+    """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once per
+    run (shared by the workers)."""
     from sqlbench_lmeval.tpcds.data import ensure_database
 
-    root = tmp_path_factory.mktemp("tpcds-cache")
+    root = shared_folder(tmp_path_factory, "tpcds-cache")
     ensure_database(root, TPCDS_SCALE_FACTOR)
     return root
 
