@@ -11,6 +11,77 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
 
+# The suite runs on two pytest-xdist workers (``-n 2``, pyproject.toml), each with its own
+# session: session fixtures run once per worker, module fixtures once per module. Tests are
+# handed out by group (pytest_xdist_make_scheduler below): each module is one group, so its
+# module fixtures are built once, on one worker; and every module with a test on the shared test
+# servers (SERVER_MODULES) is in the one group "servers". Those tests load and drop databases,
+# accounts and roles of fixed names on the one server of each kind, and prepare LogicCat into it
+# with a reader whose password only their own worker's cache holds: one worker runs them all,
+# one at a time, as a single process did. The list is written out because the controller that
+# hands out tests does not collect them; every worker checks it against the fixtures its tests
+# use (pytest_collection_modifyitems) and stops the run when a module is missing from it.
+SERVER_FIXTURES = frozenset({"mysql_admin_url", "mysql_defaults_admin_url", "postgres_admin_url"})
+SERVER_MODULES = frozenset(
+    {
+        "tests/execution/test_sandbox.py",
+        "tests/execution/test_sandbox_mysql.py",
+        "tests/execution/test_sandbox_mysql_quiet.py",
+        "tests/execution/test_sandbox_postgres.py",
+        "tests/execution/test_ties_mysql.py",
+        "tests/execution/test_unavailable.py",
+        "tests/execution/test_work.py",
+        "tests/logiccat/test_fidelity_command.py",
+        "tests/logiccat/test_prepare_defaults.py",
+        "tests/logiccat/test_server_machines.py",
+        "tests/logiccat/test_server_mysql.py",
+        "tests/logiccat/test_server_rights.py",
+        "tests/logiccat/test_statement_rule_mysql.py",
+        "tests/logiccat/test_task_mysql_e2e.py",
+        "tests/logiccat/test_task_mysql_secrets.py",
+        "tests/report/test_engines.py",
+        "tests/tpcds/test_postgres.py",
+        "tests/tpcds/test_repair_postgres_lm_eval.py",
+        "tests/tpcds/test_statement_rule_postgres.py",
+    }
+)
+SERVER_GROUP = "servers"
+
+
+def xdist_group_of(nodeid: str) -> str:
+    """The group of the test ``nodeid`` names (see above)."""
+    module = nodeid.split("::", 1)[0]
+    return SERVER_GROUP if module in SERVER_MODULES else module
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        """pytest-xdist's scope scheduling, the scope being :func:`xdist_group_of`."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid)
+
+    return ByGroup(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = sorted(
+        {
+            item.nodeid.split("::", 1)[0]
+            for item in items
+            if SERVER_FIXTURES & set(item.fixturenames)
+            and xdist_group_of(item.nodeid) != SERVER_GROUP
+        }
+    )
+    if missing:
+        raise pytest.UsageError(
+            f"tests on the shared servers in modules missing from SERVER_MODULES "
+            f"(tests/conftest.py): {', '.join(missing)}"
+        )
+
 
 def logiccat_source() -> Path:
     """The upstream LogicCat files (``$SQLBENCH_LMEVAL_LOGICCAT_SOURCE``, else ../shared)."""
@@ -23,12 +94,25 @@ def logiccat_source() -> Path:
     )
 
 
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A temporary folder that every worker of this run gets (one per session without xdist).
+
+    For caches whose builds hold the cache folder's build lock (``build_lock``): the first
+    worker builds, the other waits for the lock and finds the result built."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return tmp_path_factory.mktemp(name)
+    folder = tmp_path_factory.getbasetemp().parent / name  # the run's folder, above the workers'
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def logiccat_cache(tmp_path_factory) -> Path:
-    """A cache root holding the LogicCat bundle built from the real upstream files, once."""
+    """A cache root holding the LogicCat bundle built from the real upstream files, once per
+    run (shared by the workers)."""
     from sqlbench_lmeval.logiccat.bundle import build_bundle
 
-    cache = tmp_path_factory.mktemp("logiccat-cache")
+    cache = shared_folder(tmp_path_factory, "logiccat-cache")
     build_bundle(source=logiccat_source(), cache_dir=cache, progress=False)
     return cache
 
@@ -128,10 +212,11 @@ TPCDS_SCALE_FACTOR = 0.01
 
 @pytest.fixture(scope="session")
 def tpcds_cache(tmp_path_factory) -> Path:
-    """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once."""
+    """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once per
+    run (shared by the workers)."""
     from sqlbench_lmeval.tpcds.data import ensure_database
 
-    root = tmp_path_factory.mktemp("tpcds-cache")
+    root = shared_folder(tmp_path_factory, "tpcds-cache")
     ensure_database(root, TPCDS_SCALE_FACTOR)
     return root
 

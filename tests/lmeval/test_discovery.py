@@ -3,8 +3,10 @@
 Fast tests drive the hook in this process (``TaskManager(include_defaults=False)`` indexes only
 our folder and the test's, in milliseconds) and in small subprocesses (start-up laziness). The
 slow tests build a fresh virtualenv, ``pip install`` the project into it (a wheel, then an
-editable install) with lm-eval really installed, and use the real ``lm-eval`` CLI there: list,
-validate, run, disable, ``--include_path``, uninstall.
+editable install) beside a real lm-eval, and use the real ``lm-eval`` CLI there: list,
+validate, run, disable, ``--include_path``, uninstall. lm-eval and our other dependencies are
+the test environment's own, seen through a folder of links (see :func:`dependency_view`):
+installing them again into every fresh virtualenv cost minutes and proved nothing of ours.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -295,7 +297,7 @@ def test_no_warning_in_the_normal_case(hooked):
         hooked(include_defaults=False)
 
 
-# --- a fresh virtualenv with lm-eval really installed --------------------------------------
+# --- a fresh virtualenv beside a real lm-eval -----------------------------------------------
 #
 # Every lm-eval command builds a TaskManager, which indexes lm-eval's ~15k task configs (about
 # 10 s of CPU; `ls tasks` reads each config again, about 35 s), so each command runs once, in
@@ -356,13 +358,17 @@ INERT_PROBE = textwrap.dedent(
 
 
 class FreshVenv:
-    """A virtualenv (no system site-packages) in ``root/name``, made by :meth:`create`."""
+    """A virtualenv (no system site-packages) in ``root/name``, made by :meth:`create`.
 
-    def __init__(self, root: Path, name: str = "venv") -> None:
+    With ``dependencies``, a folder of links to the test environment's packages (see
+    :func:`dependency_view`) is on its path, and lm-eval's console scripts are in its ``bin``."""
+
+    def __init__(self, root: Path, name: str = "venv", dependencies: Path | None = None) -> None:
         self.root = root
         self.home = root / name
         self.bin = self.home / "bin"
         self.python = self.bin / "python"
+        self.dependencies = dependencies
         self.env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         self.env.update(
             PATH=f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -375,6 +381,15 @@ class FreshVenv:
 
     def create(self) -> None:
         ok(run([sys.executable, "-m", "venv", self.home], timeout=300))
+        if self.dependencies is None:
+            return
+        # A plain path line: site puts the folder on sys.path and reads no .pth file in it.
+        (self.site_packages / "test_dependencies.pth").write_text(f"{self.dependencies}\n")
+        for name in LM_EVAL_SCRIPTS:  # as pip writes them: this venv's python, lm-eval's main
+            outer = Path(sys.executable).with_name(name).read_text().split("\n", 1)[1]
+            script = self.bin / name
+            script.write_text(f"#!{self.python}\n{outer}")
+            script.chmod(0o755)
 
     @property
     def site_packages(self) -> Path:
@@ -385,14 +400,15 @@ class FreshVenv:
         return run(command, env=env, cwd=self.root, timeout=timeout)
 
     def pip(self, *args) -> subprocess.CompletedProcess:
-        # Installs pass --no-compile: byte-compiling ~15k files is most of an install's time.
+        # Installs pass --no-compile: byte-compiling is most of a small install's time.
         return ok(self.do(self.python, "-m", "pip", *args, "-q"))
 
     def python_json(self, code: str, env_extra=None):
         return json.loads(ok(self.do(self.python, "-c", code, env_extra=env_extra)).stdout)
 
     def state(self) -> tuple[list[str], str]:
-        """Every path in site-packages and bin (byte-code caches aside), and a hash of lm_eval/."""
+        """Every path in site-packages and bin (byte-code caches aside), and a hash of the
+        lm_eval package this venv imports."""
         entries = []
         for base in (self.site_packages, self.bin):
             entries += [
@@ -400,24 +416,32 @@ class FreshVenv:
                 for p in base.rglob("*")
                 if "__pycache__" not in p.parts
             ]
+        lm_eval = Path(self.python_json(LM_EVAL_FOLDER))
         digest = hashlib.sha256()
-        for path in sorted((self.site_packages / "lm_eval").rglob("*.py")):
+        for path in sorted(lm_eval.rglob("*.py")):
             digest.update(path.read_bytes())
         return sorted(entries), digest.hexdigest()
 
 
-def runtime_requirements(pyproject: Path) -> list[str]:
-    """Our runtime dependencies, pinned to the versions this environment has (when it has them)."""
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    specs = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
-    pinned = []
-    for spec in specs:
-        name = re.split(r"[\s\[;<>=!~]", spec, maxsplit=1)[0]
-        try:
-            pinned.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            pinned.append(spec)
-    return pinned
+LM_EVAL_SCRIPTS = ("lm_eval", "lm-eval")
+# Found, not imported (importing lm_eval takes seconds).
+LM_EVAL_FOLDER = (
+    "import importlib.util, json;"
+    "print(json.dumps(importlib.util.find_spec('lm_eval').submodule_search_locations[0]))"
+)
+
+
+def dependency_view(folder: Path) -> Path:
+    """``folder`` filled with a link to every entry of this environment's site-packages except
+    this project's own (its package, distribution metadata and .pth files): lm-eval and the
+    rest of our dependencies, exactly as the suite runs them, without us."""
+    ours = ("sqlbench_lmeval", "_sqlbench_lmeval", "__editable__")
+    folder.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.name.startswith(ours) or entry.suffix == ".pth" or entry.name == "__pycache__":
+            continue
+        (folder / entry.name).symlink_to(entry)
+    return folder
 
 
 def copy_project(destination: Path) -> Path:
@@ -458,19 +482,15 @@ def copy_project(destination: Path) -> Path:
 def fresh(tmp_path_factory):
     """(venv, project copy, our wheel, state and TaskManager index before our install).
 
-    The "before" is lm-eval and our other dependencies, really installed by pip, without us.
-    """
+    The "before" is lm-eval and our other dependencies, without us."""
     root = tmp_path_factory.mktemp("fresh_venv")
     project = copy_project(root / "project")
-    venv, bare = FreshVenv(root), FreshVenv(root, "bare_venv")
-
-    def with_dependencies() -> None:
-        venv.create()
-        venv.pip("install", "--no-compile", *runtime_requirements(project / "pyproject.toml"))
+    venv = FreshVenv(root, dependencies=dependency_view(root / "dependencies"))
+    bare = FreshVenv(root, "bare_venv")
 
     def wheel_alone() -> Path:
         # Without lm-eval (a second venv, nothing but us): installing us, starting Python,
-        # importing the hook: all silent.
+        # importing the hook: all silent. The wheel is built once, here.
         bare.create()
         bare.pip("wheel", "--no-deps", "--wheel-dir", root / "wheels", project)
         wheel = next((root / "wheels").glob("sqlbench_lmeval-*.whl"))
@@ -479,11 +499,15 @@ def fresh(tmp_path_factory):
         assert (done.stdout, done.stderr) == ("", "")
         return wheel
 
-    # Independent, so at the same time: pip spends most of an install waiting on files.
-    _, wheel = in_parallel(with_dependencies, wheel_alone)
+    def before() -> tuple:
+        venv.create()
+        return venv.state(), venv.python_json(INDEX_SNAPSHOT)
+
+    # Independent, so at the same time: the wheel build waits on pip, the index on CPU.
+    (state, index), wheel = in_parallel(before, wheel_alone)
     shutil.rmtree(bare.home, ignore_errors=True)
-    yield venv, project, wheel, venv.state(), venv.python_json(INDEX_SNAPSHOT)
-    shutil.rmtree(venv.home, ignore_errors=True)  # ~1 GB; pytest keeps old tmp folders
+    yield venv, project, wheel, state, index
+    shutil.rmtree(venv.home, ignore_errors=True)
 
 
 def in_parallel(*calls):
@@ -500,7 +524,8 @@ def uninstall_and_compare(venv: FreshVenv, state_before, index_before) -> None:
 @pytest.mark.slow
 def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
     venv, project, wheel, state_before, index_before = fresh
-    venv.pip("install", "--no-compile", wheel)
+    # Our dependencies are there already (the view); --no-deps keeps pip from checking them.
+    venv.pip("install", "--no-deps", "--no-compile", wheel)
     lm_eval, lm_eval_dash = venv.bin / "lm_eval", venv.bin / "lm-eval"
     off = {discovery.DISABLE_ENV: "1"}
     try:
@@ -541,7 +566,7 @@ def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
 @pytest.mark.slow
 def test_editable_install_reads_the_live_checkout_and_uninstalls(fresh):
     venv, project, _, state_before, index_before = fresh
-    venv.pip("install", "--no-compile", "-e", project)
+    venv.pip("install", "--no-deps", "--no-compile", "-e", project)
     added = project / "tasks" / "_added_after_install"
     try:
         assert (venv.site_packages / PTH.name).is_file()
