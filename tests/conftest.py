@@ -29,6 +29,7 @@ SERVER_MODULES = frozenset(
         "tests/execution/test_sandbox_mysql_quiet.py",
         "tests/execution/test_sandbox_postgres.py",
         "tests/execution/test_ties_mysql.py",
+        "tests/execution/test_ties_postgres.py",
         "tests/execution/test_unavailable.py",
         "tests/execution/test_work.py",
         "tests/logiccat/test_fidelity_command.py",
