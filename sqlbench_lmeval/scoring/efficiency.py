@@ -24,8 +24,8 @@ is BIRD's figure, and gold as its own prediction scores 1.0.
 
 Ours (``r_ves``) applies the same buckets to the ratio of *work*: a count the engine reports
 identically on every machine and run (SQLite virtual-machine steps, DuckDB's operator output
-rows, MariaDB's handler reads; see ``execution.work``), so the score of a run can be
-reproduced anywhere. Departures from BIRD, and why:
+rows, MariaDB's handler reads; each engine's module counts, ``Engine.work_unit`` names the unit),
+so the score of a run can be reproduced anywhere. Departures from BIRD, and why:
 
 - the ratio is of deterministic work, not of time (BIRD's users report R-VES cannot be
   reproduced on other hardware); BIRD's time-based procedure stays available as
