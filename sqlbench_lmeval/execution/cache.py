@@ -18,13 +18,13 @@ over everything that can change a gold result:
 Nothing of how results are compared: a gold outcome is the engine's result, so a change of a
 comparison rule keeps the cache (scores carry their own ``comparison_version``).
 
-Each entry stores a checksum of its key and payload; an entry that fails the checksum or does
-not decode (a partial write, bit rot, a manual edit) is treated as missing and recomputed; a
-cache file that is not a database at all is moved aside. Only deterministic outcomes are stored
-(ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend on the machine. A
-failure of the evaluation itself (a database that cannot be opened, a failing setup hook, a
-server gone: ``EvaluationUnavailable``) is no outcome at all: it ends the batch and nothing of
-that batch is stored.
+Each entry stores a checksum of its key and payload (``record_file``); an entry that fails the
+checksum or does not decode (a partial write, bit rot, a manual edit) is treated as missing and
+recomputed; a cache file that is not a database at all is moved aside. Only deterministic
+outcomes are stored (ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend
+on the machine. A failure of the evaluation itself (a database that cannot be opened, a failing
+setup hook, a server gone: ``EvaluationUnavailable``) is no outcome at all: it ends the batch
+and nothing of that batch is stored.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ import itertools
 import json
 import os
 import sqlite3
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -43,12 +42,17 @@ from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
 from sqlbench_lmeval.execution.pool import execute_many
+from sqlbench_lmeval.execution.record_file import RecordFile, load_payloads, save_payloads
 
 CACHE_FORMAT = "2"  # 2: keys without the comparison version
 CACHE_FILE = "gold-cache.sqlite"
 CACHEABLE = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
 _HASH_BLOCK = 1 << 20
-_BATCH = 500  # keys per SELECT ... IN (...)
+# The file hashes the keys use, memoized beside the entries (see the module docstring).
+_FILES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS files "
+    "(path TEXT PRIMARY KEY, signature TEXT NOT NULL, sha256 TEXT NOT NULL)"
+)
 
 
 class GoldCache:
@@ -220,86 +224,26 @@ class GoldCache:
 
     # -- storage ---------------------------------------------------------------------------
 
-    def _open(self) -> _CacheFile:
-        return _CacheFile(self.path)
+    def _open(self) -> RecordFile:
+        return RecordFile(self.path, extra_tables=(_FILES_TABLE,))
 
     def _load(self, db: sqlite3.Connection, keys: set[str]) -> dict[str, Outcome]:
         found: dict[str, Outcome] = {}
-        ordered = sorted(keys)
-        for start in range(0, len(ordered), _BATCH):
-            batch = ordered[start : start + _BATCH]
-            marks = ",".join("?" * len(batch))
-            rows = db.execute(
-                f"SELECT key, checksum, payload FROM entries WHERE key IN ({marks})", batch
-            ).fetchall()
-            for key, checksum, payload in rows:
-                if checksum != _checksum(key, payload):
-                    continue  # corrupt or partial: recomputed and overwritten
-                try:
-                    found[key] = Outcome.from_json(json.loads(payload))
-                except Exception:
-                    continue
+        for key, payload in load_payloads(db, keys).items():
+            try:
+                found[key] = Outcome.from_json(json.loads(payload))
+            except Exception:
+                continue  # does not decode: recomputed and overwritten
         return found
 
     def _store(self, db: sqlite3.Connection, entries: dict[str, Outcome]) -> None:
-        rows = []
-        for key, outcome in entries.items():
-            payload = json.dumps(outcome.to_json(), separators=(",", ":"), allow_nan=False)
-            rows.append((key, _checksum(key, payload), payload))
-        db.executemany(
-            "INSERT OR REPLACE INTO entries (key, checksum, payload) VALUES (?, ?, ?)", rows
+        save_payloads(
+            db,
+            {
+                key: json.dumps(outcome.to_json(), separators=(",", ":"), allow_nan=False)
+                for key, outcome in entries.items()
+            },
         )
-
-
-class _CacheFile:
-    """Context manager: the cache database, created if needed, committed on exit.
-
-    A file that is not a SQLite database (truncated, overwritten) is renamed aside and a fresh
-    cache is started, so a damaged cache costs a recomputation, never a failed run.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.conn: sqlite3.Connection | None = None
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.conn = self._connect()
-        except sqlite3.DatabaseError:
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            os.replace(self.path, aside)
-            self.conn = self._connect()
-        return self.conn
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=60)
-        try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS entries "
-                "(key TEXT PRIMARY KEY, checksum TEXT NOT NULL, payload TEXT NOT NULL)"
-            )
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS files "
-                "(path TEXT PRIMARY KEY, signature TEXT NOT NULL, sha256 TEXT NOT NULL)"
-            )
-            conn.execute("SELECT count(*) FROM entries").fetchone()
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def __exit__(self, kind, value, traceback) -> None:
-        assert self.conn is not None
-        try:
-            if kind is None:
-                self.conn.commit()
-        finally:
-            self.conn.close()
-
-
-def _checksum(key: str, payload: str) -> str:
-    return hashlib.sha256(f"{key}\n{payload}".encode()).hexdigest()
 
 
 def _sha256_file(path: str) -> str:

@@ -32,16 +32,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status
+from sqlbench_lmeval.execution.record_file import (
+    RecordFile,
+    load_payloads,
+    move_aside,
+    save_payloads,
+)
 from sqlbench_lmeval.scoring.compare import Verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.tie_compare import (
@@ -233,7 +236,8 @@ def _record_key(gold_key: str, dialect: str) -> str:
 
 
 class TieStore:
-    """Tie records on disk, by key; a damaged file is moved aside and counts as empty (the
+    """Tie records on disk, by key (an ``execution.record_file`` of JSON
+    ``[status, acceptable, answers]``); a damaged file is moved aside and counts as empty (the
     records are made again from the gold cache)."""
 
     def __init__(self, path: Path) -> None:
@@ -242,70 +246,28 @@ class TieStore:
     def load(self, keys: set[str]) -> dict[str, GoldTies]:
         if not keys or not self.path.exists():
             return {}
-        found: dict[str, GoldTies] = {}
-        ordered = sorted(keys)
         try:
-            with self._connect() as conn:
-                for start in range(0, len(ordered), 500):
-                    batch = ordered[start : start + 500]
-                    marks = ",".join("?" * len(batch))
-                    rows = conn.execute(
-                        "SELECT key, checksum, status, acceptable, answers FROM ties "
-                        f"WHERE key IN ({marks})",
-                        batch,
-                    ).fetchall()
-                    for key, checksum, status, acceptable, answers in rows:
-                        if checksum == _checksum(key, status, acceptable, answers):
-                            found[key] = GoldTies(status, acceptable, payload=answers)
+            with RecordFile(self.path) as db:
+                payloads = load_payloads(db, keys)
         except sqlite3.DatabaseError:
-            self._move_aside()
+            move_aside(self.path)
             return {}
+        found: dict[str, GoldTies] = {}
+        for key, payload in payloads.items():
+            status, acceptable, answers = json.loads(payload)
+            found[key] = GoldTies(status, acceptable, payload=answers)
         return found
 
     def save(self, records: dict[str, GoldTies]) -> None:
-        rows = []
+        payloads = {}
         for key, record in records.items():
             answers = record.answers
-            payload = None
+            encoded = None
             if answers is not None:
-                payload = json.dumps(answers.to_json(), separators=(",", ":"), allow_nan=False)
-            rows.append(
-                (
-                    key,
-                    _checksum(key, record.status, record.acceptable, payload),
-                    record.status,
-                    record.acceptable,
-                    payload,
-                )
-            )
+                encoded = json.dumps(answers.to_json(), separators=(",", ":"), allow_nan=False)
+            payloads[key] = json.dumps([record.status, record.acceptable, encoded])
         try:
-            with self._connect() as conn:
-                conn.executemany("INSERT OR REPLACE INTO ties VALUES (?, ?, ?, ?, ?)", rows)
+            with RecordFile(self.path) as db:
+                save_payloads(db, payloads)
         except sqlite3.DatabaseError:
-            self._move_aside()
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        """The store's database, created if needed, committed and closed on exit."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=60)
-        try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS ties (key TEXT PRIMARY KEY, checksum TEXT NOT NULL, "
-                "status TEXT NOT NULL, acceptable TEXT, answers TEXT)"
-            )
-            yield conn
-            conn.commit()
-        finally:
-            conn.close()
-
-    def _move_aside(self) -> None:
-        if self.path.exists():
-            os.replace(
-                self.path, self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            )
-
-
-def _checksum(key: str, status: str, acceptable: str | None, answers: str | None) -> str:
-    text = json.dumps([key, status, acceptable, answers])
-    return hashlib.sha256(text.encode()).hexdigest()
+            move_aside(self.path)

@@ -7,6 +7,7 @@ example), plus ``flat(name, k)``: 40 distinct names, all with k = 1.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 
@@ -108,9 +109,10 @@ def test_tie_records_are_stored_beside_the_gold_cache_and_read_warm(database, tm
     store = tmp_path / "cache" / STORE_FILE
     assert store.is_file()
     with sqlite3.connect(store) as conn:
-        (stored,) = conn.execute("SELECT status, acceptable FROM ties").fetchall()
+        ((payload,),) = conn.execute("SELECT payload FROM entries").fetchall()
     conn.close()
-    assert stored == (ANSWERS, "3")
+    status, acceptable, _answers = json.loads(payload)
+    assert (status, acceptable) == (ANSWERS, "3")
     warm = score(database, TOP3, prediction, gold_cache=cache)
     assert warm == cold and warm["reason"] == TIE_EQUIVALENT
 

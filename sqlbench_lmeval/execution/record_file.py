@@ -1,0 +1,96 @@
+"""Text records by key in one SQLite file, each checked by a checksum of its key and payload.
+
+The gold cache keeps its outcomes in such a file, and records derived from gold results (the
+tie records of ``scoring.gold_ties``) keep theirs in another beside it; this module knows what
+neither payload means. A record whose checksum fails (a partial write, bit rot, a manual edit)
+is treated as missing, so it is made again; a file that is not a database at all is moved aside
+as ``<name>.corrupt-<time>`` and a fresh one started: a damaged file costs a recomputation,
+never a failed run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+_BATCH = 500  # keys per SELECT ... IN (...)
+
+
+class RecordFile:
+    """Context manager: the file's database, created if needed (table ``entries`` and any
+    ``extra_tables``, each a ``CREATE TABLE IF NOT EXISTS`` statement), committed on exit."""
+
+    def __init__(self, path: Path, extra_tables: Sequence[str] = ()) -> None:
+        self.path = path
+        self.extra_tables = tuple(extra_tables)
+        self.conn: sqlite3.Connection | None = None
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = self._connect()
+        except sqlite3.DatabaseError:
+            move_aside(self.path)
+            self.conn = self._connect()
+        return self.conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60)
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS entries "
+                "(key TEXT PRIMARY KEY, checksum TEXT NOT NULL, payload TEXT NOT NULL)"
+            )
+            for statement in self.extra_tables:
+                conn.execute(statement)
+            conn.execute("SELECT count(*) FROM entries").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def __exit__(self, kind, value, traceback) -> None:
+        assert self.conn is not None
+        try:
+            if kind is None:
+                self.conn.commit()
+        finally:
+            self.conn.close()
+
+
+def load_payloads(db: sqlite3.Connection, keys: set[str]) -> dict[str, str]:
+    """The payloads stored under ``keys`` whose checksum holds (the others count as missing)."""
+    found: dict[str, str] = {}
+    ordered = sorted(keys)
+    for start in range(0, len(ordered), _BATCH):
+        batch = ordered[start : start + _BATCH]
+        marks = ",".join("?" * len(batch))
+        rows = db.execute(
+            f"SELECT key, checksum, payload FROM entries WHERE key IN ({marks})", batch
+        ).fetchall()
+        for key, stored, payload in rows:
+            if stored == checksum(key, payload):
+                found[key] = payload
+    return found
+
+
+def save_payloads(db: sqlite3.Connection, payloads: Mapping[str, str]) -> None:
+    """Store each payload under its key (replacing what was there), with its checksum."""
+    db.executemany(
+        "INSERT OR REPLACE INTO entries (key, checksum, payload) VALUES (?, ?, ?)",
+        [(key, checksum(key, payload), payload) for key, payload in payloads.items()],
+    )
+
+
+def checksum(key: str, payload: str) -> str:
+    return hashlib.sha256(f"{key}\n{payload}".encode()).hexdigest()
+
+
+def move_aside(path: Path) -> None:
+    """Rename a damaged file out of the way (kept for inspection), if it is there."""
+    if path.exists():
+        os.replace(path, path.with_name(f"{path.name}.corrupt-{int(time.time())}"))
