@@ -138,9 +138,9 @@ def main() -> int:
         now = Counter(verdicts[i]["sqlite_vs_server"] for i in changed if i in verdicts)
         print(f"fidelity's sqlite_vs_server classes of the items: {dict(classes)}")
         print(f"  of which agree tie-aware now: {dict(now)}")
-        left = [i for i in ids if verdicts.get(i, {}).get("sqlite_vs_server") == "ties"
-                and i not in changed]  # fmt: skip
-        print(f"  'ties' items still disagreeing: {left}")
+        verdict = {i: verdicts.get(i, {}).get("sqlite_vs_server") for i in ids}
+        left = [i for i in ids if verdict[i] == fidelity.SUBQUERY_TIES and i not in changed]
+        print(f"  subquery_ties items still disagreeing: {left}")
 
     for reference_path in (
         os.environ.get(fidelity.REFERENCE_ENV),

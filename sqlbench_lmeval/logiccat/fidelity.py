@@ -14,7 +14,17 @@ They also agree, *as tie resolutions*, when each is one of the right answers of 
 gold under its ORDER BY ties and LIMIT cut (tie-aware EX: ``scoring.gold_ties``), the values
 compared by the same tolerance (:func:`tolerant_within`); with a reference, whose probe was not
 run, the reference's result must be one of our gold's right answers. ``Fidelity.tie_agree``
-lists the items that agree only so.
+lists the items that agree only so; ``Fidelity.tie_items`` every item that disagrees literally
+and has ties (more than one right answer on a side, or ties inside a subquery), the honest
+denominator of "tie items agree".
+
+Sort keys are tied only when equal (as in scoring), never when equal within the tolerance:
+measured on the 7 tie items that did not agree, each engine's tie groups are the same rows, so
+grouping by tolerance changes nothing there; what differs is the values (MySQL's DECIMAL
+scale, class ``decimal_scale``, checked tie-aware under :func:`_loosely_agree`) or the keys
+themselves (a value difference, not a tie). Grouping within a tolerance is also not transitive
+(a chain of close keys would form one group), and in scoring gold and prediction compute their
+keys on one engine, where equal means equal.
 
 The reference was produced on 2026-11-29 (``REFERENCE_NOW``): the day its ``CURDATE()``
 results imply (every ``DATEDIFF(CURDATE(), d)`` is 354 days more than at ``FROZEN_NOW``).
@@ -152,8 +162,18 @@ def rows_agree(
 
 def tolerant_within(part: Sequence[Sequence], whole: Sequence[Sequence]) -> bool:
     """Whether each row of ``part`` pairs with its own row of ``whole`` under
-    :func:`values_agree` (a bipartite matching: Kuhn's augmenting paths)."""
-    edges = [[j for j, w in enumerate(whole) if all(map(values_agree, p, w))] for p in part]
+    :func:`values_agree`."""
+    return _paired_within(part, whole, lambda p, w: all(map(values_agree, p, w)))
+
+
+def _paired_within(
+    part: Sequence[Sequence],
+    whole: Sequence[Sequence],
+    same: Callable[[Sequence, Sequence], bool],
+) -> bool:
+    """Whether each row of ``part`` pairs with its own row of ``whole``, ``same(p, w)`` deciding
+    which pairs may be made (a bipartite matching: Kuhn's augmenting paths)."""
+    edges = [[j for j, w in enumerate(whole) if same(p, w)] for p in part]
     owner = [-1] * len(whole)
 
     def place(i: int, seen: set[int]) -> bool:
@@ -232,7 +252,12 @@ def agree_as_ties(ours: Sequence[Sequence], theirs: Sequence[Sequence], pair: Ti
 # Measurement
 # ---------------------------------------------------------------------------------------------
 
-CLASSES = ("ties", "clock_random", "mysql_specific", "decimal_scale", "our_error", "other")
+#: Gold whose ORDER BY ... LIMIT inside a subquery cuts through ties (flagged
+#: ``nondeterministic_order`` by ``health``): which rows reach the outer query is the engine's
+#: choice, and tie-aware EX resolves only the outermost query's ties.
+SUBQUERY_TIES = "subquery_ties"
+DECIMAL_SCALE = "decimal_scale"
+CLASSES = (SUBQUERY_TIES, "clock_random", "mysql_specific", DECIMAL_SCALE, "our_error", "other")
 
 
 @dataclass(frozen=True)
@@ -244,6 +269,8 @@ class Fidelity:
     disagreements: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     compared: frozenset[int] = frozenset()  # the comparable items' ids
     tie_agree: tuple[int, ...] = ()  # agree only as tie resolutions of each other (counted in)
+    # disagree literally and have ties: a side with several right answers, or subquery ties
+    tie_items: tuple[int, ...] = ()
 
     @property
     def rate(self) -> float:
@@ -253,7 +280,8 @@ class Fidelity:
         parts = ", ".join(f"{name} {len(self.disagreements.get(name, ()))}" for name in CLASSES)
         return (
             f"{self.agree}/{self.comparable} = {self.rate:.2%} agree with MariaDB "
-            f"({len(self.tie_agree)} as tie resolutions); the rest: {parts}"
+            f"({len(self.tie_agree)} of {len(self.tie_items)} tie items as tie resolutions); "
+            f"the rest: {parts}"
         )
 
 
@@ -301,21 +329,37 @@ def _rows_loosely_agree(ours: Sequence[Sequence[object]], theirs: Sequence[Seque
     )
 
 
-def classify(record, ok: bool, rows: Sequence[Sequence[object]], theirs: Sequence) -> str:
-    """Why one comparable item disagrees (first matching reason in CLASSES order)."""
+def _loosely_within(part: Sequence[Sequence], whole: Sequence[Sequence]) -> bool:
+    """:func:`tolerant_within` under :func:`_loosely_agree`: ``part`` holds the other side's
+    raw values (their DECIMAL text tells the scale), ``whole`` ours."""
+    return _paired_within(part, whole, lambda p, w: all(map(_loosely_agree, w, p)))
+
+
+def classify(
+    record,
+    ok: bool,
+    rows: Sequence[Sequence[object]],
+    theirs: Sequence,
+    answers: TieGold | None = None,
+) -> str:
+    """Why one comparable item disagrees (first matching reason in CLASSES order);
+    ``answers``: our gold's right answers when it has ties."""
     flags = set(record.flags)
     if not ok:
         return "our_error"
     if gold.NONDETERMINISTIC_ORDER in flags:
-        return "ties"
+        return SUBQUERY_TIES
     if flags & {gold.CLOCK_DEPENDENT, gold.RANDOM}:
         return "clock_random"
     if gold.MYSQL_SPECIFIC in flags:
         return "mysql_specific"
-    if _rows_loosely_agree(rows, theirs):
-        # MySQL rounds DECIMAL results and intermediates (div_precision_increment = 4:
-        # 1/60 -> 0.0167); we compute in binary floating point and do not emulate that.
-        return "decimal_scale"
+    # MySQL rounds DECIMAL results and intermediates (div_precision_increment = 4:
+    # 1/60 -> 0.0167); we compute in binary floating point and do not emulate that. With ties,
+    # the other side's result must be one of our right answers with values read so.
+    if _rows_loosely_agree(rows, theirs) or (
+        answers is not None and accepts(theirs, answers, within=_loosely_within)
+    ):
+        return DECIMAL_SCALE
     return "other"
 
 
@@ -331,6 +375,7 @@ def measure(
     ids = comparable_ids(records, reference)
     agree = 0
     tie_agree = []
+    tie_items = []
     reasons: dict[str, list[int]] = {name: [] for name in CLASSES}
     for item_id in ids:
         ok, rows = results.get(item_id, (False, ()))
@@ -339,17 +384,22 @@ def measure(
         if ok and rows_agree(rows, converted):
             agree += 1
             continue
-        if ok and ties and item_id in ties and agree_as_ties(rows, converted, ties[item_id]):
+        pair = (ties or {}).get(item_id, (None, None))
+        has_ties = pair[0] is not None or pair[1] is not None
+        if has_ties or gold.NONDETERMINISTIC_ORDER in by_id[item_id].flags:
+            tie_items.append(item_id)
+        if ok and has_ties and agree_as_ties(rows, converted, pair):
             agree += 1
             tie_agree.append(item_id)
             continue
-        reasons[classify(by_id[item_id], ok, rows, theirs)].append(item_id)
+        reasons[classify(by_id[item_id], ok, rows, theirs, pair[0])].append(item_id)
     return Fidelity(
         len(ids),
         agree,
         {name: tuple(ids) for name, ids in reasons.items()},
         frozenset(ids),
         tuple(tie_agree),
+        tuple(tie_items),
     )
 
 
