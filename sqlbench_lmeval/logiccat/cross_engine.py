@@ -25,11 +25,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sqlbench_lmeval.execution import Outcome
 from sqlbench_lmeval.logiccat import fidelity, server
 from sqlbench_lmeval.logiccat.benchmark import DIALECT
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.server import require_driver, server_run
+from sqlbench_lmeval.scoring.tie_compare import TieGold
 
 SQLITE_VS_SERVER = "sqlite_vs_server"
 SERVER_VS_REFERENCE = "server_vs_reference"
@@ -94,6 +96,19 @@ def as_reference(results: Mapping[int, tuple[bool, Sequence]]) -> dict[int, dict
     }
 
 
+def sqlite_tie_answers(
+    bundle, outcomes: Mapping[int, Outcome], *, setup: str, workers: int | None = None
+) -> dict[int, TieGold]:
+    """:func:`fidelity.tie_answers` of the bundle's SQLite gold (``outcomes``:
+    :func:`fidelity.run_gold_outcomes`), its probes run with the same connection ``setup``."""
+    by_id = {record.id: record for record in bundle.records}
+    return fidelity.tie_answers(
+        {item_id: (by_id[item_id].gold_sql, outcome) for item_id, outcome in outcomes.items()},
+        DIALECT,
+        lambda sql: fidelity.run_gold_outcomes(bundle, sql, setup=setup, workers=workers, sql=sql),
+    )
+
+
 def compare_engines(
     bundle, server_url: str, reference: Mapping[int, dict] | None = None, workers=None
 ) -> EngineComparison:
@@ -116,13 +131,7 @@ def compare_engines(
     outcomes = on_server_run({r.id: r.gold_sql_mysql for r in records})
     on_server = {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
     # Each engine's right answers under its gold's ties (its own probe, its own order).
-    lite_answers = fidelity.tie_answers(
-        {i: (by_id[i].gold_sql, o) for i, o in lite.items()},
-        DIALECT,
-        lambda sql: fidelity.run_gold_outcomes(
-            bundle, sql, setup=sqlite_setup, workers=workers, sql=sql
-        ),
-    )
+    lite_answers = sqlite_tie_answers(bundle, lite, setup=sqlite_setup, workers=workers)
     server_answers = fidelity.tie_answers(
         {i: (by_id[i].gold_sql_mysql, o) for i, o in outcomes.items()},
         server.ENGINE_DIALECT,
