@@ -5,11 +5,15 @@ Per item a status and flags (the vocabulary of ``scoring.item.Item``):
 - status ``ok`` (rows with a non-NULL value), ``empty``, ``all_null``, ``error`` (also timeouts
   and oversized results), ``non_select`` (not a query; never run);
 - ``clock_dependent`` / ``random``: from the query text (see ``gold.static_flags``);
-- ``nondeterministic_order``: an ORDER BY ... LIMIT (at any level) cuts through ties. Detected
-  by running the gold twice more with every such ORDER BY extended by its output columns,
-  ascending and then descending: if the rows differ, which rows the gold returns depends on
-  the engine's row order. Gold using RAND() is never probed (its results differ by chance);
-  it gets this flag whenever it has an ORDER BY ... LIMIT;
+- ``nondeterministic_order``: an ORDER BY ... LIMIT inside a subquery, CTE or derived table
+  cuts through ties, so which rows reach the outer query is the engine's choice. (Ties of the
+  outermost query are not flagged: tie-aware EX accepts every result they allow, see
+  ``scoring.gold_ties``.) Detected by running the gold twice more with every such inner ORDER
+  BY extended by its output columns, ascending and then descending, and the outermost query's
+  cut, if any, by its output columns ascending in both (its own ties then fall alike): if the
+  rows differ, or, without an outer cut, differ from gold's, the inner picks matter. Gold
+  using RAND() is never probed (its results differ by chance); it gets this flag whenever it
+  has an inner ORDER BY ... LIMIT;
 - ``mysql_specific``: the gold relies on MySQL-only semantics - an implicit coercion that the
   transpiler made explicit and without which SQLite answers differently (checked by running
   the transpile without it), a table of another database, an uncorrelated scalar subquery
@@ -31,14 +35,18 @@ from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import Token, TokenType
 
 from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
+from sqlbench_lmeval.scoring.tie_probe import outer_depth, outermost_query, paren_depths
 
 # The connection setup scoring uses, so health is judged on exactly the engine that scores.
 SETUP = gold.CONNECTION_SETUP
 _QUERIES = (exp.Select, exp.Union, exp.Except, exp.Intersect)
+_DIALECT = "sqlite"  # the bundle's gold, as health runs it
 
 
 @dataclass(frozen=True)
@@ -68,12 +76,6 @@ def result_status(ok: bool, rows: Sequence[Sequence[object]]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _outer_query(tree: exp.Expression) -> exp.Expression:
-    while isinstance(tree, exp.Subquery):
-        tree = tree.this
-    return tree
-
-
 def _limited_queries(tree: exp.Expression) -> list[exp.Expression]:
     """Every query level with both ORDER BY and LIMIT, in tree order."""
     return [
@@ -81,6 +83,12 @@ def _limited_queries(tree: exp.Expression) -> list[exp.Expression]:
         for node in tree.find_all(*_QUERIES)
         if node.args.get("order") is not None and node.args.get("limit") is not None
     ]
+
+
+def inner_cuts(tree: exp.Expression) -> list[exp.Expression]:
+    """The query levels below the outermost query with both ORDER BY and LIMIT."""
+    outer = outermost_query(tree)
+    return [node for node in _limited_queries(tree) if node is not outer]
 
 
 def _output_width(query: exp.Expression) -> int | None:
@@ -98,30 +106,89 @@ def _sqlite(tree: exp.Expression) -> str:
     return tree.sql(dialect="sqlite", copy=False)
 
 
-def tie_break_variants(tree: exp.Expression, outer_width: int) -> tuple[str, str] | None:
-    """The query with every ORDER BY ... LIMIT extended by its output columns (by position),
-    ascending and descending; None without such a clause."""
-    targets = _limited_queries(tree)
-    if not targets:
+def _positions(width: int, direction: str) -> str:
+    return ", ".join(f"{i + 1} {direction}" for i in range(width))
+
+
+def _region(depths: list[int], at: int) -> tuple[int, int]:
+    """First and last token of the parenthesised region holding token ``at``."""
+    first = last = at
+    while first > 0 and depths[first - 1] >= depths[at]:
+        first -= 1
+    while last + 1 < len(depths) and depths[last + 1] >= depths[at]:
+        last += 1
+    return first, last
+
+
+def _order_by_before(tokens: list[Token], depths: list[int], first: int, at: int) -> bool:
+    """Whether the query whose LIMIT is token ``at`` has an ORDER BY (at its own depth, after
+    its last SELECT)."""
+    for i in range(at - 1, first - 1, -1):
+        if depths[i] != depths[at]:
+            continue
+        if tokens[i].token_type == TokenType.ORDER_BY:
+            return True
+        if tokens[i].token_type == TokenType.SELECT:
+            return False
+    return False
+
+
+def _inner_width(sql: str) -> int | None:
+    try:
+        return _output_width(outermost_query(sqlglot.parse_one(sql, read=_DIALECT)))
+    except sqlglot.errors.SqlglotError:
         return None
-    outer = _outer_query(tree)
-    widths = [outer_width if t is outer else _output_width(t) for t in targets]
+
+
+def tie_break_variants(
+    sql: str, tree: exp.Expression, outer_width: int
+) -> tuple[tuple[str, str], bool] | None:
+    """Gold ``sql`` with every ORDER BY ... LIMIT below the outermost query extended by its
+    output columns (by position), ascending and descending; and the outermost query's cut, if
+    there is one, ordered by its ``outer_width`` output columns ascending in both, so that its
+    own ties fall alike. Returns (the two variants, whether the outermost query has a cut);
+    None without an inner ORDER BY ... LIMIT whose width is known.
+
+    The text is edited, never re-written through sqlglot: its SQLite writer changes the meaning
+    of some gold (``DATE_ADD(d, '100', 'YEAR')`` becomes ``DATE(d, '100 YEAR')``, ``VAR_SAMP``
+    becomes ``VARIANCE``), which made variants differ from gold without any tie. The tree only
+    says whether there is an inner cut; each inner query's width is read from its own text.
+    """
+    if not inner_cuts(tree):
+        return None
+    try:
+        tokens = Dialect.get_or_raise(_DIALECT).tokenize(sql)
+    except sqlglot.errors.SqlglotError:
+        return None
+    depths = paren_depths(tokens)
+    top = outer_depth(tree)
+    inner: list[tuple[int, int]] = []  # (character offset to insert at, width)
+    outer_cut: int | None = None  # token index of the outermost query's LIMIT
+    for at, token in enumerate(tokens):
+        if token.token_type != TokenType.LIMIT or at == 0:
+            continue
+        first, last = _region(depths, at)
+        if depths[at] <= top:
+            outer_cut = at
+        elif _order_by_before(tokens, depths, first, at):
+            width = _inner_width(sql[tokens[first].start : tokens[last].end + 1])
+            if width:
+                inner.append((tokens[at - 1].end + 1, width))
+    if not inner:
+        return None
     variants = []
-    for descending in (False, True):
-        copy = tree.copy()
-        for target, width in zip(_limited_queries(copy), widths, strict=False):
-            if not width:
-                continue
-            order = target.args["order"]
-            extra = [
-                exp.Ordered(
-                    this=exp.Literal.number(i + 1), desc=descending, nulls_first=not descending
-                )
-                for i in range(width)
-            ]
-            order.set("expressions", [*order.expressions, *extra])
-        variants.append(_sqlite(copy))
-    return variants[0], variants[1]
+    for direction in ("ASC", "DESC"):
+        edits = [(offset, f", {_positions(width, direction)}") for offset, width in inner]
+        if outer_cut is not None and outer_width:
+            first, _ = _region(depths, outer_cut)
+            ordered = _order_by_before(tokens, depths, first, outer_cut)
+            prefix = ", " if ordered else " ORDER BY "
+            edits.append((tokens[outer_cut - 1].end + 1, prefix + _positions(outer_width, "ASC")))
+        text = sql
+        for offset, insert in sorted(edits, reverse=True):
+            text = text[:offset] + insert + text[offset:]
+        variants.append(text)
+    return (variants[0], variants[1]), outer_cut is not None
 
 
 def scalar_subqueries(tree: exp.Expression) -> list[exp.Expression]:
@@ -228,6 +295,7 @@ def judge_health(
     outcomes = dict(zip(runnable, results, strict=False))
 
     extra: dict[int, set[str]] = {}
+    outer_cut: set[int] = set()  # items whose outermost query has a cut (see the variants)
     # All probes of all items in one batch: (item, kind, sql).
     probes: list[tuple[int, str, str]] = []
     for i in runnable:
@@ -240,13 +308,16 @@ def judge_health(
             continue
         if gold.RANDOM in prepared[i].flags:
             # Probes compare results across runs, which RAND() makes differ by chance: judging
-            # by them would flag at random. With RAND(), an ORDER BY ... LIMIT picks its rows
-            # nondeterministically by definition.
-            if _limited_queries(tree):
+            # by them would flag at random. With RAND(), an inner ORDER BY ... LIMIT picks its
+            # rows nondeterministically by definition.
+            if inner_cuts(tree):
                 extra.setdefault(i, set()).add(gold.NONDETERMINISTIC_ORDER)
             continue
+        ties = tie_break_variants(prepared[i].sql, tree, len(outcome.columns))
+        if ties is not None and ties[1]:
+            outer_cut.add(i)
         for kind, variants in (
-            ("tie", tie_break_variants(tree, len(outcome.columns))),
+            ("tie", ties[0] if ties else None),
             ("any", any_value_variants(tree)),
         ):
             for variant in variants or ():
@@ -280,7 +351,11 @@ def judge_health(
     for (i, kind), rows in variant_rows.items():
         if len(rows) != 2:
             continue
-        if kind == "tie" and (rows[0] != rows[1] or rows[0] != _multiset(outcomes[i].rows)):
+        if kind == "tie" and (
+            rows[0] != rows[1]
+            # The outer cut's ties fall by position in the variants, by engine order in gold.
+            or (i not in outer_cut and rows[0] != _multiset(outcomes[i].rows))
+        ):
             extra.setdefault(i, set()).add(gold.NONDETERMINISTIC_ORDER)
         if kind == "any" and rows[0] != rows[1]:
             extra.setdefault(i, set()).add(gold.MYSQL_SPECIFIC)

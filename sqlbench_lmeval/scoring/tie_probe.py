@@ -200,7 +200,7 @@ def plan_ties(sql: str, dialect: str, max_rows: int = PROBE_ROWS) -> TiePlan:
         star = _star_qualifier(query, dialect)
         if star is None:
             return _not_handled(STAR_WITH_KEY, inner_cuts)
-    probe, reason = _probe_text(sql, tokens, _depth_of(tree), len(terms), extra_terms, star, wrap)
+    probe, reason = _probe_text(sql, tokens, outer_depth(tree), len(terms), extra_terms, star, wrap)
     if probe is None:
         return _not_handled(reason or UNPARSED, inner_cuts)
     # Bounded, so the probe of a large result stays under the row cap: rows past the group
@@ -423,13 +423,26 @@ _CUT_WORDS = frozenset({"FIRST", "NEXT", "ROW", "ROWS", "ONLY"})
 _DIRECTIONS = frozenset({TokenType.ASC, TokenType.DESC})
 
 
-def _depth_of(tree: exp.Expression) -> int:
+def outer_depth(tree: exp.Expression) -> int:
     """How many parentheses enclose the outermost query (see :func:`outermost_query`)."""
     depth = 0
     while isinstance(tree, (exp.Subquery, exp.Paren)) and not tree.args.get("order"):
         tree = tree.this
         depth += 1
     return depth
+
+
+def paren_depths(tokens: list[Token]) -> list[int]:
+    """Per token, how many parentheses enclose it (a parenthesis itself counts as outside)."""
+    depths = []
+    level = 0
+    for token in tokens:
+        if token.token_type == TokenType.R_PAREN:
+            level -= 1
+        depths.append(level)
+        if token.token_type == TokenType.L_PAREN:
+            level += 1
+    return depths
 
 
 def _probe_text(
@@ -446,14 +459,7 @@ def _probe_text(
     The text ends where gold's last token before the cut ends (a comment after it is dropped)
     or with a line break, so that a LIMIT appended on a new line is never commented out.
     """
-    depths = []
-    level = 0
-    for token in tokens:
-        if token.token_type == TokenType.R_PAREN:
-            level -= 1
-        depths.append(level)
-        if token.token_type == TokenType.L_PAREN:
-            level += 1
+    depths = paren_depths(tokens)
     selects = [i for i, t in enumerate(tokens)
                if t.token_type == TokenType.SELECT and depths[i] == depth]  # fmt: skip
     if not selects:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlglot
+from support.ties import scores_database
 
 from sqlbench_lmeval.logiccat import gold, health
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
@@ -14,9 +15,11 @@ def test_fixture_bundle_health(fixture_bundle):
     expected = {
         1: (gold.OK, ()),
         2: (gold.OK, ()),
-        3: (gold.OK, (gold.NONDETERMINISTIC_ORDER,)),  # two sessions charged 45.75 kWh
+        # Two sessions charged 45.75 kWh and LIMIT 1 keeps one: a tie of the outermost query,
+        # which tie-aware EX resolves, so no flag.
+        3: (gold.OK, ()),
         4: (gold.OK, (gold.CLOCK_DEPENDENT,)),
-        5: (gold.OK, (gold.NONDETERMINISTIC_ORDER, gold.RANDOM)),  # ORDER BY RAND() LIMIT 1
+        5: (gold.OK, (gold.RANDOM,)),  # ORDER BY RAND() LIMIT 1: outermost, RAND() says it
         6: (gold.OK, ()),
         7: (gold.NON_SELECT, ()),
         8: (gold.EMPTY, ()),
@@ -34,7 +37,6 @@ def test_health_summary(fixture_bundle):
         "flags": {
             "clock_dependent": 1,
             "mysql_specific": 2,
-            "nondeterministic_order": 2,
             "random": 1,
         },
     }
@@ -56,19 +58,85 @@ def test_coercions_flag_only_when_they_change_the_answer(fixture_bundle):
     assert [h.flags for h in judged] == [(gold.MYSQL_SPECIFIC,), ()]
 
 
+# Gold over the README's scores (ann 9, bob 8, cid 7, dan 7, eve 7, fay 5) and its expected
+# flags: ``nondeterministic_order`` only where an inner ORDER BY ... LIMIT cuts through ties
+# and the rows it picks reach the result.
+TIE_GOLD = {
+    # The outermost query's cut takes one of cid/dan/eve: tie-aware EX's, no flag.
+    "SELECT name FROM scores ORDER BY score DESC LIMIT 3": (),
+    # The subquery's cut takes one of them and the outer query shows which.
+    "SELECT name FROM (SELECT name, score FROM scores ORDER BY score DESC LIMIT 3) AS top "
+    "ORDER BY name": (gold.NONDETERMINISTIC_ORDER,),
+    # The tied rows are equal in what the subquery returns: any pick gives the same result.
+    "SELECT AVG(score) FROM (SELECT score FROM scores ORDER BY score DESC LIMIT 3) AS top": (),
+    # The subquery's cut falls between 8 and 7: no tie.
+    "SELECT name FROM (SELECT name FROM scores ORDER BY score DESC LIMIT 2) AS top": (),
+    # The outer cut keeps ann and bob whichever 7 the subquery picked ...
+    "SELECT name FROM (SELECT name, score FROM scores ORDER BY score DESC LIMIT 3) AS top "
+    "ORDER BY score DESC LIMIT 2": (),
+    # ... and here the pick reaches the result.
+    "SELECT name FROM (SELECT name, score FROM scores ORDER BY score DESC LIMIT 3) AS top "
+    "ORDER BY score DESC LIMIT 3": (gold.NONDETERMINISTIC_ORDER,),
+    # RAND(): never probed; an inner ORDER BY ... LIMIT is flagged by definition, the
+    # outermost one is not (``random`` says it).
+    "SELECT name FROM (SELECT name FROM scores ORDER BY RAND() LIMIT 2) AS r": (
+        gold.NONDETERMINISTIC_ORDER,
+        gold.RANDOM,
+    ),
+    "SELECT name FROM scores ORDER BY RAND() LIMIT 1": (gold.RANDOM,),
+}
+
+
+def test_only_ties_inside_subqueries_are_flagged(tmp_path):
+    path = scores_database(tmp_path / "scores.sqlite").path
+    types = gold.column_types(path)
+    prepared = [gold.prepare_gold("scores", sql, types) for sql in TIE_GOLD]
+    judged = health.judge_health(prepared, [path] * len(prepared), progress=False, workers=0)
+    assert all(h.status == gold.OK for h in judged), [h.error for h in judged]
+    assert {sql: h.flags for sql, h in zip(TIE_GOLD, judged, strict=True)} == TIE_GOLD
+
+
 def parse(sql):
     return sqlglot.parse_one(sql, read="sqlite")
 
 
-def test_tie_break_variants_extend_every_limited_order_by():
-    tree = parse("SELECT a, b FROM t WHERE a IN (SELECT c FROM u ORDER BY d LIMIT 2) "
-                 "ORDER BY b DESC LIMIT 3")  # fmt: skip
-    ascending, descending = health.tie_break_variants(tree, 2)
+def variants(sql: str, width: int):
+    return health.tie_break_variants(sql, parse(sql), width)
+
+
+def test_tie_break_variants_extend_only_inner_order_by_limit():
+    sql = "SELECT a, b FROM t WHERE a IN (SELECT c FROM u ORDER BY d LIMIT 2) ORDER BY b DESC"
+    (ascending, descending), outer_cut = variants(sql, 2)
     # SQLite sorts NULLs first ascending and last descending: the two orders are exact reverses.
-    assert "ORDER BY d, 1 ASC LIMIT 2" in ascending
-    assert "ORDER BY b DESC, 1 ASC, 2 ASC LIMIT 3" in ascending
-    assert "ORDER BY b DESC, 1 DESC, 2 DESC LIMIT 3" in descending
-    assert health.tie_break_variants(parse("SELECT a FROM t ORDER BY a"), 1) is None
+    assert ascending == sql.replace("ORDER BY d LIMIT", "ORDER BY d, 1 ASC LIMIT")
+    assert descending == sql.replace("ORDER BY d LIMIT", "ORDER BY d, 1 DESC LIMIT")
+    assert outer_cut is False
+    # The outermost query's own ties are tie-aware EX's: alone, they give no variants.
+    assert variants("SELECT a FROM t ORDER BY a LIMIT 2", 1) is None
+    assert variants("SELECT a FROM t ORDER BY a", 1) is None
+
+
+def test_an_outer_cut_is_ordered_by_its_columns_alike_in_both_variants():
+    sql = "SELECT x, y FROM (SELECT x, y FROM t ORDER BY y LIMIT 3) AS s ORDER BY y LIMIT 2"
+    (ascending, descending), outer_cut = variants(sql, 2)
+    assert outer_cut is True
+    assert ascending.endswith("ORDER BY y, 1 ASC, 2 ASC LIMIT 2")
+    assert descending.endswith("ORDER BY y, 1 ASC, 2 ASC LIMIT 2")
+    assert "ORDER BY y, 1 DESC, 2 DESC LIMIT 3" in descending
+    (ascending, _), _ = variants("SELECT x FROM (SELECT x FROM t ORDER BY x LIMIT 3) LIMIT 2", 1)
+    assert ascending.endswith(") ORDER BY 1 ASC LIMIT 2")
+
+
+def test_tie_break_variants_edit_the_text_and_keep_what_sqlglot_would_rewrite():
+    # sqlglot's SQLite writer turns VAR_SAMP into VARIANCE and drops the comment; the variants
+    # keep every character of gold's and only add the tie-break.
+    sql = (
+        "WITH top AS (SELECT p, q FROM t ORDER BY q DESC -- the five largest\nLIMIT 5) "
+        "SELECT VAR_SAMP(q) FROM top"
+    )
+    (ascending, descending), _ = variants(sql, 1)
+    assert ascending == sql.replace("q DESC -- the", "q DESC, 1 ASC, 2 ASC -- the")
+    assert descending == sql.replace("q DESC -- the", "q DESC, 1 DESC, 2 DESC -- the")
 
 
 def test_any_value_variants_only_for_ungrouped_columns():
