@@ -132,3 +132,48 @@ def test_the_railway_station_ties_agree_whatever_rows_each_server_picked(listing
         line = listing["lines"][item_id]
         assert line[cross_engine.SQLITE_VS_SERVER] == cross_engine.AGREE, item_id
         assert line[cross_engine.SQLITE_VS_REFERENCE] == cross_engine.AGREE, item_id
+
+
+# The tie items that tie-aware EX leaves disagreeing (SQLite's gold against the server's), each
+# with its cause. The rest of the tie items agree as tie resolutions or differ for a cause that
+# was already theirs without ties (clock, a table of another database, ...).
+TIE_ITEMS_LEFT = {
+    # An ORDER BY ... LIMIT inside a subquery or CTE cuts through ties, and which rows it keeps
+    # reaches the result: flagged nondeterministic_order, not resolved by design.
+    979: fidelity.SUBQUERY_TIES,
+    3897: fidelity.SUBQUERY_TIES,
+    3898: fidelity.SUBQUERY_TIES,
+    # The same tie groups on both engines, but MySQL shows the DECIMAL quotient rounded
+    # (0.0667 for 1/15, 0.000313 for 0.0003125): beyond fidelity's 1e-4, and a tie resolution
+    # of our gold once the values are read at MySQL's scale.
+    2684: fidelity.DECIMAL_SCALE,
+    2737: fidelity.DECIMAL_SCALE,
+    3705: fidelity.DECIMAL_SCALE,
+    # The sort key itself differs (below): a value difference, not a tie.
+    3253: "other",
+}
+
+
+def test_the_tie_items_left_disagree_for_their_stated_cause(listing, logiccat_cache):
+    from sqlbench_lmeval.execution import Database, Job, Limits, execute
+    from sqlbench_lmeval.logiccat import gold, server
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+    from sqlbench_lmeval.scoring.tie_probe import plan_ties
+
+    for item_id, verdict in TIE_ITEMS_LEFT.items():
+        assert listing["lines"][item_id][cross_engine.SQLITE_VS_SERVER] == verdict, item_id
+    bundle = load_bundle(logiccat_cache)
+    records = {record.id: record for record in bundle.records}
+    for item_id in (979, 3897, 3898):
+        assert gold.NONDETERMINISTIC_ORDER in records[item_id].flags
+        assert plan_ties(records[item_id].gold_sql, "sqlite").inner_cuts
+    # 3253 orders by a distance computed from RADIANS(SUBSTRING_INDEX(Address, ',', 1)): every
+    # address is a place name, which MySQL reads as the number 0 and SQLite's RADIANS as no
+    # number (NULL), so every SQLite distance is NULL.
+    query = "SELECT RADIANS(SUBSTRING_INDEX(Address, ',', 1)) FROM Passenger"
+    path = str(bundle.database_path("railway_station"))
+    ours = execute(Job(Database("sqlite", path, gold.CONNECTION_SETUP), query), Limits())
+    reader = server.server_run(cache_dir=logiccat_cache).url
+    theirs = execute(Job(server.server_database(reader, "railway_station"), query), Limits())
+    assert ours.rows and {row[0] for row in ours.rows} == {None}
+    assert len(theirs.rows) == len(ours.rows) and {row[0] for row in theirs.rows} == {0.0}
