@@ -18,13 +18,14 @@ lists the items that agree only so; ``Fidelity.tie_items`` every item that disag
 and has ties (more than one right answer on a side, or ties inside a subquery), the honest
 denominator of "tie items agree".
 
-Sort keys are tied only when equal (as in scoring), never when equal within the tolerance:
-measured on the 7 tie items that did not agree, each engine's tie groups are the same rows, so
-grouping by tolerance changes nothing there; what differs is the values (MySQL's DECIMAL
-scale, class ``decimal_scale``, checked tie-aware under :func:`_loosely_agree`) or the keys
-themselves (a value difference, not a tie). Grouping within a tolerance is also not transitive
-(a chain of close keys would form one group), and in scoring gold and prediction compute their
-keys on one engine, where equal means equal.
+Sort keys are tied only when equal (as in scoring), never when equal within the tolerance.
+Measured on the tie items this left disagreeing (SQLite against MariaDB 10.11): where MariaDB
+rounds a DECIMAL sort key, each engine's tie groups at the cut are still the same rows, and
+what fails is the values shown (beyond 1e-4: class ``decimal_scale``, checked tie-aware with
+:func:`_loosely_agree`); elsewhere the keys themselves differ (NULL against a number), which
+no tolerance joins. Grouping within a tolerance is also not transitive (a chain of close keys
+would make one group), and in scoring gold and prediction compute their keys on one engine,
+where equal keys are the engine's own ties.
 
 The reference was produced on 2026-11-29 (``REFERENCE_NOW``): the day its ``CURDATE()``
 results imply (every ``DATEDIFF(CURDATE(), d)`` is 354 days more than at ``FROZEN_NOW``).
@@ -401,14 +402,6 @@ def measure(
         tuple(tie_agree),
         tuple(tie_items),
     )
-
-
-def run_gold(
-    bundle, ids: Iterable[int], *, setup: str = REFERENCE_CLOCK_SETUP, workers: int | None = None
-) -> dict[int, tuple[bool, tuple[tuple, ...]]]:
-    """Our gold results (through the execution engine) for ``ids``: id -> (ran ok, rows)."""
-    outcomes = run_gold_outcomes(bundle, ids, setup=setup, workers=workers)
-    return {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
 
 
 def run_gold_outcomes(
