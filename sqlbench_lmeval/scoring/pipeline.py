@@ -57,13 +57,15 @@ from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_or
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
+    ACCEPTABLE,
     EX,
-    EXECUTION_METRICS,
     GOLD_WORK,
     LOGGED_NUMBERS,
+    TIE_STATUS,
     WORK,
     Executed,
     compute_metrics,
+    execution_metrics,
 )
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, Transpile, engine_sql
@@ -326,14 +328,17 @@ def score_answers(
     return Scored(scores, outcomes, answer_gold, answer_ordered)
 
 
-def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
+def failed_score(
+    item_id: int, failure: Failure, category: str | None = None, engine: str | None = None
+) -> dict:
     """The score dict of an item that could not be scored at all (e.g. its lm-eval document
-    is unreadable): status ``error``, every number 0, ``failure`` as reason and error."""
+    is unreadable): status ``error``, every number defined on ``engine`` 0, ``failure`` as
+    reason and error."""
     return {
         "id": item_id,
         "category": category,
         "status": Status.ERROR.value,
-        **dict.fromkeys(EXECUTION_METRICS, 0),
+        **dict.fromkeys(execution_metrics(engine), 0),
         "extracted_sql": None,
         "extraction": "failed",
         "executed_sql": None,
@@ -349,8 +354,8 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "comparison_version": COMPARISON_VERSION,
         WORK: None,
         GOLD_WORK: None,
-        "tie_status": None,
-        "acceptable": None,
+        TIE_STATUS: None,
+        ACCEPTABLE: None,
     }
 
 
@@ -503,8 +508,9 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         "id": item.id,
         "category": item.category,
         "status": MISSING if pred is None else pred.status.value,
-        # Every per-answer metric (``metrics.COMPUTED``): 0 unless the answer is compared.
-        **dict.fromkeys(EXECUTION_METRICS, 0),
+        # Every per-answer metric (``metrics.COMPUTED``) defined on the item's engine: 0
+        # unless the answer is compared.
+        **dict.fromkeys(execution_metrics(item.database.engine), 0),
         "extracted_sql": None if extraction is None else extraction.sql,
         "extraction": MISSING if extraction is None else extraction.method,
         # The dialect the answer was asked in, and the SQL that ran (translated from it).
@@ -526,8 +532,8 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         GOLD_WORK: gold_outcome.work,
         # Gold's ties (``gold_ties``): how its right answers were had, and how many there are
         # (a decimal string: it can exceed what a JSON reader's float holds).
-        "tie_status": None if ties is None else ties.status,
-        "acceptable": None if ties is None else ties.acceptable,
+        TIE_STATUS: None if ties is None else ties.status,
+        ACCEPTABLE: None if ties is None else ties.acceptable,
     }
     if failure is not None:  # refused or failed: nothing to compare, every number stays 0
         refused_when_cut = result["truncated"] and failure.reason in _REFUSED
@@ -599,7 +605,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     ]
     metrics: dict = {"n": len(scores)}
     for name in numeric:
-        metrics[name] = fmean(float(s[name]) for s in scores)
+        metrics[name] = fmean(float(s[name]) for s in scores if name in s)
     for category in sorted({s["category"] for s in scores if s.get("category")}):
         in_category = [s for s in scores if s.get("category") == category]
         metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
