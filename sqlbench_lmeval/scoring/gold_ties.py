@@ -174,6 +174,9 @@ class TieBatch:
     probe_jobs: list[Job]
     keys: list[str | None]  # per item: its record's key in the store (None: not storable)
     store: TieStore | None
+    #: Per item, whether gold's outermost query has ORDER BY, from the plan's parse (gold is
+    #: parsed once); None where the record came from the store and gold was not planned.
+    orders: list[bool | None]
 
     def finish(self, gold: Sequence[Outcome], probes: Sequence[Outcome]) -> list[GoldTies]:
         """Every item's record, given gold's outcomes (in item order) and the probes' (in
@@ -214,13 +217,17 @@ def plan_batch(
     found = store.load({key for key in keys if key is not None}) if store is not None else {}
     records: list[GoldTies | None] = []
     plans: list[TiePlan | None] = []
+    orders: list[bool | None] = []
     probe_of: dict[int, int] = {}
     probe_jobs: list[Job] = []
     for index, (item, key) in enumerate(zip(items, keys, strict=True)):
         record = found.get(key) if key is not None else None
         plan = None
+        order = None
         if record is None:
             plan = plan_gold(item.gold_sql, item.dialect, limits.max_rows)
+            # No plan: the text holds no ORDER (nor LIMIT, OFFSET, FETCH), so no ORDER BY.
+            order = plan is not None and plan.order_by
             if plan is None:
                 record = UNORDERED
             elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
@@ -228,7 +235,8 @@ def plan_batch(
                 probe_jobs.append(Job(item.database, plan.probe_sql))
         records.append(record)
         plans.append(plan)
-    return TieBatch(records, plans, probe_of, probe_jobs, keys, store)
+        orders.append(order)
+    return TieBatch(records, plans, probe_of, probe_jobs, keys, store, orders)
 
 
 def _record_key(gold_key: str, dialect: str) -> str:

@@ -277,6 +277,7 @@ def score_answers(
         ties = plan_batch(items, gold_jobs, limits, gold_cache)
         gold, predicted, ordered = _execute(
             items,
+            ties.orders,
             gold_jobs + ties.probe_jobs,
             pred_jobs,
             limits,
@@ -383,16 +384,19 @@ def _extracted(
     return extraction, None
 
 
-def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
-    """Gold outcomes and per-item gold order (in item order), prediction outcomes (in the
-    order ``pred_jobs`` yields them)."""
+def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
+    """Gold outcomes and per-item gold order (in item order; ``orders`` holds those the tie
+    plan already read, None for the others), prediction outcomes (in the order ``pred_jobs``
+    yields them)."""
     # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
     # Once the last prediction job is made (the parent then mostly waits on the workers), a
     # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if progress else None
     with ThreadPoolExecutor(max_workers=1) as background:
-        orders = []
-        pred_jobs = _then(pred_jobs, lambda: orders.append(background.submit(_gold_orders, items)))
+        found = []
+        pred_jobs = _then(
+            pred_jobs, lambda: found.append(background.submit(_gold_orders, items, orders))
+        )
         if gold_cache is not None:
             gold, predicted = gold_cache.run_together(
                 gold_jobs,
@@ -411,7 +415,7 @@ def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress,
                 expected=None if expected is None else len(gold_jobs) + expected,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        return gold, predicted, orders[0].result()
+        return gold, predicted, found[0].result()
 
 
 def recheck_gold(
@@ -460,17 +464,23 @@ def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
     action()
 
 
-def _gold_orders(items: Sequence[Item]) -> list[bool]:
-    """Per item, whether its gold result has a defined row order (outermost ORDER BY)."""
+def _gold_orders(items: Sequence[Item], known: Sequence[bool | None]) -> list[bool]:
+    """Per item, whether its gold result has a defined row order (outermost ORDER BY): as the
+    tie plan read it (``known``; a cold run parses gold once), else parsed here (gold whose
+    tie record was stored, so not planned)."""
     memo: dict[tuple[str, str], bool] = {}
-    for item in items:
-        key = (item.gold_sql, item.dialect)
-        if key not in memo:
-            try:
-                memo[key] = gold_order_matters(item.gold_sql, item.dialect)
-            except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
-                memo[key] = False
-    return [memo[(item.gold_sql, item.dialect)] for item in items]
+    orders = []
+    for item, order in zip(items, known, strict=True):
+        if order is None:
+            key = (item.gold_sql, item.dialect)
+            if key not in memo:
+                try:
+                    memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+                except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
+                    memo[key] = False
+            order = memo[key]
+        orders.append(order)
+    return orders
 
 
 def _scored(

@@ -15,7 +15,8 @@ import pytest
 from support.ties import scores_database
 
 from sqlbench_lmeval.execution import Database, GoldCache
-from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring import pipeline
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE, NOT_HANDLED, STORE_FILE
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import ACCEPTABLE, TIE_STATUS
@@ -143,3 +144,26 @@ def test_sampled_tie_resolutions_vote_as_one_group(database):
     groups = [sample["group"] for sample in scored["samples"]]
     assert groups[0] == groups[1] == groups[4] != groups[2] == groups[3]
     assert scored[TIE_STATUS] == ANSWERS and scored[ACCEPTABLE] == "3"
+
+
+def test_gold_is_parsed_once_on_a_cold_run(database, tmp_path, monkeypatch):
+    """A cold run takes gold's order from the tie plan's parse; a warm one, whose tie records
+    come from the store (gold not planned), parses gold for its order alone."""
+    parsed = []
+
+    def order_matters(sql, dialect):
+        parsed.append(sql)
+        return gold_order_matters(sql, dialect)
+
+    monkeypatch.setattr(pipeline, "gold_order_matters", order_matters)
+    golds = [TOP3, "SELECT name FROM scores WHERE score = 7", "SELECT name FROM flat ORDER BY NULL"]
+    items = [item(database, gold, n) for n, gold in enumerate(golds, 1)]
+    answers = [TOP3, golds[1], "SELECT name FROM flat"]
+    cache = GoldCache(tmp_path / "cache")
+    cold = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    assert parsed == []
+    # ORDER BY NULL orders nothing, yet it is an ORDER BY: EX compares in order, as before.
+    assert [s["ordered"] for s in cold] == [True, False, True]
+    warm = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    # Gold without ORDER, LIMIT, OFFSET or FETCH in its text is neither stored nor parsed.
+    assert parsed == [golds[0], golds[2]] and warm == cold
