@@ -14,6 +14,8 @@ How it is had, for a batch of items (:func:`plan_batch`, then :meth:`TieBatch.fi
    none of ORDER, LIMIT, OFFSET, FETCH has no order and no cut and is not parsed at all) and,
    when the plan has a probe, the probe runs as one more gold job of the batch, through the gold
    cache like any gold (the execution layer knows nothing of ties: it runs and caches SQL);
+   the plan's parse also says whether gold has an outermost ORDER BY (``TieBatch.orders``),
+   so scoring does not parse gold a second time for its row order;
 3. after the batch ran, ``tie_compare.tie_gold`` turns gold's result and the probe's into the
    record, which is stored when both outcomes are deterministic (never after a timeout).
 
