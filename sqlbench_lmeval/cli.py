@@ -216,7 +216,7 @@ def _score(args: argparse.Namespace) -> int:
         out.write("\n")
     # Imported here, as scoring is: ``sqlbench-lmeval --help`` and the light commands start
     # without it.
-    from sqlbench_lmeval.scoring.metrics import EX_READS_DATA, names
+    from sqlbench_lmeval.scoring.metrics import EX_READS_DATA, names, not_defined
 
     metrics = result["metrics"]
     # The registry's summary metrics (``Metric.in_summary``) the run has, in registry order.
@@ -236,8 +236,12 @@ def _score(args: argparse.Namespace) -> int:
         print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
     if loops:
         print(f"{loops} truncated item(s) end in a repetition loop: {LOOP_ADVICE}")
-    if result["work_unit"] is None and result["items"]:
-        print(f"r_ves is 0 for every item: engine {result['engine']} counts no work")
+    for name in names(in_summary=True):
+        # A metric the engine cannot give (r_ves where it counts no work) is said to be so,
+        # never shown as a 0.
+        reason = None if name in metrics else not_defined(name, result["engine"])
+        if reason is not None and result["items"]:
+            print(f"{name}: {reason}")
     if metrics.get("n_reads_no_table"):
         print(
             f"{metrics['n_reads_no_table']} answer(s) read no table (constants): EX counts "

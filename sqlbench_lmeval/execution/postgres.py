@@ -49,12 +49,20 @@ queries (3, 5), functions the role may not execute (1), or writes a read-only tr
 refuses (``lo_create``, ``lo_from_bytea``).
 
 Work (``Outcome.work``, read by r_ves) is not counted on this engine (``ENGINE.work_unit`` is
-None; r_ves is 0 here and ``score`` says why). PostgreSQL offers no per-statement counter as
-direct as SQLite's steps or MariaDB's handler reads: the transaction's table counters
-(``pg_stat_xact_user_tables``: tuples read by scans and index fetches) leave out joins, sorts and
-aggregates and miss what parallel workers read; ``EXPLAIN (ANALYZE)``'s per-node rows cover all
-of it but return a plan instead of the rows, so each query would run twice. Neither has been
-measured for run-to-run identity yet.
+None), so r_ves is not defined here: items scored on PostgreSQL carry no r_ves at all (not a
+0 that reads like a measurement), and ``score``, ``report`` and ``verify`` say "not defined on
+postgres: it counts no work". The strongest reason no count would be reproducible: the planner
+chooses a plan from the statistics ``ANALYZE`` (and autovacuum's automatic analyze) gathers,
+and for a large table those are drawn from a random sample of its rows. PostgreSQL's own
+``ANALYZE`` documentation says they change slightly each time, even when the table's contents
+did not, and that this can, rarely, change the plan the planner picks. Two servers loaded with
+the same data can therefore run one query by different plans (a hash join or a nested loop,
+an index or a sequential scan), and a plan's per-node row counts are the plan's own: even
+``EXPLAIN (ANALYZE)``'s actual rows per node are not the same on every machine. The cheaper
+counters are no better: the transaction's table counters (``pg_stat_xact_user_tables``: tuples
+read by scans and index fetches) depend on the plan too, leave out joins, sorts and aggregates,
+and miss what parallel workers read; and ``EXPLAIN (ANALYZE)`` returns a plan instead of the
+rows, so each query would run twice.
 
 Failures of the evaluation itself are never an item's outcome, as on the MySQL engine: a server
 that cannot be reached, a login the server refuses, a database that is missing or that the role

@@ -33,7 +33,7 @@ from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS, LOGGED_NUMBERS
+from sqlbench_lmeval.scoring.metrics import LOGGED_NUMBERS, execution_metrics
 from sqlbench_lmeval.scoring.pipeline import Failure, failed_score, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
@@ -96,7 +96,9 @@ class ExecuteAndScore(Filter):
                 scores.append(None)
             except Exception as error:
                 items.append(None)
-                scores.append(failed_score(_doc_id(doc), Failure.at("document", error)))
+                failure = Failure.at("document", error)
+                engine = doc.get("engine") if isinstance(doc, dict) else None
+                scores.append(failed_score(_doc_id(doc), failure, engine=engine))
         scorable = [i for i, item in enumerate(items) if item is not None]
         answers = [resps[i] if i < len(resps) else None for i in scorable]
         try:
@@ -109,7 +111,10 @@ class ExecuteAndScore(Filter):
             ) from None
         except Exception as error:
             failure = Failure.at("score", error)
-            scored = [failed_score(items[i].id, failure, items[i].category) for i in scorable]
+            scored = [
+                failed_score(items[i].id, failure, items[i].category, items[i].database.engine)
+                for i in scorable
+            ]
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
         return scores
@@ -187,9 +192,12 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
     """The numbers of one document's score dict (made by :class:`ExecuteAndScore`); zeros when
     ``results`` holds no score dict (never raises: lm-eval calls this after the whole run)."""
     score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
+    # A metric not defined on the document's engine (r_ves where the engine counts no work)
+    # is left out, so lm-eval's table has no row for it rather than a 0 never measured.
+    defined = execution_metrics(doc.get("engine") if isinstance(doc, dict) else None)
     if not isinstance(score, dict):
-        return dict.fromkeys(EXECUTION_METRICS, 0)
-    numbers = {name: _number(score.get(name)) for name in EXECUTION_METRICS}
+        return dict.fromkeys(defined, 0)
+    numbers = {name: _number(score.get(name)) for name in defined}
     numbers.update(
         (name, value)
         for name, value in score.items()

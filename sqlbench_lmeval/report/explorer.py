@@ -11,7 +11,10 @@ files), one row per (task, item id) over all runs, with each run's verdict (:fun
 and, for the item view, what the score dicts and samples recorded: question, database, the
 prompt or, for LogicCat, the schema (once per database; lm-eval samples only), gold SQL, raw
 output, extracted SQL, error, result previews (``preview``) and TPC-DS per-feature
-similarities.
+similarities, and what explains the verdict in words: the reason (``tie_equivalent``: another
+of gold's right answers under its ties), gold's ties (``tie_status``; ``acceptable``, how many
+answers are right, kept a decimal string: it reaches 1e140, which a JavaScript number would
+round) and r_ves with the work counts it divided (or why it is not defined on the engine).
 """
 
 from __future__ import annotations
@@ -25,7 +28,18 @@ from pathlib import Path
 
 from sqlbench_lmeval.report.analysis import FEATURE_METRICS, error_kind, label, outcome_of
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
+from sqlbench_lmeval.scoring.efficiency import r_ves_reward, work_ratio
+from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NO_GOLD_RESULT, NONE, NOT_HANDLED
+from sqlbench_lmeval.scoring.metrics import (
+    ACCEPTABLE,
+    GOLD_WORK,
+    R_VES,
+    TIE_STATUS,
+    WORK,
+    not_defined,
+)
 from sqlbench_lmeval.scoring.pipeline import VERDICTS as SCORING_VERDICTS
+from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 
 #: Verdicts in display order (``scoring.pipeline.VERDICTS``, the classes every count uses). An
 #: error's verdict is "error"; its label adds the error kind.
@@ -36,6 +50,22 @@ VERDICTS = (
 
 #: The file ``write_explorer`` writes into its output folder.
 EXPLORER_FILE = "explorer.html"
+
+#: Comparison reasons in words (``compare.compare`` and ``gold_ties.tie_verdict``); other
+#: reasons (errors, refusals) are shown as they are, beside the error message.
+REASONS = {
+    "match": "the same result as gold",
+    TIE_EQUIVALENT: (
+        "correct under tie-aware EX: not gold's own rows, but another answer gold's ORDER BY "
+        "and LIMIT allow (rows with equal sort keys may come in any order, and a LIMIT that "
+        "cuts through such rows may keep any of them); EX strict still compares with gold's "
+        "own rows"
+    ),
+    "order": "the same rows as gold, in an order gold's ORDER BY does not allow",
+    "values": "other values than gold's",
+    "row_count": "another number of rows than gold's",
+    "column_count": "another number of columns than gold's",
+}
 
 
 def verdict(item: ScoredItem) -> str:
@@ -48,7 +78,54 @@ def verdict(item: ScoredItem) -> str:
 def verdict_label(item: ScoredItem) -> str:
     """The verdict as shown in the table: errors say their kind (``error: no such column``)."""
     kind = verdict(item)
-    return f"error: {error_kind(item.error)}" if kind == "error" else kind.replace("_", " ")
+    if kind == "error":
+        return f"error: {error_kind(item.error)}"
+    if kind == "correct" and item.reason == TIE_EQUIVALENT:
+        return "correct (tie resolution)"
+    return kind.replace("_", " ")
+
+
+def ties_text(status: str | None, acceptable: str | None) -> str | None:
+    """What gold's ties (``tie_status``, ``acceptable``) mean for an item, in words."""
+    if status is None:
+        return None
+    if status == NONE:
+        return "gold has no ORDER BY and no LIMIT: one right answer, its rows in any order"
+    if status == ANSWERS:
+        if acceptable in (None, "1"):
+            return "gold's ORDER BY and LIMIT leave no ties: one right answer"
+        return (
+            f"gold's ORDER BY and LIMIT leave ties: {acceptable} different answers are right "
+            "(gold's own rows are one of them)"
+        )
+    if status == NO_GOLD_RESULT:
+        return "gold returned no result: its ties were not judged"
+    why = status.removeprefix(f"{NOT_HANDLED}:")
+    return f"gold's ties were not judged ({why}): compared with gold's own rows only"
+
+
+def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
+    """r_ves of one answer with the work counts it divided, or why the engine gives none."""
+    name = label(R_VES)
+    value = item.numbers.get(R_VES)
+    if value is None:
+        reason = not_defined(R_VES, engine)
+        return None if reason is None else f"{name}: {reason}"
+    work, gold_work = item.details.get(WORK), item.details.get(GOLD_WORK)
+    counts = (
+        f"gold's work {gold_work:,}, this answer's {work:,}"
+        if work is not None and gold_work is not None
+        else None
+    )
+    if not item.ex >= 0.5:
+        return f"{name} {value:.3f}: the answer is not correct" + (f" ({counts})" if counts else "")
+    ratio = work_ratio(gold_work, work)
+    if ratio is None:
+        return f"{name} {value:.3f}: a work count is missing"
+    return (
+        f"{name} {value:.3f}: {counts}, ratio {ratio:.2f}; BIRD's reward for it is "
+        f"{r_ves_reward(ratio):g}, square-rooted"
+    )
 
 
 def explorer_data(runs: Sequence[Run]) -> dict:
@@ -61,7 +138,7 @@ def explorer_data(runs: Sequence[Run]) -> dict:
                 if row is None:
                     row = rows[(task.name, item.id)] = _item_row(task.name, item, len(runs))
                 _fill_shared(row, item)
-                row["results"][index] = _run_result(item)
+                row["results"][index] = _run_result(item, task.engine)
     ordered = sorted(rows.values(), key=lambda row: (row["task"], row["id"]))
     schemas = {}
     for row in ordered:
@@ -99,7 +176,9 @@ def _fill_shared(row: dict, item: ScoredItem) -> None:
             row[name] = item.details[name]
 
 
-def _run_result(item: ScoredItem) -> dict:
+def _run_result(item: ScoredItem, engine: str | None) -> dict:
+    status, acceptable = item.details.get(TIE_STATUS), item.details.get(ACCEPTABLE)
+    acceptable = None if acceptable is None else str(acceptable)  # never a JSON number
     similarities = {
         label(name): _finite(value)
         for name, value in sorted(item.numbers.items())
@@ -116,6 +195,11 @@ def _run_result(item: ScoredItem) -> dict:
         "executed_sql": item.details.get("executed_sql"),
         "preview": item.details.get("prediction_preview"),
         "similarity": similarities or None,
+        "reason_text": REASONS.get(item.reason),
+        TIE_STATUS: status,
+        ACCEPTABLE: acceptable,
+        "ties_text": ties_text(status, acceptable),
+        "efficiency_text": efficiency_text(item, engine),
     }
 
 
@@ -172,9 +256,11 @@ __all__ = [
     "EXPLORER_FILE",
     "VERDICTS",
     "asset",
+    "efficiency_text",
     "explorer_data",
     "render_explorer",
     "script_json",
+    "ties_text",
     "verdict",
     "verdict_label",
     "write_explorer",

@@ -26,7 +26,17 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring.metrics import EX, EX_SET, EX_STRICT, LOGGED_NUMBERS, VES
+from sqlbench_lmeval.scoring.metrics import (
+    ACCEPTABLE,
+    EX,
+    EX_SET,
+    EX_STRICT,
+    GOLD_WORK,
+    LOGGED_NUMBERS,
+    TIE_STATUS,
+    VES,
+    WORK,
+)
 from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
@@ -38,8 +48,10 @@ _KNOWN_FIELDS = frozenset(
     | LOGGED_NUMBERS  # work counts: they explain r_ves, they are not averaged
 )
 
-#: Text fields kept per item for the explorer (``ScoredItem.details``): result previews and
-#: what the score dict or the lm-eval sample says about the question and the answer.
+#: Fields kept per item for the explorer (``ScoredItem.details``): result previews, what the
+#: score dict or the lm-eval sample says about the question and the answer, and what explains
+#: the verdict: gold's ties (``tie_status``, ``acceptable``: a decimal string) and the work
+#: counts r_ves divided.
 DETAIL_FIELDS = (
     "gold_preview",
     "prediction_preview",
@@ -52,6 +64,10 @@ DETAIL_FIELDS = (
     "db_id",
     "schema",
     "prompt",
+    TIE_STATUS,
+    ACCEPTABLE,
+    WORK,
+    GOLD_WORK,
 )
 
 #: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.

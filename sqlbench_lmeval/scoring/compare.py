@@ -107,6 +107,13 @@ def _order_matters(gold_sql: str, dialect: str) -> bool:
         tree = sqlglot.parse_one(gold_sql, read=dialect or None)
     except Exception:
         return False
+    return outermost_order_by(tree)
+
+
+def outermost_order_by(tree: exp.Expression | None) -> bool:
+    """Whether the outermost query of a parsed gold has ORDER BY, parentheses looked through
+    (the rule of :func:`gold_order_matters`, for a caller that parsed gold already: the tie
+    plan, so that gold is parsed once)."""
     while isinstance(tree, (exp.Subquery, exp.Paren)) and not tree.args.get("order"):
         tree = tree.this
     return tree is not None and bool(tree.args.get("order"))

@@ -33,7 +33,10 @@ so the score of a run can be reproduced anywhere. Departures from BIRD, and why:
 - the score is a mean over items on a 0-1.118 scale, not BIRD's percentage;
 - "correct" is our ``ex`` (tie-aware, tolerant), not BIRD's ``set(pred) == set(gold)``;
 - BIRD's trimming with identical timings (standard deviation 0) keeps nothing and divides by
-  zero, which its harness catches and scores 0: we keep every ratio when none lies outside.
+  zero, which its harness catches and scores 0: we keep every ratio when none lies outside;
+- on an engine that counts no work (PostgreSQL, ``Engine.work_unit`` None) ``r_ves`` is not
+  defined: the metric registry leaves it out of such items (``Metric.needs_work``), where
+  :func:`r_ves` would give 0 for want of a ratio.
 """
 
 from __future__ import annotations

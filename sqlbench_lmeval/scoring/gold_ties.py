@@ -14,6 +14,8 @@ How it is had, for a batch of items (:func:`plan_batch`, then :meth:`TieBatch.fi
    none of ORDER, LIMIT, OFFSET, FETCH has no order and no cut and is not parsed at all) and,
    when the plan has a probe, the probe runs as one more gold job of the batch, through the gold
    cache like any gold (the execution layer knows nothing of ties: it runs and caches SQL);
+   the plan's parse also says whether gold has an outermost ORDER BY (``TieBatch.orders``),
+   so scoring does not parse gold a second time for its row order;
 3. after the batch ran, ``tie_compare.tie_gold`` turns gold's result and the probe's into the
    record, which is stored when both outcomes are deterministic (never after a timeout).
 
@@ -174,6 +176,9 @@ class TieBatch:
     probe_jobs: list[Job]
     keys: list[str | None]  # per item: its record's key in the store (None: not storable)
     store: TieStore | None
+    #: Per item, whether gold's outermost query has ORDER BY, from the plan's parse (gold is
+    #: parsed once); None where the record came from the store and gold was not planned.
+    orders: list[bool | None]
 
     def finish(self, gold: Sequence[Outcome], probes: Sequence[Outcome]) -> list[GoldTies]:
         """Every item's record, given gold's outcomes (in item order) and the probes' (in
@@ -214,13 +219,17 @@ def plan_batch(
     found = store.load({key for key in keys if key is not None}) if store is not None else {}
     records: list[GoldTies | None] = []
     plans: list[TiePlan | None] = []
+    orders: list[bool | None] = []
     probe_of: dict[int, int] = {}
     probe_jobs: list[Job] = []
     for index, (item, key) in enumerate(zip(items, keys, strict=True)):
         record = found.get(key) if key is not None else None
         plan = None
+        order = None
         if record is None:
             plan = plan_gold(item.gold_sql, item.dialect, limits.max_rows)
+            # No plan: the text holds no ORDER (nor LIMIT, OFFSET, FETCH), so no ORDER BY.
+            order = plan is not None and plan.order_by
             if plan is None:
                 record = UNORDERED
             elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
@@ -228,7 +237,8 @@ def plan_batch(
                 probe_jobs.append(Job(item.database, plan.probe_sql))
         records.append(record)
         plans.append(plan)
-    return TieBatch(records, plans, probe_of, probe_jobs, keys, store)
+        orders.append(order)
+    return TieBatch(records, plans, probe_of, probe_jobs, keys, store, orders)
 
 
 def _record_key(gold_key: str, dialect: str) -> str:

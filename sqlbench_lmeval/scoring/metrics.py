@@ -34,9 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from types import MappingProxyType
 
-from sqlbench_lmeval.execution import Outcome
+from sqlbench_lmeval.execution import Outcome, engines
 from sqlbench_lmeval.scoring.compare import Verdict, ves
 from sqlbench_lmeval.scoring.efficiency import r_ves
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
@@ -149,6 +150,9 @@ class Metric:
     voted: bool = False  # sampled scoring reports the voted answer's value and ``<name>_mean``
     after_retries_of: str | None = None  # the last retry's value of this metric
     gold_of: str | None = None  # gold's value of this metric of the prediction
+    #: Defined only on engines that count work (``Engine.work_unit``): left out of the scores
+    #: of items on any other engine, so that no table shows a 0 that was never measured.
+    needs_work: bool = False
 
     def used_by(self, benchmark: str, kind: str) -> bool:
         """Whether tasks of ``benchmark`` of this ``kind`` report the metric."""
@@ -195,6 +199,11 @@ R_VES_TIME = "r_ves_time"
 WORK = "work"
 GOLD_WORK = "gold_work"
 LOGGED_NUMBERS = frozenset({WORK, GOLD_WORK})
+#: Per-item fields of tie-aware EX, logged and never averaged (``gold_ties``): gold's tie
+#: status, and how many distinct answers are right (a decimal string: it reaches 1e140, past
+#: what a JSON reader's float or a JavaScript number holds exactly).
+TIE_STATUS = "tie_status"
+ACCEPTABLE = "acceptable"
 
 
 def efficiency_on_work(executed: Executed) -> float:
@@ -209,11 +218,13 @@ def _efficiency() -> list[Metric]:
             "R-VES (work)",
             "efficiency of a correct answer: the square root of BIRD's R-VES reward (1.25, 1, "
             "0.75, 0.5, 0.25) on the ratio gold work / prediction work, work being a count the "
-            "engine reports identically on every machine; 0 when EX is 0 or the engine counts "
-            "no work; gold as the answer scores 1",
-            "every item (0 when the answer is not correct)",
+            "engine reports identically on every machine; 0 when EX is 0; not defined on an "
+            "engine that counts no work (PostgreSQL); gold as the answer scores 1",
+            "every item on an engine that counts work (0 when the answer is not correct); "
+            "absent from items on an engine that counts none (PostgreSQL)",
             EFFICIENCY,
             compute=efficiency_on_work,
+            needs_work=True,
             in_group=True,
             in_summary=True,
             in_scores_table=True,
@@ -545,13 +556,49 @@ COMPUTED: tuple[Metric, ...] = tuple(m for m in METRICS if m.compute is not None
 EXECUTION_METRICS: tuple[str, ...] = tuple(m.name for m in COMPUTED)
 
 
+def engine_counts_work(engine: str | None) -> bool | None:
+    """Whether ``engine`` counts work (``Engine.work_unit``); None when that is not known here
+    (no engine named, an unknown name, or its driver is not installed in this environment)."""
+    if not engine:
+        return None
+    try:
+        return engines.get(engine).work_unit is not None
+    except (ImportError, ValueError):
+        return None
+
+
+def carried_on(entry: Metric, engine: str | None) -> bool:
+    """Whether items scored on ``engine`` carry metric ``entry`` (an engine not known here is
+    taken to count work, as every engine but PostgreSQL does)."""
+    return not entry.needs_work or engine_counts_work(engine) is not False
+
+
+def not_defined(name: str, engine: str | None) -> str | None:
+    """Why items on ``engine`` do not carry metric ``name`` (``"not defined on postgres: it
+    counts no work"``); None when they do, or when it is not known here."""
+    entry = metric(name)
+    if entry.needs_work and engine_counts_work(engine) is False:
+        return f"not defined on {engine}: it counts no work"
+    return None
+
+
+@cache
+def execution_metrics(engine: str | None) -> tuple[str, ...]:
+    """The names of :data:`EXECUTION_METRICS` that items scored on ``engine`` carry (every
+    item has each of them: 0 for an answer that was not compared)."""
+    return tuple(m.name for m in COMPUTED if carried_on(m, engine))
+
+
 def compute_metrics(executed: Executed) -> dict[str, float]:
     """The values of :data:`COMPUTED` for one compared answer, in registry order (each metric
-    sees the values of those before it in ``executed.values``)."""
+    sees the values of those before it in ``executed.values``); a metric not defined on the
+    item's engine (:func:`carried_on`) is left out."""
     values: dict[str, float] = {}
     seen = replace(executed, values=values)
+    defined = execution_metrics(executed.item.database.engine)
     for entry in COMPUTED:
-        values[entry.name] = entry.compute(seen)
+        if entry.name in defined:
+            values[entry.name] = entry.compute(seen)
     return values
 
 
@@ -591,6 +638,10 @@ __all__ = [
     "Executed",
     "Metric",
     "compute_metrics",
+    "carried_on",
+    "engine_counts_work",
+    "execution_metrics",
+    "not_defined",
     "FAMILIES",
     "group_metrics",
     "is_metric",
@@ -603,4 +654,6 @@ __all__ = [
     "R_VES",
     "R_VES_TIME",
     "WORK",
+    "TIE_STATUS",
+    "ACCEPTABLE",
 ]

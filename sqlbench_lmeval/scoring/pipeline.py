@@ -57,13 +57,15 @@ from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_or
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
+    ACCEPTABLE,
     EX,
-    EXECUTION_METRICS,
     GOLD_WORK,
     LOGGED_NUMBERS,
+    TIE_STATUS,
     WORK,
     Executed,
     compute_metrics,
+    execution_metrics,
 )
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, result_preview
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, Transpile, engine_sql
@@ -275,6 +277,7 @@ def score_answers(
         ties = plan_batch(items, gold_jobs, limits, gold_cache)
         gold, predicted, ordered = _execute(
             items,
+            ties.orders,
             gold_jobs + ties.probe_jobs,
             pred_jobs,
             limits,
@@ -326,14 +329,17 @@ def score_answers(
     return Scored(scores, outcomes, answer_gold, answer_ordered)
 
 
-def failed_score(item_id: int, failure: Failure, category: str | None = None) -> dict:
+def failed_score(
+    item_id: int, failure: Failure, category: str | None = None, engine: str | None = None
+) -> dict:
     """The score dict of an item that could not be scored at all (e.g. its lm-eval document
-    is unreadable): status ``error``, every number 0, ``failure`` as reason and error."""
+    is unreadable): status ``error``, every number defined on ``engine`` 0, ``failure`` as
+    reason and error."""
     return {
         "id": item_id,
         "category": category,
         "status": Status.ERROR.value,
-        **dict.fromkeys(EXECUTION_METRICS, 0),
+        **dict.fromkeys(execution_metrics(engine), 0),
         "extracted_sql": None,
         "extraction": "failed",
         "executed_sql": None,
@@ -349,8 +355,8 @@ def failed_score(item_id: int, failure: Failure, category: str | None = None) ->
         "comparison_version": COMPARISON_VERSION,
         WORK: None,
         GOLD_WORK: None,
-        "tie_status": None,
-        "acceptable": None,
+        TIE_STATUS: None,
+        ACCEPTABLE: None,
     }
 
 
@@ -378,16 +384,19 @@ def _extracted(
     return extraction, None
 
 
-def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
-    """Gold outcomes and per-item gold order (in item order), prediction outcomes (in the
-    order ``pred_jobs`` yields them)."""
+def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
+    """Gold outcomes and per-item gold order (in item order; ``orders`` holds those the tie
+    plan already read, None for the others), prediction outcomes (in the order ``pred_jobs``
+    yields them)."""
     # Gold and predictions run in one parallel batch, so a slow gold query overlaps the rest.
     # Once the last prediction job is made (the parent then mostly waits on the workers), a
     # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if progress else None
     with ThreadPoolExecutor(max_workers=1) as background:
-        orders = []
-        pred_jobs = _then(pred_jobs, lambda: orders.append(background.submit(_gold_orders, items)))
+        found = []
+        pred_jobs = _then(
+            pred_jobs, lambda: found.append(background.submit(_gold_orders, items, orders))
+        )
         if gold_cache is not None:
             gold, predicted = gold_cache.run_together(
                 gold_jobs,
@@ -406,7 +415,7 @@ def _execute(items, gold_jobs, pred_jobs, limits, workers, gold_cache, progress,
                 expected=None if expected is None else len(gold_jobs) + expected,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        return gold, predicted, orders[0].result()
+        return gold, predicted, found[0].result()
 
 
 def recheck_gold(
@@ -455,17 +464,23 @@ def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
     action()
 
 
-def _gold_orders(items: Sequence[Item]) -> list[bool]:
-    """Per item, whether its gold result has a defined row order (outermost ORDER BY)."""
+def _gold_orders(items: Sequence[Item], known: Sequence[bool | None]) -> list[bool]:
+    """Per item, whether its gold result has a defined row order (outermost ORDER BY): as the
+    tie plan read it (``known``; a cold run parses gold once), else parsed here (gold whose
+    tie record was stored, so not planned)."""
     memo: dict[tuple[str, str], bool] = {}
-    for item in items:
-        key = (item.gold_sql, item.dialect)
-        if key not in memo:
-            try:
-                memo[key] = gold_order_matters(item.gold_sql, item.dialect)
-            except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
-                memo[key] = False
-    return [memo[(item.gold_sql, item.dialect)] for item in items]
+    orders = []
+    for item, order in zip(items, known, strict=True):
+        if order is None:
+            key = (item.gold_sql, item.dialect)
+            if key not in memo:
+                try:
+                    memo[key] = gold_order_matters(item.gold_sql, item.dialect)
+                except Exception:  # unreadable gold: unordered, as for gold sqlglot cannot parse
+                    memo[key] = False
+            order = memo[key]
+        orders.append(order)
+    return orders
 
 
 def _scored(
@@ -503,8 +518,9 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         "id": item.id,
         "category": item.category,
         "status": MISSING if pred is None else pred.status.value,
-        # Every per-answer metric (``metrics.COMPUTED``): 0 unless the answer is compared.
-        **dict.fromkeys(EXECUTION_METRICS, 0),
+        # Every per-answer metric (``metrics.COMPUTED``) defined on the item's engine: 0
+        # unless the answer is compared.
+        **dict.fromkeys(execution_metrics(item.database.engine), 0),
         "extracted_sql": None if extraction is None else extraction.sql,
         "extraction": MISSING if extraction is None else extraction.method,
         # The dialect the answer was asked in, and the SQL that ran (translated from it).
@@ -526,8 +542,8 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         GOLD_WORK: gold_outcome.work,
         # Gold's ties (``gold_ties``): how its right answers were had, and how many there are
         # (a decimal string: it can exceed what a JSON reader's float holds).
-        "tie_status": None if ties is None else ties.status,
-        "acceptable": None if ties is None else ties.acceptable,
+        TIE_STATUS: None if ties is None else ties.status,
+        ACCEPTABLE: None if ties is None else ties.acceptable,
     }
     if failure is not None:  # refused or failed: nothing to compare, every number stays 0
         refused_when_cut = result["truncated"] and failure.reason in _REFUSED
@@ -599,7 +615,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     ]
     metrics: dict = {"n": len(scores)}
     for name in numeric:
-        metrics[name] = fmean(float(s[name]) for s in scores)
+        metrics[name] = fmean(float(s[name]) for s in scores if name in s)
     for category in sorted({s["category"] for s in scores if s.get("category")}):
         in_category = [s for s in scores if s.get("category") == category]
         metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)

@@ -34,12 +34,14 @@ from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
+    ACCEPTABLE,
     EX,
     EXECUTION_METRICS,
     GOLD_WORK,
     MEAN_EX,
     MEAN_VES,
     PASS_AT,
+    TIE_STATUS,
     VES,
     VOTED_EX,
     WORK,
@@ -169,7 +171,8 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         "id": item.id,
         "category": item.category,
         # The first sample's verdict: what one answer gets (aggregate() counts these).
-        **{name: first[name] for name in EXECUTION_METRICS},
+        # (those defined on the item's engine: r_ves is not where the engine counts no work)
+        **{name: first[name] for name in EXECUTION_METRICS if name in first},
         VOTED_EX: chosen[EX] if voted.winner is not None else 0,
         **{PASS_AT[k]: pass_at_k(n, c, k) for k in reported_ks(n)},
         MEAN_VES: fmean(s[VES] for s in scores),
@@ -190,11 +193,13 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         flags=first["flags"],
         ordered=ordered,
         comparison_version=COMPARISON_VERSION,
-        # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
-        work=first.get(WORK),
-        gold_work=first.get(GOLD_WORK),
-        tie_status=first.get("tie_status"),
-        acceptable=first.get("acceptable"),
+        **{
+            # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
+            WORK: first.get(WORK),
+            GOLD_WORK: first.get(GOLD_WORK),
+            TIE_STATUS: first.get(TIE_STATUS),
+            ACCEPTABLE: first.get(ACCEPTABLE),
+        },
         vote={
             "n_samples": n,
             "n_correct": c,

@@ -61,6 +61,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
+from sqlbench_lmeval.scoring.compare import outermost_order_by
+
 #: Prefix of the extra key columns a probe appends after gold's own columns.
 KEY_PREFIX = "__tie_key_"
 #: The most rows a probe returns (the default row cap of execution): it ends in LIMIT this.
@@ -120,6 +122,9 @@ class TiePlan:
     probe_limit: int | None = None
     extra_columns: int = 0
     inner_cuts: bool = False
+    #: Whether gold's outermost query has an ORDER BY at all, constant keys included: whether
+    #: EX compares rows in order (``compare.gold_order_matters``), read from the same parse.
+    order_by: bool = False
 
     @property
     def ordered(self) -> bool:
@@ -144,6 +149,13 @@ def plan_ties(sql: str, dialect: str, max_rows: int = PROBE_ROWS) -> TiePlan:
     at most ``max_rows`` rows (the row cap it runs under)."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect or None)
+    except Exception:
+        return _not_handled(UNPARSED)
+    return replace(_plan(sql, dialect, max_rows, tree), order_by=outermost_order_by(tree))
+
+
+def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePlan:
+    try:
         tokens = Dialect.get_or_raise(dialect or None).tokenize(sql)
     except Exception:
         return _not_handled(UNPARSED)

@@ -21,6 +21,8 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
     VOTED_EX,
+    names,
+    not_defined,
 )
 from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_collections
 
@@ -69,7 +71,8 @@ def sections(verification: Verification, data: dict | None = None) -> list[Secti
                     fmt(task.claimed.get(name, float("nan")), 4),
                 )
                 for name in _shown_numbers(task)
-            ),
+            )
+            + tuple((name, reason, reason, "") for name, reason in _undefined(task)),
             (False, True, True, True),
         )
         facts = Table(
@@ -99,6 +102,14 @@ def _shown_numbers(task) -> list[str]:
         and name.removeprefix("ex_") in {i.get("category") for i in task.items}
     )
     return [name for name in names if name in task.metrics or name in task.claimed]
+
+
+def _undefined(task) -> list[tuple[str, str]]:
+    """Summary metrics the task's engine cannot give, with why (r_ves where the engine counts
+    no work): said so, where a 0 would read like a measurement."""
+    engine = task.facts.get("engine")
+    reasons = [(n, not_defined(n, engine)) for n in names(in_summary=True) if n not in task.metrics]
+    return [(name, reason) for name, reason in reasons if reason is not None]
 
 
 def _findings_table(findings: tuple[Finding, ...]) -> Table:

@@ -12,6 +12,7 @@ import pytest
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.logiccat.benchmark import load_items
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
 from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, aggregate, score_items
 
 pytestmark = pytest.mark.slow
@@ -41,9 +42,9 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     assert aggregate(scores)["ex_on_healthy_gold"] == 1.0
     # Gold as its own answer did exactly gold's work (counted in another run, gold's from the
     # cache): r_ves 1.0 on every healthy item (issue 21).
-    off = [(s["id"], s["work"], s["gold_work"]) for s in healthy if s["r_ves"] != 1.0]
+    off = [(s["id"], s[WORK], s[GOLD_WORK]) for s in healthy if s[R_VES] != 1.0]
     assert off == []
-    assert all(s["work"] == s["gold_work"] is not None for s in healthy)
+    assert all(s[WORK] == s[GOLD_WORK] is not None for s in healthy)
     # Gold that runs but returns nothing or only NULLs still matches itself...
     for status in ("empty", "all_null"):
         assert all(s["ex"] == 1 for s in scores if s["gold_status"] == status), status

@@ -18,6 +18,9 @@ from sqlbench_lmeval.report.explorer import (
     verdict_label,
 )
 from sqlbench_lmeval.report.runs import ScoredItem
+from sqlbench_lmeval.scoring import gold_ties
+from sqlbench_lmeval.scoring.metrics import ACCEPTABLE, GOLD_WORK, TIE_STATUS, WORK
+from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 
 
 def test_verdicts(score_item):
@@ -110,3 +113,42 @@ def test_a_logiccat_schema_is_kept_once_per_database(score_item, tmp_path):
         ("shop", False),
         ("shop", False),
     ]
+
+
+def test_the_verdict_is_explained_in_words(score_item, write_score_file):
+    """Per run: the reason, gold's ties (``acceptable`` kept a decimal string however large)
+    and r_ves with its work counts, or why the engine gives no r_ves."""
+    huge = str(math.factorial(100))  # 158 digits: no float, no JavaScript number holds it
+    tied = {TIE_STATUS: gold_ties.ANSWERS, ACCEPTABLE: huge, WORK: 500, GOLD_WORK: 1200}
+    on_sqlite = write_score_file(
+        "sqlite",
+        [
+            score_item(1, 1, reason=TIE_EQUIVALENT, r_ves=math.sqrt(1.25), **tied),
+            score_item(2, 0, r_ves=0.0, **{TIE_STATUS: gold_ties.NONE, WORK: 10, GOLD_WORK: 10}),
+        ],
+        engine="sqlite",
+    )
+    # PostgreSQL counts no work: its items carry no r_ves (scoring leaves it out).
+    on_postgres = write_score_file(
+        "postgres", [score_item(1, 1), score_item(2, 1)], engine="postgres"
+    )
+    data = explorer_data(read_runs([f"S={on_sqlite}", f"P={on_postgres}"]))
+    first, second = data["items"]
+    tie, postgres = first["results"]
+    assert tie["label"] == "correct (tie resolution)"
+    assert tie["reason_text"].startswith("correct under tie-aware EX")
+    assert tie[ACCEPTABLE] == huge and f"{huge} different answers are right" in tie["ties_text"]
+    # Gold's 1,200 against 500: ratio 2.4, BIRD's reward 1.25, r_ves its square root.
+    assert tie["efficiency_text"] == (
+        "R-VES (work) 1.118: gold's work 1,200, this answer's 500, ratio 2.40; "
+        "BIRD's reward for it is 1.25, square-rooted"
+    )
+    wrong = second["results"][0]
+    assert wrong["ties_text"].startswith("gold has no ORDER BY and no LIMIT")
+    assert wrong["efficiency_text"] == (
+        "R-VES (work) 0.000: the answer is not correct (gold's work 10, this answer's 10)"
+    )
+    assert postgres["efficiency_text"] == "R-VES (work): not defined on postgres: it counts no work"
+    assert postgres["ties_text"] is None and postgres[ACCEPTABLE] is None
+    # In the page the count is a JSON string, never a number.
+    assert f'"{ACCEPTABLE}":"{huge}"' in render_explorer(data)

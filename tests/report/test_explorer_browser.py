@@ -9,14 +9,16 @@ what each model answered). Every expected count below is derived from that table
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
 import pytest
 from support.browser import chromium, needs_chromium
-from support.explorer_runs import HOSTILE, scripted_runs
+from support.explorer_runs import HOSTILE, scripted_runs, tie_runs
 
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE
 
 pytestmark = needs_chromium
 
@@ -162,6 +164,76 @@ def test_hostile_text_renders_as_text(browser, tmp_path):
     # Search with a quote and angle brackets is matched as text too.
     browser.find_element("id", "search").send_keys('"bold"')
     assert _shown_keys(browser) == ["shop/4"]
+
+
+def _panel_why(driver, key: str) -> list[dict[str, str | None]]:
+    """Per run panel of item ``key``: the verdict, and the texts and data of its "why" block."""
+    driver.find_element("css selector", f"#items tr[data-key='{key}']").click()
+    panels = driver.find_element("id", "detail").find_elements("css selector", ".run")
+    found = []
+    for panel in panels:
+        texts = {
+            name: [node.text for node in panel.find_elements("css selector", f".why .{css}")]
+            for name, css in (
+                ("reason", "reason-text"),
+                ("ties", "ties"),
+                ("efficiency", "efficiency"),
+            )
+        }
+        ties = panel.find_elements("css selector", ".why .ties")
+        found.append(
+            {
+                "verdict": panel.find_element("css selector", ".verdict").text,
+                **{name: values[0] if values else None for name, values in texts.items()},
+                "tie_status": ties[0].get_attribute("data-tie-status") if ties else None,
+                "acceptable": ties[0].get_attribute("data-acceptable") if ties else None,
+            }
+        )
+    return found
+
+
+def test_tie_resolutions_are_explained_and_filtered(browser, tmp_path):
+    """The tie runs of ``support.explorer_runs`` (its table says what each model answered)."""
+    folders = tie_runs(tmp_path)
+    runs = [f"{name}={folder}" for name, folder in folders.items()]
+    assert main(["explore", *runs, "--output", str(tmp_path / "out")]) == 0
+    _open(browser, tmp_path / "out" / "explorer.html")
+    assert browser.find_element("id", "summary").text == "4 of 4 items"
+    # The table says which right answers were tie resolutions.
+    row = browser.find_element("css selector", "#items tr[data-key='league/1']")
+    assert "correct (tie resolution)" in row.text
+    # Filters: alpha's tie resolutions are items 1, 2 and 4; gold has ties on 1, 2 and 4.
+    _choose(browser, "ties", "correct as a tie resolution (some run)")
+    assert _shown_keys(browser) == ["league/1", "league/2", "league/4"]
+    assert _counts(browser, 0)["correct"] == 3
+    _choose(browser, "ties", "gold has several right answers")
+    assert _shown_keys(browser) == ["league/1", "league/2", "league/4"]
+    _choose(browser, "ties", "any")
+    assert browser.find_element("id", "summary").text == "4 of 4 items"
+
+    alpha, beta = _panel_why(browser, "league/1")
+    assert alpha["verdict"] == "correct (tie resolution)" and beta["verdict"] == "wrong result"
+    assert alpha["reason"].startswith("correct under tie-aware EX: not gold's own rows")
+    assert (alpha["tie_status"], alpha["acceptable"]) == (ANSWERS, "2")
+    assert "2 different answers are right" in alpha["ties"]
+    assert beta["reason"] == "other values than gold's"
+    assert beta["efficiency"].startswith("R-VES (work) 0.000: the answer is not correct")
+    # The one-answer item: no ties; both models' r_ves text names the work counts.
+    alpha, beta = _panel_why(browser, "league/3")
+    assert alpha["tie_status"] == NONE and alpha["acceptable"] is None
+    assert alpha["ties"].startswith("gold has no ORDER BY and no LIMIT")
+    assert alpha["reason"] == "the same result as gold"
+    assert alpha["efficiency"].startswith("R-VES (work) 1.000: gold's work ")
+    assert "ratio 1.00; BIRD's reward for it is 1, square-rooted" in alpha["efficiency"]
+    # 25 runners all tied: 25! answers, shown digit for digit (a JavaScript number would
+    # print 1.5511210043330986e+25).
+    alpha, beta = _panel_why(browser, "league/4")
+    assert alpha["acceptable"] == beta["acceptable"] == str(math.factorial(25))
+    assert f"{math.factorial(25)} different answers are right" in alpha["ties"]
+    assert alpha["verdict"] == "correct (tie resolution)" and beta["verdict"] == "correct"
+    screenshot = tmp_path / "explorer-ties.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")
 
 
 def _large_data(runs: int, items: int) -> dict:

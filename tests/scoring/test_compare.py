@@ -20,6 +20,7 @@ from sqlbench_lmeval.scoring.compare import (
     values_close,
     ves,
 )
+from sqlbench_lmeval.scoring.gold_ties import plan_gold
 
 
 def ok(*rows, columns=None) -> Outcome:
@@ -271,6 +272,9 @@ ORDERS = [
     ("duckdb", "SELECT a FROM t ORDER BY ALL", "duckdb", True),
     ("mysql", "SELECT `a` FROM t ORDER BY `a`", "mysql", True),
     ("unparseable", "SELECT FROM WHERE ORDER BY (", "sqlite", False),
+    # An ORDER BY of constants orders nothing, but it is an ORDER BY: compared in order.
+    ("constant_key", "SELECT a FROM t ORDER BY NULL", "sqlite", True),
+    ("limit_only", "SELECT a FROM t LIMIT 3", "sqlite", False),
 ]
 
 
@@ -279,6 +283,15 @@ ORDERS = [
 )
 def test_gold_order_matters(sql, dialect, expected):
     assert gold_order_matters(sql, dialect) is expected
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "expected"), [c[1:] for c in ORDERS], ids=[c[0] for c in ORDERS]
+)
+def test_the_tie_plan_reads_the_same_order_from_its_own_parse(sql, dialect, expected):
+    # A cold run takes gold's order from the plan (None: text without ORDER or a cut).
+    plan = plan_gold(sql, dialect, 10_000)
+    assert (plan is not None and plan.order_by) is expected
 
 
 def test_tolerance_is_what_the_docs_say():

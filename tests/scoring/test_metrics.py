@@ -18,7 +18,6 @@ import sqlbench_lmeval
 from sqlbench_lmeval.execution import Database, Status
 from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring import metrics as registry
-from sqlbench_lmeval.scoring import pipeline
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
     EXECUTION,
@@ -176,18 +175,22 @@ def test_a_metric_that_reads_results_plugs_in_with_one_entry(database, monkeypat
     computed = (*registry.COMPUTED, *entries)
     monkeypatch.setattr(registry, "COMPUTED", computed)
     monkeypatch.setattr(registry, "METRICS", (*METRICS, *entries))
-    # The names every score dict starts from are read when the pipeline module is imported;
-    # a new entry in the source lands in both. Here both are patched.
-    names = tuple(m.name for m in computed)
-    monkeypatch.setattr(pipeline, "EXECUTION_METRICS", names)
-    right, wrong, failed = score_items(
-        [item(database)] * 3, [ANSWERS[0], ANSWERS[1], ANSWERS[2]], progress=False
-    )
-    assert (right["rows_if_right"], wrong["rows_if_right"], failed["rows_if_right"]) == (2, 0, 0)
-    # Computed for every compared answer (an error is compared too: gold ran).
-    assert (right["gold_rows"], wrong["gold_rows"], failed["gold_rows"]) == (2, 2, 2)
-    (missing,) = score_items([item(database)], [None], progress=False)
-    assert missing["rows_if_right"] == 0 and missing["gold_rows"] == 0
+    # The names every score dict starts from are read from COMPUTED once per engine and
+    # remembered (``execution_metrics``): forget them now, and once the patch is undone.
+    registry.execution_metrics.cache_clear()
+    try:
+        right, wrong, failed = score_items(
+            [item(database)] * 3, [ANSWERS[0], ANSWERS[1], ANSWERS[2]], progress=False
+        )
+        rows_if_right = (right["rows_if_right"], wrong["rows_if_right"], failed["rows_if_right"])
+        assert rows_if_right == (2, 0, 0)
+        # Computed for every compared answer (an error is compared too: gold ran).
+        assert (right["gold_rows"], wrong["gold_rows"], failed["gold_rows"]) == (2, 2, 2)
+        (missing,) = score_items([item(database)], [None], progress=False)
+        assert missing["rows_if_right"] == 0 and missing["gold_rows"] == 0
+    finally:
+        monkeypatch.undo()
+        registry.execution_metrics.cache_clear()
 
 
 # The readers that must take every metric name from the registry (the producers write the names

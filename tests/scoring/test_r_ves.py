@@ -9,12 +9,23 @@ import math
 import duckdb
 import pytest
 
-from sqlbench_lmeval.execution import Database, Outcome, Status
+from sqlbench_lmeval.execution import Database, Outcome, Status, engines
 from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring.compare import compare
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import R_VES, Executed, compute_metrics
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EXECUTION_METRICS,
+    GOLD_WORK,
+    R_VES,
+    WORK,
+    Executed,
+    compute_metrics,
+    execution_metrics,
+    metric,
+    not_defined,
+)
+from sqlbench_lmeval.scoring.pipeline import Failure, aggregate, failed_score, score_items
 
 ROWS = (("A",), ("B",))
 
@@ -74,15 +85,15 @@ WRONG = "SELECT name FROM pump"
 def test_real_scores_log_the_work_and_divide_it(database):
     scores = score_items([item(database, GOLD)] * 4, [SAME, SLOWER, WRONG, None], progress=False)
     same, slower, wrong, missing = scores
-    assert same["work"] == same["gold_work"] is not None and same[R_VES] == 1.0
-    assert slower["ex"] == 1 and slower["work"] > 2 * slower["gold_work"]
+    assert same[WORK] == same[GOLD_WORK] is not None and same[R_VES] == 1.0
+    assert slower["ex"] == 1 and slower[WORK] > 2 * slower[GOLD_WORK]
     assert slower[R_VES] < 1.0
-    assert wrong["ex"] == 0 and wrong[R_VES] == 0 and wrong["work"] is not None
-    assert missing[R_VES] == 0 and missing["work"] is None
+    assert wrong["ex"] == 0 and wrong[R_VES] == 0 and wrong[WORK] is not None
+    assert missing[R_VES] == 0 and missing[WORK] is None
     # Logged, never averaged: neither lm-eval nor aggregate sees the counts as metrics.
-    assert {"work", "gold_work"}.isdisjoint(process_results({}, [same]))
+    assert {WORK, GOLD_WORK}.isdisjoint(process_results({}, [same]))
     summary = aggregate(scores)
-    assert "work" not in summary and summary[R_VES] == pytest.approx((1.0 + slower[R_VES]) / 4)
+    assert WORK not in summary and summary[R_VES] == pytest.approx((1.0 + slower[R_VES]) / 4)
 
 
 def test_real_duckdb_scores(tmp_path):
@@ -94,8 +105,8 @@ def test_real_duckdb_scores(tmp_path):
     same, slower = score_items(
         [item(database, GOLD, dialect="duckdb")] * 2, [SAME, SLOWER], progress=False
     )
-    assert same["work"] == same["gold_work"] > 0 and same[R_VES] == 1.0
-    assert slower["ex"] == 1 and slower["work"] > 2 * slower["gold_work"]
+    assert same[WORK] == same[GOLD_WORK] > 0 and same[R_VES] == 1.0
+    assert slower["ex"] == 1 and slower[WORK] > 2 * slower[GOLD_WORK]
     assert slower[R_VES] < 1.0
 
 
@@ -111,3 +122,24 @@ def test_bird_timed_r_ves_on_request(database):
     assert wrong == 0.0  # not correct: never timed
     with pytest.raises(ValueError):
         timed_r_ves(items, scores, iterations=0)
+
+
+def test_r_ves_is_not_defined_where_the_engine_counts_no_work(database):
+    """PostgreSQL counts no work (``execution/postgres.py`` says why): its items carry no r_ves
+    at all, so no table shows a 0 that was never measured; every other metric is unchanged,
+    and an engine that counts work still gives a wrong answer r_ves 0 (as BIRD does)."""
+    assert engines.get("postgres").work_unit is None and engines.get("sqlite").work_unit
+    assert EXECUTION_METRICS == execution_metrics("sqlite") == execution_metrics("duckdb")
+    assert execution_metrics("postgres") == tuple(n for n in EXECUTION_METRICS if n != R_VES)
+    assert not_defined(R_VES, "postgres") == "not defined on postgres: it counts no work"
+    assert not_defined(R_VES, "sqlite") is None and not_defined(EX, "postgres") is None
+    assert "absent from items on an engine that counts none" in metric(R_VES).defined_on
+    # lm-eval's process_results: no r_ves key for a PostgreSQL document, score dict or not.
+    failed = failed_score(7, Failure("document", "unreadable"), engine="postgres")
+    assert R_VES not in failed and failed[EX] == 0
+    assert R_VES not in process_results({"engine": "postgres"}, [failed])
+    assert R_VES not in process_results({"engine": "postgres"}, [])
+    assert process_results({"engine": "sqlite"}, [])[R_VES] == 0
+    assert R_VES not in aggregate([failed])
+    (wrong,) = score_items([item(database, GOLD)], [WRONG], progress=False)
+    assert wrong[EX] == 0 and wrong[R_VES] == 0 and process_results({}, [wrong])[R_VES] == 0

@@ -16,6 +16,7 @@ import pytest
 from support.ties import verdict
 
 from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.scoring.metrics import ACCEPTABLE
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 
 ROWS = (
@@ -56,7 +57,7 @@ def test_ten_way_tie_at_the_cut(databases, engine):
     )
     tied = verdict(databases[engine], gold, other)
     assert tied["ex"] and tied["reason"] in ("match", TIE_EQUIVALENT)
-    assert tied["acceptable"] == str(10 * 9 * 8)  # 3 of the ten 70s, in any order
+    assert tied[ACCEPTABLE] == str(10 * 9 * 8)  # 3 of the ten 70s, in any order
     wrong = "SELECT name, score FROM s WHERE score >= 70 AND name <> 'bob' ORDER BY score DESC"
     assert not verdict(databases[engine], gold, wrong + " LIMIT 5")["ex"]
 

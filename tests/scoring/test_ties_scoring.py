@@ -15,9 +15,11 @@ import pytest
 from support.ties import scores_database
 
 from sqlbench_lmeval.execution import Database, GoldCache
-from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring import pipeline
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE, NOT_HANDLED, STORE_FILE
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.metrics import ACCEPTABLE, TIE_STATUS
 from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
 from sqlbench_lmeval.scoring.sampled import score_samples
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
@@ -47,7 +49,7 @@ def test_another_pick_from_the_tie_at_the_cut_is_right(database):
     # SQLite keeps cid (rowid order); eve is as right, fay is not tied with the 7s.
     eve = score(database, TOP3, "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3")
     assert (eve["ex"], eve["ex_strict"], eve["reason"]) == (1, 0, TIE_EQUIVALENT)
-    assert eve["tie_status"] == ANSWERS and eve["acceptable"] == "3"
+    assert eve[TIE_STATUS] == ANSWERS and eve[ACCEPTABLE] == "3"
     assert eve["comparison_version"] == COMPARISON_VERSION == "3"
     fay = score(database, TOP3, "SELECT name FROM scores WHERE name IN ('ann', 'bob', 'fay')")
     assert fay["ex"] == 0 and fay["reason"] != TIE_EQUIVALENT
@@ -59,7 +61,7 @@ def test_ties_without_a_cut_in_any_order_and_gold_itself_matches(database):
     gold = "SELECT name FROM scores ORDER BY score DESC"
     other = score(database, gold, "SELECT name FROM scores ORDER BY score DESC, name DESC")
     assert other["ex"] == 1 and other["reason"] == TIE_EQUIVALENT
-    assert other["acceptable"] == str(math.factorial(3))
+    assert other[ACCEPTABLE] == str(math.factorial(3))
     itself = score(database, gold, gold)
     assert (itself["ex"], itself["ex_strict"], itself["reason"]) == (1, 1, "match")
 
@@ -69,7 +71,7 @@ def test_limit_without_order_by_and_order_by_a_constant_take_any_rows(database):
         picked = score(database, gold, "SELECT name FROM scores WHERE score < 8")
         assert picked["ex"] == 0  # four rows, not two
         two = score(database, gold, "SELECT name FROM scores WHERE name IN ('fay', 'dan')")
-        assert two["ex"] == 1 and two["acceptable"] == str(math.comb(6, 2)), gold
+        assert two["ex"] == 1 and two[ACCEPTABLE] == str(math.comb(6, 2)), gold
         outsider = score(database, gold, "SELECT 'zoe' UNION ALL SELECT 'ann'")
         assert outsider["ex"] == 0
 
@@ -77,16 +79,16 @@ def test_limit_without_order_by_and_order_by_a_constant_take_any_rows(database):
 def test_acceptable_is_a_decimal_string_beyond_a_float(database):
     gold = "SELECT name FROM flat ORDER BY k"
     reverse = score(database, gold, "SELECT name FROM flat ORDER BY name DESC")
-    assert reverse["ex"] == 1 and reverse["acceptable"] == str(math.factorial(40))
-    assert int(reverse["acceptable"]) > 2**64  # a JSON reader's float would round it
+    assert reverse["ex"] == 1 and reverse[ACCEPTABLE] == str(math.factorial(40))
+    assert int(reverse[ACCEPTABLE]) > 2**64  # a JSON reader's float would round it
 
 
 def test_tie_status_of_gold_without_order_and_of_gold_not_handled(database):
     plain = score(database, "SELECT name FROM scores", "SELECT name FROM scores")
-    assert plain["tie_status"] == NONE and plain["acceptable"] is None
+    assert plain[TIE_STATUS] == NONE and plain[ACCEPTABLE] is None
     limit_expression = "SELECT name FROM scores ORDER BY score LIMIT 1 + 1"
     odd = score(database, limit_expression, "SELECT name FROM scores ORDER BY score LIMIT 2")
-    assert odd["tie_status"].startswith(NOT_HANDLED + ":")
+    assert odd[TIE_STATUS].startswith(NOT_HANDLED + ":")
 
 
 def test_aggregate_numbers_never_include_the_logged_fields(database):
@@ -98,7 +100,7 @@ def test_aggregate_numbers_never_include_the_logged_fields(database):
     )
     totals = aggregate(scored)
     assert totals["ex"] == 0.5 and totals["ex_strict"] == 0.0
-    assert "acceptable" not in totals and "tie_status" not in totals
+    assert ACCEPTABLE not in totals and TIE_STATUS not in totals
     assert totals["reason_counts"][TIE_EQUIVALENT] == 1
 
 
@@ -141,4 +143,27 @@ def test_sampled_tie_resolutions_vote_as_one_group(database):
     assert scored["ex_maj"] == 1
     groups = [sample["group"] for sample in scored["samples"]]
     assert groups[0] == groups[1] == groups[4] != groups[2] == groups[3]
-    assert scored["tie_status"] == ANSWERS and scored["acceptable"] == "3"
+    assert scored[TIE_STATUS] == ANSWERS and scored[ACCEPTABLE] == "3"
+
+
+def test_gold_is_parsed_once_on_a_cold_run(database, tmp_path, monkeypatch):
+    """A cold run takes gold's order from the tie plan's parse; a warm one, whose tie records
+    come from the store (gold not planned), parses gold for its order alone."""
+    parsed = []
+
+    def order_matters(sql, dialect):
+        parsed.append(sql)
+        return gold_order_matters(sql, dialect)
+
+    monkeypatch.setattr(pipeline, "gold_order_matters", order_matters)
+    golds = [TOP3, "SELECT name FROM scores WHERE score = 7", "SELECT name FROM flat ORDER BY NULL"]
+    items = [item(database, gold, n) for n, gold in enumerate(golds, 1)]
+    answers = [TOP3, golds[1], "SELECT name FROM flat"]
+    cache = GoldCache(tmp_path / "cache")
+    cold = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    assert parsed == []
+    # ORDER BY NULL orders nothing, yet it is an ORDER BY: EX compares in order, as before.
+    assert [s["ordered"] for s in cold] == [True, False, True]
+    warm = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    # Gold without ORDER, LIMIT, OFFSET or FETCH in its text is neither stored nor parsed.
+    assert parsed == [golds[0], golds[2]] and warm == cold

@@ -122,3 +122,71 @@ def scripted_runs(folder: Path, task: str = "shop") -> dict[str, Path]:
         scores = score_items(items, outputs, workers=1, progress=False)
         folders[model] = write_lmeval_samples(folder / model, model, task, items, outputs, scores)
     return folders
+
+
+# --- runs with ties (tie-aware EX) ----------------------------------------------------------
+#
+# ``league.db`` holds ``team(name, points)``: (ann, 10), (bob, 10), (cy, 7), (dee, 5), and
+# ``runner(name, lap)``: 25 runners r01..r25, every one on lap 1. SQLite returns tied rows in
+# the order they were inserted (ann before bob, r01 first).
+#
+# ====  ==========================================  ======================  ====================
+# item  gold (right answers: ``acceptable``)        model "alpha"           model "beta"
+# ====  ==========================================  ======================  ====================
+# 1     top team, ORDER BY points DESC LIMIT 1:     bob: correct, a tie     cy: wrong (values)
+#       ann or bob (2)                              resolution
+# 2     every team by points: ann and bob in        bob before ann:         gold's SQL: correct
+#       either order (2)                            correct, a tie
+#                                                   resolution
+# 3     COUNT(*): no ORDER BY, no LIMIT             gold's SQL: correct     3: wrong (values)
+# 4     runners ordered by lap, all tied: any of    r25 first: correct, a   gold's SQL: correct
+#       the 25! orders (15511210043330985984000000,  tie resolution
+#       past what a JavaScript number holds)
+# ====  ==========================================  ======================  ====================
+
+TIE_GOLD = {
+    1: "SELECT name FROM team ORDER BY points DESC LIMIT 1",
+    2: "SELECT name, points FROM team ORDER BY points DESC",
+    3: "SELECT COUNT(*) FROM team",
+    4: "SELECT name FROM runner ORDER BY lap",
+}
+TIE_ANSWERS = {
+    "alpha": {
+        1: "SELECT name FROM team ORDER BY points DESC, name DESC LIMIT 1",
+        2: "SELECT name, points FROM team ORDER BY points DESC, name DESC",
+        3: TIE_GOLD[3],
+        4: "SELECT name FROM runner ORDER BY name DESC",
+    },
+    "beta": {
+        1: "SELECT name FROM team WHERE points = 7",
+        2: TIE_GOLD[2],
+        3: "SELECT COUNT(*) FROM team WHERE points > 5",
+        4: TIE_GOLD[4],
+    },
+}
+
+
+def tie_runs(folder: Path, task: str = "league") -> dict[str, Path]:
+    """Both models of the table above, scored and written as lm-eval folders; name -> folder."""
+    path = folder / "league.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE team (name TEXT, points INTEGER)")
+        connection.executemany(
+            "INSERT INTO team VALUES (?, ?)", [("ann", 10), ("bob", 10), ("cy", 7), ("dee", 5)]
+        )
+        connection.execute("CREATE TABLE runner (name TEXT, lap INTEGER)")
+        connection.executemany(
+            "INSERT INTO runner VALUES (?, 1)", [(f"r{n:02d}",) for n in range(1, 26)]
+        )
+    connection.close()
+    database = Database(engine="sqlite", path=str(path))
+    items = [
+        Item(item_id, f"question {item_id}", database, sql, "sqlite", "ranking")
+        for item_id, sql in sorted(TIE_GOLD.items())
+    ]
+    folders = {}
+    for model, answers in TIE_ANSWERS.items():
+        outputs = [_fenced(answers[item.id]) for item in items]
+        scores = score_items(items, outputs, workers=1, progress=False)
+        folders[model] = write_lmeval_samples(folder / model, model, task, items, outputs, scores)
+    return folders

@@ -13,6 +13,7 @@ from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, ex
 from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.metrics import TIE_STATUS
 from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.scoring.tie_compare import TieGold
 
@@ -40,8 +41,23 @@ def verdict(database: Database, gold_sql: str, pred_sql: str, gold_cache=None) -
     by ``score_items`` (through ``gold_cache`` when given)."""
     item = Item(1, "?", database, gold_sql, DIALECTS[database.engine])
     (score,) = score_items([item], [pred_sql], workers=1, progress=False, gold_cache=gold_cache)
-    assert score["tie_status"] == ANSWERS, score["tie_status"]
+    assert score[TIE_STATUS] == ANSWERS, score[TIE_STATUS]
     return score
+
+
+#: On a server's table t(a, b, c) holding a = 0..99 and c = a / 10 (the attack servers of
+#: ``tests/execution/conftest.py``), gold ordered by FLOOR(c) ties in groups of ten rows.
+CUT_GOLD = "SELECT a FROM t ORDER BY FLOOR(c) LIMIT 3"
+
+
+def check_cut_through_ties(database: Database, offset_sql: str) -> None:
+    """Tie-aware EX on a server engine, gold and its probe run there: ``CUT_GOLD`` cuts
+    through the ten rows with c in [0, 1), and ``offset_sql`` (gold's ``LIMIT 3`` after 5 rows
+    in the engine's own offset form) through the same group."""
+    assert verdict(database, CUT_GOLD, "SELECT a FROM t WHERE a IN (9, 4, 7)")["ex"]
+    assert not verdict(database, CUT_GOLD, "SELECT a FROM t WHERE a IN (9, 4, 17)")["ex"]
+    assert verdict(database, offset_sql, "SELECT a FROM t WHERE a IN (0, 1, 2)")["ex"]
+    assert not verdict(database, offset_sql, "SELECT a FROM t WHERE a IN (0, 1, 10)")["ex"]
 
 
 def resolutions(answers: TieGold, rng: random.Random) -> list[list[tuple]]:

@@ -9,6 +9,7 @@ import pytest
 
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.offline import score_predictions
+from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
 from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
@@ -133,7 +134,7 @@ def test_gold_scored_against_itself(tpcds_items):
         assert score["ves"] == 1 and score["ex"] == 1, (item.id, score["reason"])
         assert {score[name] for name in SIMILARITY_METRICS} == {1.0}, item.id
         # Gold did exactly gold's work, in another run and process: r_ves 1 (ratio 1).
-        assert score["work"] == score["gold_work"] > 0 and score["r_ves"] == 1.0, item.id
+        assert score[WORK] == score[GOLD_WORK] > 0 and score[R_VES] == 1.0, item.id
 
 
 def test_offline_scoring_adds_the_structure_metrics(tpcds_cache, tmp_path):

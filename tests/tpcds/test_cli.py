@@ -9,6 +9,7 @@ import pytest
 from conftest import TPCDS_SCALE_FACTOR
 
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
 from sqlbench_lmeval.tpcds.data import empty_gold_summary
 
 
@@ -121,7 +122,7 @@ def test_score_reports_r_ves_and_on_request_birds_timed_r_ves(
     result = json.loads(out.read_text())
     by_id = {score["id"]: score for score in result["items"]}
     assert result["work_unit"] and result["r_ves_time_iterations"] == 3
-    assert by_id[1]["r_ves"] == 1.0 and by_id[1]["work"] == by_id[1]["gold_work"] > 0
+    assert by_id[1][R_VES] == 1.0 and by_id[1][WORK] == by_id[1][GOLD_WORK] > 0
     assert by_id[1]["r_ves_time"] > 0 and by_id[2]["r_ves_time"] == 0.0
     assert "r_ves=" in capsys.readouterr().out
     # Without the option nothing is timed.

@@ -21,6 +21,7 @@ pytest.importorskip("psycopg")
 
 from sqlbench_lmeval.execution.postgres import open_connection, with_database  # noqa: E402
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable  # noqa: E402
+from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK  # noqa: E402
 from sqlbench_lmeval.tpcds import postgres  # noqa: E402
 from sqlbench_lmeval.tpcds.benchmark import dataset_version, load_items  # noqa: E402
 from sqlbench_lmeval.tpcds.data import ensure_database, gold_queries  # noqa: E402
@@ -169,8 +170,12 @@ def test_gold_as_prediction_scores_ex_1_on_every_healthy_item(
     for item in result["items"]:
         healthy = prepared["gold"][str(item["id"])]["status"] == "ok"
         assert item["ex"] == (1 if healthy else item["ex"]), item["id"]
+        # PostgreSQL counts no work: r_ves is left out (not 0), and no work is logged.
+        assert R_VES not in item and item[WORK] is None and item[GOLD_WORK] is None
         assert "_reader@" in item["db_path"]  # the reader's URL, never the admin's
         assert "passfile" not in item["db_path"]  # nor a path of this machine
+    assert R_VES not in result["metrics"] and result["work_unit"] is None
+    assert "r_ves: not defined on postgres: it counts no work" in printed.out.splitlines()
     text = output.read_text() + printed.out + printed.err
     assert "sqlbench_admin_pw" not in text and postgres_password(tpcds_cache) not in text
 

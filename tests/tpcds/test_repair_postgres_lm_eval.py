@@ -30,6 +30,7 @@ from support.repair_run import run_repair
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.paths import tasks_dir
+from sqlbench_lmeval.scoring.metrics import R_VES
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -44,7 +45,7 @@ EXPECTED = {  # (ves, ex, ves@retry, ex@retry, retries_used)
 }
 
 
-def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_path):
+def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_path, capsys):
     gold = {int(n): g["sql"] for n, g in tpcds_postgres["gold"].items()}
     # Gold returns rows for 1 and 2; 3's is empty at sf 0.01 (one row of 1 is not empty).
     statuses = [tpcds_postgres["gold"][str(n)]["status"] for n in (1, 2, 3)]
@@ -98,6 +99,10 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     assert any(attempts[1][0]["error"] in prompt for prompt in prompts)  # the feedback turn
     metrics = results["results"]["tpcds_postgres"]
     assert metrics["ves,score"] == pytest.approx(1 / 3)
+    # PostgreSQL counts no work: r_ves is not defined there, so lm-eval's table has no r_ves
+    # row (not a 0) and no sample carries it; the run still ends with its other metrics.
+    assert not [key for key in metrics if key.startswith(R_VES)]
+    assert all(R_VES not in s and R_VES not in s["metrics"] for s in logged)
     assert metrics["ves@retry,score"] == 1.0
     assert metrics["ex@retry,score"] == pytest.approx(2 / 3)
     assert metrics["retries_used,score"] == pytest.approx(2 / 3)
@@ -126,11 +131,20 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     for sample in logged:
         item = items[sample["doc"]["id"]]
         assert {n: item[n] for n in compared} == {n: sample[n] for n in compared}
-    # The same answers on DuckDB (translated from PostgreSQL): another engine's run.
+        assert R_VES not in item
+    assert R_VES not in scored["metrics"]
+    assert "r_ves: not defined on postgres: it counts no work" in capsys.readouterr().out
+    # The same answers on DuckDB (translated from PostgreSQL): another engine's run, which
+    # counts work: every item has r_ves, and the wrong first answer to query 1 scores 0.
     on_duckdb = tmp_path / "on-duckdb.json"
     command = ["score", "tpcds_postgres", str(run), "--engine", "duckdb", *data]
     assert main([*command, "-o", str(on_duckdb)]) == 0
-    assert json.loads(on_duckdb.read_text())["engine"] == "duckdb"
+    duckdb_run = json.loads(on_duckdb.read_text())
+    assert duckdb_run["engine"] == "duckdb"
+    duckdb_items = {item["id"]: item for item in duckdb_run["items"]}
+    assert all(R_VES in item for item in duckdb_items.values())
+    assert duckdb_items[1]["ex"] == 0 and duckdb_items[1][R_VES] == 0
+    assert "not defined" not in capsys.readouterr().out
 
     # verify: re-scored on PostgreSQL under the run's limit, the engine recorded as run.
     from sqlbench_lmeval.submission.logged import read_submissions
@@ -145,6 +159,12 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     assert task.facts["engine"] == "postgres" and "-postgres" in task.dataset_version
     assert not [f for f in task.findings if f.check == "rescoring" and f.severity != "info"]
     assert task.metrics_logged["ex@retry"] == pytest.approx(2 / 3)
+    from sqlbench_lmeval.report.tables import to_markdown
+    from sqlbench_lmeval.submission.verify_report import sections
+
+    reason = "not defined on postgres: it counts no work"
+    assert R_VES not in task.metrics
+    assert f"| {R_VES} | {reason} | {reason} |" in to_markdown("verify", sections(verification))
 
     # The report: the run's count after 3 retries beside the paper's Table 3, and the verdicts
     # that change with the engine.
@@ -155,3 +175,5 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     assert "arXiv:2407.19517, Table 3" in text and "| gpt-4 | 94 |" in text
     assert "| codellama-7b | 17 |" in text
     assert "postgres on postgres against duckdb on duckdb" in text
+    # R-VES beside DuckDB's numbers: not defined for the PostgreSQL run, never a 0.
+    assert f"R-VES (work) of postgres: {reason}." in text

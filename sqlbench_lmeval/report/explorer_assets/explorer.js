@@ -17,13 +17,24 @@
     for (const result of item.results) if (result) parts.push(result.extracted_sql || "");
     item.haystack = parts.join("\n").toLowerCase();
     item.flagText = (item.flags || []).join(", ");
+    // Tie-aware EX: some run was right with another of gold's right answers; gold has more
+    // than one right answer. "acceptable" stays a string: it reaches 1e140, and a JavaScript
+    // number would round it, so it is only ever compared with "1" as text.
+    const results = item.results.filter(Boolean);
+    item.tieEquivalent = results.some((result) => result.reason === "tie_equivalent");
+    item.tied = results.some((result) => typeof result.acceptable === "string" && result.acceptable !== "1");
   }
+  const TIE_FILTERS = {
+    tie_equivalent: (item) => item.tieEquivalent,
+    tied: (item) => item.tied,
+  };
 
   const state = {
     search: "",
     category: "",
     goldStatus: "",
     flag: "",
+    ties: "",
     verdicts: RUNS.map(() => ""),
     pairA: "",
     pairB: "",
@@ -58,6 +69,7 @@
     if (state.category && item.category !== state.category) return false;
     if (state.goldStatus && item.gold_status !== state.goldStatus) return false;
     if (state.flag && !(item.flags || []).includes(state.flag)) return false;
+    if (state.ties && !TIE_FILTERS[state.ties](item)) return false;
     for (let run = 0; run < RUNS.length; run++) {
       const wanted = state.verdicts[run];
       if (!wanted) continue;
@@ -144,6 +156,18 @@
       filters.append(
         select("flag", "Flag", any.concat(flags.map((f) => [f, f])), (value) => {
           state.flag = value;
+          refresh();
+        })
+      );
+    }
+    if (ITEMS.some((item) => item.tied || item.tieEquivalent)) {
+      const options = any.concat([
+        ["tie_equivalent", "correct as a tie resolution (some run)"],
+        ["tied", "gold has several right answers"],
+      ]);
+      filters.append(
+        select("ties", "Ties", options, (value) => {
+          state.ties = value;
           refresh();
         })
       );
@@ -358,6 +382,21 @@
     return box;
   }
 
+  // What explains the verdict, in words (written by explorer.py): the reason, gold's ties and
+  // how many answers they allow, r_ves with the work counts it divided.
+  function whyBlock(result) {
+    const why = el("div", { className: "why" });
+    if (result.reason_text) why.append(el("p", { className: "reason-text", text: result.reason_text }));
+    if (result.ties_text) {
+      const attributes = { className: "ties", text: result.ties_text };
+      attributes["data-tie-status"] = result.tie_status;
+      attributes["data-acceptable"] = result.acceptable; // a string, set as it is
+      why.append(el("p", attributes));
+    }
+    if (result.efficiency_text) why.append(el("p", { className: "efficiency", text: result.efficiency_text }));
+    return why.childNodes.length ? why : null;
+  }
+
   function runPanel(item, name, result) {
     const panel = el("div", { className: "run" }, el("h3", { text: name }));
     if (!result) {
@@ -367,6 +406,8 @@
     panel.append(el("p", { className: "verdict v-" + result.verdict, text: result.label }));
     const status = "status " + result.status + (result.reason ? ", reason " + result.reason : "");
     panel.append(el("p", { className: "status muted", text: status }));
+    const why = whyBlock(result);
+    if (why) panel.append(why);
     if (result.error) panel.append(pre(result.error, "error"));
     panel.append(el("h3", { text: "Extracted SQL" }));
     if (result.extracted_sql) panel.append(diffSql(result.extracted_sql, item.gold_sql));

@@ -4,7 +4,7 @@ structural similarity) with bootstrap intervals, for the whole view and for each
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from sqlbench_lmeval.report.runs import Run, ScoredItem
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
+from sqlbench_lmeval.scoring.metrics import not_defined
 
 TITLE = "Scores"
 EXPLANATION = paragraph(
@@ -28,7 +29,8 @@ EXPLANATION = paragraph(
     result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines one;
     numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
     (BIRD's rule). R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
-    counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1.
+    counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1; not
+    defined on an engine that counts no work (PostgreSQL).
     """
 )
 
@@ -42,6 +44,9 @@ class ScoreRow:
     run: str
     n: int
     intervals: Mapping[str, Interval]  # metric name -> interval, in table order
+    #: Scores-table metrics the run's engine cannot give, with why (``metrics.not_defined``:
+    #: r_ves where the engine counts no work); shown as such, never as a number.
+    undefined: Mapping[str, str] = field(default_factory=dict)
 
 
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
@@ -59,7 +64,10 @@ def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
                 row.run,
                 row.category or "all",
                 str(row.n),
-                *(fmt_ci(row.intervals[name]) for name, _ in metrics),
+                *(
+                    "not defined" if name in row.undefined else fmt_ci(row.intervals[name])
+                    for name, _ in metrics
+                ),
             )
             # Whole-view rows first, then each category with the runs side by side (a stable
             # sort: score_rows lists the runs in report order).
@@ -68,7 +76,13 @@ def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
         (False, False, True, *(True for _ in metrics)),
     )
     whole = [row for row in rows if row.category is None]
-    return [table, *context.charts.draw("scores", view, "scores", plot_scores, whole, metrics)]
+    notes = [
+        f"{label(name)} of {row.run}: {reason}."
+        for row in whole
+        for name, reason in row.undefined.items()
+    ]
+    charts = context.charts.draw("scores", view, "scores", plot_scores, whole, metrics)
+    return [table, *notes, *charts]
 
 
 def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
@@ -90,23 +104,31 @@ def score_rows(
         # The same columns for every run of a view (a metric a run lacks shows as NaN).
         metrics = score_metrics([item for _, result in results for item in result.items])
         for run, result in results:
-            rows.append(_score_row(view, None, run.name, result.items, metrics, resamples, seed))
+            undefined = _undefined(result.items, result.engine)
+            common = (metrics, resamples, seed, undefined)
+            rows.append(_score_row(view, None, run.name, result.items, *common))
             categories = sorted({item.category for item in result.items if item.category})
             if len(categories) > 1:
                 for category in categories:
                     items = [item for item in result.items if item.category == category]
-                    rows.append(
-                        _score_row(view, category, run.name, items, metrics, resamples, seed)
-                    )
+                    rows.append(_score_row(view, category, run.name, items, *common))
     return rows
 
 
-def _score_row(view, category, run, items, metrics, resamples, seed) -> ScoreRow:
+def _undefined(items: Sequence[ScoredItem], engine: str | None) -> dict[str, str]:
+    """The Scores-table metrics that no item carries because ``engine`` cannot give them."""
+    carried = set(present([m.name for m in SCORE_COLUMNS], items))
+    reasons = {m.name: not_defined(m.name, engine) for m in SCORE_COLUMNS if m.name not in carried}
+    return {name: reason for name, reason in reasons.items() if reason is not None}
+
+
+def _score_row(view, category, run, items, metrics, resamples, seed, undefined) -> ScoreRow:
     values = np.array(
         [[item_metric(item, name) for name in metrics] for item in items], dtype=float
     ).reshape(len(items), len(metrics))
     intervals = bootstrap_cis(values, resamples=resamples, seed=seed)
-    return ScoreRow(view, category, run, len(items), dict(zip(metrics, intervals, strict=True)))
+    by_metric = dict(zip(metrics, intervals, strict=True))
+    return ScoreRow(view, category, run, len(items), by_metric, undefined)
 
 
 def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]):
