@@ -13,46 +13,82 @@ SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
 
 # The suite runs on two pytest-xdist workers (``-n 2``, pyproject.toml), each with its own
 # session: session fixtures run once per worker, module fixtures once per module. Tests are
-# handed out by group (pytest_xdist_make_scheduler below): each module is one group, so its
-# module fixtures are built once, on one worker; and every module with a test on the shared test
-# servers (SERVER_MODULES) is in the one group "servers". Those tests load and drop databases,
-# accounts and roles of fixed names on the one server of each kind, and prepare LogicCat into it
-# with a reader whose password only their own worker's cache holds: one worker runs them all,
-# one at a time, as a single process did. The list is written out because the controller that
-# hands out tests does not collect them; every worker checks it against the fixtures its tests
-# use (pytest_collection_modifyitems) and stops the run when a module is missing from it.
-SERVER_FIXTURES = frozenset({"mysql_admin_url", "mysql_defaults_admin_url", "postgres_admin_url"})
-SERVER_MODULES = frozenset(
-    {
-        "tests/execution/test_sandbox.py",
-        "tests/execution/test_sandbox_mysql.py",
-        "tests/execution/test_sandbox_mysql_quiet.py",
-        "tests/execution/test_sandbox_postgres.py",
-        "tests/execution/test_ties_mysql.py",
-        "tests/execution/test_ties_postgres.py",
-        "tests/execution/test_unavailable.py",
-        "tests/execution/test_work.py",
-        "tests/logiccat/test_fidelity_command.py",
-        "tests/logiccat/test_prepare_defaults.py",
-        "tests/logiccat/test_server_machines.py",
-        "tests/logiccat/test_server_mysql.py",
-        "tests/logiccat/test_server_rights.py",
-        "tests/logiccat/test_statement_rule_mysql.py",
-        "tests/logiccat/test_task_mysql_e2e.py",
-        "tests/logiccat/test_task_mysql_secrets.py",
-        "tests/report/test_engines.py",
-        "tests/tpcds/test_postgres.py",
-        "tests/tpcds/test_repair_postgres_lm_eval.py",
-        "tests/tpcds/test_statement_rule_postgres.py",
-    }
-)
-SERVER_GROUP = "servers"
+# handed out by group (pytest_xdist_make_scheduler below), a group going whole to one worker:
+# each module is a group, so its module fixtures are built once, on one worker; and every test
+# on one of the shared test servers is in that server's group ("mysql", "mysql-defaults",
+# "postgres"). Those tests load and drop databases, accounts and roles of fixed names on their
+# server, and prepare LogicCat or TPC-DS into it with a reader whose password only their own
+# worker's cache holds: one worker runs a server's tests, one at a time, as a single process
+# did, while the other worker may run another server's. The modules are written out because
+# the controller that hands out tests does not collect them; every worker checks the list
+# against the server fixtures and markers of its tests (pytest_collection_modifyitems) and
+# stops the run when a test would land outside its server's group.
+MYSQL, MYSQL_DEFAULTS, POSTGRES = "mysql", "mysql-defaults", "postgres"
+#: Which server a fixture is (a test using one goes to its group).
+SERVER_FIXTURES = {
+    "mysql_admin_url": MYSQL,
+    "mysql_defaults_admin_url": MYSQL_DEFAULTS,
+    "postgres_admin_url": POSTGRES,
+}
+#: The markers of tests that reach a server only at run time (``request.getfixturevalue``).
+SERVER_MARKERS = {"mysql": MYSQL, "postgres": POSTGRES}
+#: A module whose tests are spread over engines: each test goes to the group of the server
+#: engine its parameters (``test_attack[mysql-kill]``), else its name
+#: (``test_postgres_state_covers_every_table``), start with; the others form the module's group.
+BY_ENGINE = "by engine"
+SERVER_MODULES = {
+    "tests/execution/test_sandbox.py": BY_ENGINE,
+    "tests/execution/test_sandbox_mysql.py": MYSQL,
+    "tests/execution/test_sandbox_mysql_quiet.py": MYSQL,
+    "tests/execution/test_sandbox_postgres.py": POSTGRES,
+    "tests/execution/test_ties_mysql.py": MYSQL,
+    "tests/execution/test_ties_postgres.py": POSTGRES,
+    "tests/execution/test_unavailable.py": MYSQL,
+    "tests/execution/test_work.py": MYSQL,
+    "tests/logiccat/test_fidelity_command.py": MYSQL,
+    "tests/logiccat/test_prepare_defaults.py": MYSQL_DEFAULTS,
+    "tests/logiccat/test_server_machines.py": MYSQL,
+    "tests/logiccat/test_server_mysql.py": MYSQL,
+    "tests/logiccat/test_server_rights.py": MYSQL,
+    "tests/logiccat/test_statement_rule_mysql.py": MYSQL,
+    "tests/logiccat/test_task_mysql_e2e.py": MYSQL,
+    "tests/logiccat/test_task_mysql_secrets.py": MYSQL,
+    "tests/report/test_engines.py": MYSQL,
+    "tests/tpcds/test_postgres.py": POSTGRES,
+    "tests/tpcds/test_repair_postgres_lm_eval.py": POSTGRES,
+    "tests/tpcds/test_statement_rule_postgres.py": POSTGRES,
+}
+#: Groups start in this order (the scheduler keeps the collection's order), the longest first
+#: so that no worker is left alone with a long one at the end: the MariaDB group (~6 min of a
+#: quiet fresh-clone run), then PostgreSQL's, then modules with ``slow`` tests (real data
+#: builds, lm_eval CLI runs), then the rest as collected.
+FIRST_GROUPS = (MYSQL, POSTGRES)
 
 
 def xdist_group_of(nodeid: str) -> str:
     """The group of the test ``nodeid`` names (see above)."""
-    module = nodeid.split("::", 1)[0]
-    return SERVER_GROUP if module in SERVER_MODULES else module
+    module, _, test = nodeid.partition("::")
+    group = SERVER_MODULES.get(module, module)
+    if group != BY_ENGINE:
+        return group
+    name, _, parameters = test.partition("[")
+    first = parameters.split("-", 1)[0] if parameters else name.removeprefix("test_").split("_")[0]
+    return SERVER_MARKERS.get(first.rstrip("]"), module)
+
+
+def server_group_used(item) -> str | None:
+    """The group of the shared server ``item`` uses, by its fixtures (in a ``BY_ENGINE``
+    module, where servers are fetched at run time, by its markers), or None; a UsageError when
+    it uses two. (Elsewhere a marker alone says nothing: ``test_server_failures.py`` is marked
+    ``mysql`` and runs its own private servers.)"""
+    used = {SERVER_FIXTURES[name] for name in SERVER_FIXTURES.keys() & set(item.fixturenames)}
+    if not used and SERVER_MODULES.get(item.nodeid.split("::", 1)[0]) == BY_ENGINE:
+        used = {
+            group for marker, group in SERVER_MARKERS.items() if item.get_closest_marker(marker)
+        }
+    if len(used) > 1:
+        raise pytest.UsageError(f"{item.nodeid} uses two test servers: {sorted(used)}")
+    return next(iter(used), None)
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist
@@ -65,23 +101,35 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group_of(nodeid)
 
+    # Groups in the order the workers collected them (see FIRST_GROUPS), not by test count.
+    config.option.loadscopereorder = False
     return ByGroup(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = sorted(
-        {
-            item.nodeid.split("::", 1)[0]
-            for item in items
-            if SERVER_FIXTURES & set(item.fixturenames)
-            and xdist_group_of(item.nodeid) != SERVER_GROUP
-        }
+    misplaced = sorted(
+        f"{item.nodeid} (uses the {group} server)"
+        for item in items
+        if (group := server_group_used(item)) is not None and xdist_group_of(item.nodeid) != group
     )
-    if missing:
+    if misplaced:
         raise pytest.UsageError(
-            f"tests on the shared servers in modules missing from SERVER_MODULES "
-            f"(tests/conftest.py): {', '.join(missing)}"
+            "tests on a shared test server outside its group; list their modules in "
+            f"SERVER_MODULES (tests/conftest.py): {', '.join(misplaced[:10])}"
+            + (f" and {len(misplaced) - 10} more" if len(misplaced) > 10 else "")
         )
+
+    slow_modules = {
+        item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")
+    }
+
+    def start_rank(item) -> int:
+        group = xdist_group_of(item.nodeid)
+        if group in FIRST_GROUPS:
+            return FIRST_GROUPS.index(group)
+        return len(FIRST_GROUPS) + (0 if group in slow_modules else 1)
+
+    items.sort(key=start_rank)  # stable: each group keeps its tests' order
 
 
 def logiccat_source() -> Path:
