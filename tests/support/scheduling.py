@@ -2,17 +2,17 @@
 (``tests/conftest.py``).
 
 The suite runs on two pytest-xdist workers (``-n 2``, pyproject.toml), each with its own
-session: session fixtures run once per worker, module fixtures once per module. Tests are
-handed out by group (``pytest_xdist_make_scheduler`` in tests/conftest.py), a group going
-whole to one worker: each module is a group, so its module fixtures are built once, on one
-worker; and every test on one of the shared test servers is in that server's group
-("mysql", "mysql-defaults", "postgres"). Those tests load and drop databases, accounts and roles of fixed names on their
+session: session fixtures run once per worker, module fixtures once per module. Tests are handed
+out by group (``pytest_xdist_make_scheduler`` in tests/conftest.py), a group going whole to one
+worker: each module is a group, so its module fixtures are built once, on one worker; and every
+test on one of the shared test servers is in that server's group ("mysql", "mysql-defaults",
+"postgres"). Those tests load and drop databases, accounts and roles of fixed names on their
 server, and prepare LogicCat or TPC-DS into it with a reader whose password only their own
-worker's cache holds: one worker runs a server's tests, one at a time, as a single process
-did, while the other worker may run another server's. The modules are written out because
-the controller that hands out tests does not collect them; every worker checks the list
-against the server fixtures and markers of its tests (pytest_collection_modifyitems) and
-stops the run when a test would land outside its server's group.
+worker's cache holds: one worker runs a server's tests, one at a time, as a single process did,
+while the other worker may run another server's. The modules are written out because the
+controller that hands out tests does not collect them; every worker checks the list against the
+server fixtures and markers of its tests (pytest_collection_modifyitems) and stops the run when
+a test would land outside its server's group.
 """
 
 from __future__ import annotations
