@@ -7,52 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.scheduling import FIRST_GROUPS, server_group_used, xdist_group_of
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
 
-# The suite runs on two pytest-xdist workers (``-n 2``, pyproject.toml), each with its own
-# session: session fixtures run once per worker, module fixtures once per module. Tests are
-# handed out by group (pytest_xdist_make_scheduler below): each module is one group, so its
-# module fixtures are built once, on one worker; and every module with a test on the shared test
-# servers (SERVER_MODULES) is in the one group "servers". Those tests load and drop databases,
-# accounts and roles of fixed names on the one server of each kind, and prepare LogicCat into it
-# with a reader whose password only their own worker's cache holds: one worker runs them all,
-# one at a time, as a single process did. The list is written out because the controller that
-# hands out tests does not collect them; every worker checks it against the fixtures its tests
-# use (pytest_collection_modifyitems) and stops the run when a module is missing from it.
-SERVER_FIXTURES = frozenset({"mysql_admin_url", "mysql_defaults_admin_url", "postgres_admin_url"})
-SERVER_MODULES = frozenset(
-    {
-        "tests/execution/test_sandbox.py",
-        "tests/execution/test_sandbox_mysql.py",
-        "tests/execution/test_sandbox_mysql_quiet.py",
-        "tests/execution/test_sandbox_postgres.py",
-        "tests/execution/test_ties_mysql.py",
-        "tests/execution/test_ties_postgres.py",
-        "tests/execution/test_unavailable.py",
-        "tests/execution/test_work.py",
-        "tests/logiccat/test_fidelity_command.py",
-        "tests/logiccat/test_prepare_defaults.py",
-        "tests/logiccat/test_server_machines.py",
-        "tests/logiccat/test_server_mysql.py",
-        "tests/logiccat/test_server_rights.py",
-        "tests/logiccat/test_statement_rule_mysql.py",
-        "tests/logiccat/test_task_mysql_e2e.py",
-        "tests/logiccat/test_task_mysql_secrets.py",
-        "tests/report/test_engines.py",
-        "tests/tpcds/test_postgres.py",
-        "tests/tpcds/test_repair_postgres_lm_eval.py",
-        "tests/tpcds/test_statement_rule_postgres.py",
-    }
-)
-SERVER_GROUP = "servers"
-
-
-def xdist_group_of(nodeid: str) -> str:
-    """The group of the test ``nodeid`` names (see above)."""
-    module = nodeid.split("::", 1)[0]
-    return SERVER_GROUP if module in SERVER_MODULES else module
+# The suite's two pytest-xdist workers get tests by group: tests/support/scheduling.py says
+# which and why.
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a hook of pytest-xdist
@@ -65,23 +26,35 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group_of(nodeid)
 
+    # Groups in the order the workers collected them (see FIRST_GROUPS), not by test count.
+    config.option.loadscopereorder = False
     return ByGroup(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = sorted(
-        {
-            item.nodeid.split("::", 1)[0]
-            for item in items
-            if SERVER_FIXTURES & set(item.fixturenames)
-            and xdist_group_of(item.nodeid) != SERVER_GROUP
-        }
+    misplaced = sorted(
+        f"{item.nodeid} (uses the {group} server)"
+        for item in items
+        if (group := server_group_used(item)) is not None and xdist_group_of(item.nodeid) != group
     )
-    if missing:
+    if misplaced:
         raise pytest.UsageError(
-            f"tests on the shared servers in modules missing from SERVER_MODULES "
-            f"(tests/conftest.py): {', '.join(missing)}"
+            "tests on a shared test server outside its group; list their modules in "
+            f"SERVER_MODULES (tests/conftest.py): {', '.join(misplaced[:10])}"
+            + (f" and {len(misplaced) - 10} more" if len(misplaced) > 10 else "")
         )
+
+    slow_modules = {
+        item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")
+    }
+
+    def start_rank(item) -> int:
+        group = xdist_group_of(item.nodeid)
+        if group in FIRST_GROUPS:
+            return FIRST_GROUPS.index(group)
+        return len(FIRST_GROUPS) + (0 if group in slow_modules else 1)
+
+    items.sort(key=start_rank)  # stable: each group keeps its tests' order
 
 
 def logiccat_source() -> Path:
