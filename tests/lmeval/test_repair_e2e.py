@@ -12,6 +12,10 @@ id, and a smoke task of someone else's rides along in the same run:
 Expected numbers follow from the plan alone: a broken query or prose scores VES 0 and EX 0; the
 gold query of a healthy, repeatable item scores 1 and 1 (checked as a precondition); the first
 attempt gives ``ves``/``ex``, the last ``ves@retry``/``ex@retry``.
+
+That a plain model run (``--model local-chat-completions``) has no retry numbers, even for a
+failing answer, is checked on the chat run of tests/logiccat/test_truncation_e2e.py, whose
+answers fail on purpose (one lm-eval start-up fewer).
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import sys
 from collections import Counter
 
 import pytest
-from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import MATCHABLE, QUESTION
 from support.openai_server import ScriptedOpenAIServer
 from support.repair_run import run_repair
@@ -241,24 +244,3 @@ def report_counts_valid_after_retries(mini, lm_eval_output, scores, tmp_path):
     )  # fmt: skip
     assert "valid after r retries" in (report / "report.md").read_text(encoding="utf-8")
     assert (report / "retries-logiccat_mini.png").is_file()
-
-
-def test_a_plain_model_run_has_no_retry_numbers(logiccat_cache, tmp_path):
-    """``--model local-chat-completions`` as before: no retry keys, even for a failing answer
-    (nothing retries it), and the raw response is the model's own text."""
-    results, samples = run_lm_eval(
-        "logiccat_mini",
-        answer=sql_block(broken_sql(0)),
-        chat=True,
-        workdir=tmp_path,
-        extra_args=["--limit", "3"],
-        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
-    )
-    numbers = results["results"]["logiccat_mini"]
-    assert not any(
-        key.split(",")[0] in ("ves@retry", "ex@retry", "retries_used") for key in numbers
-    )
-    for sample in samples["logiccat_mini"]:
-        assert (sample["ves"], sample["ex"]) == (0, 0)  # the broken query errors
-        assert "ves@retry" not in sample and "attempts" not in sample["filtered_resps"][0]
-        assert not sample["resps"][0][0].startswith("{")  # the model's own text, unwrapped

@@ -1,7 +1,8 @@
 """A real ``lm_eval`` run in which one answer holds a NUL character and another is cut off
 inside ``<think>`` (issue 10): the run completes, those items score 0 (status ``error``,
 reason ``truncated``), every other item scores what its answer deserves, and the report
-counts the truncated output and says how to raise the budget.
+counts the truncated output and says how to raise the budget. The same run shows that a plain
+chat model retries nothing (no retry numbers, raw responses unwrapped).
 
 The scripted model answers by item id: ``id % 3 == 0`` a query holding NUL, ``id % 3 == 1``
 reasoning cut off inside ``<think>``, else the gold query in a fence. Expected numbers follow
@@ -60,6 +61,17 @@ def test_a_run_with_a_nul_and_a_cut_off_answer_completes(logiccat_cache, tmp_pat
             assert (sample["ves"], sample["ex"]) == gold_answer_scores(record)
     want_ex = sum(sample["ex"] for sample in mini) / len(mini)
     assert results["results"]["logiccat_mini"]["ex,score"] == pytest.approx(want_ex)
+
+    # A plain chat model (not --model sqlbench-repair, tests/lmeval/test_repair_e2e.py) retries
+    # nothing: no retry numbers, even for the answers that failed, and each raw response is the
+    # model's own text, not a retry envelope.
+    retry_numbers = ("ves@retry", "ex@retry", "retries_used")
+    run_numbers = {key.split(",")[0] for key in results["results"]["logiccat_mini"]}
+    assert run_numbers.isdisjoint(retry_numbers)
+    for sample in mini:
+        assert not any(name in sample for name in retry_numbers)
+        assert "attempts" not in sample["filtered_resps"][0]
+        assert not sample["resps"][0][0].startswith("{")
 
     # The report counts the truncated outputs of the run and says how to give them room.
     truncated = sum(1 for sample in mini if kind(sample["doc"]["id"]) == "cut_in_think")

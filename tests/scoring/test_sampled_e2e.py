@@ -1,8 +1,12 @@
 """``logiccat_mini_sc`` through the real ``lm_eval`` CLI and ``score --samples``, with a
-scripted model whose 8 answers per question are planned; numbers worked out by hand.
+scripted model whose 8 answers per question are planned; numbers worked out by hand. In the
+same run, a user's YAML that includes ``logiccat_mini_sc`` with ``repeats: 4``: pass@k stops at
+k = 4 (one lm-eval start-up for both tests).
 
 The plan is chosen by the item's id; no plan has a tied vote, so the expected numbers do not
-depend on the order lm-eval hands the 8 answers back in.
+depend on the order lm-eval hands the 8 answers back in. Both tasks ask about the same items,
+so the user's YAML also sets a ``description`` that tells the scripted model whose request it
+answers.
 """
 
 from __future__ import annotations
@@ -11,18 +15,19 @@ import ast
 from collections import defaultdict
 
 import pytest
+from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import (
     PROSE,
     WRONG_SQL,
     assert_same_scores,
     gold_answer_scores,
-    run_logiccat,
     score_offline,
     scripted_model,
     write_jsonl,
 )
 
 from sqlbench_lmeval.logiccat.bundle import load_bundle
+from sqlbench_lmeval.paths import tasks_dir
 
 pytestmark = pytest.mark.slow
 
@@ -95,13 +100,60 @@ def logged_score(sample) -> dict:
     return ast.literal_eval(sample["filtered_resps"][0])
 
 
-def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tmp_path):
+def four_samples_model(records):
+    """The user's task's model: answers in order gold, wrong, wrong, error. c = 1 of n = 4:
+    pass@1 = 1/4, pass@2 = 1 - C(3, 2) / C(4, 2) = 1 - 3/6, pass@4 = 1; the wrong pair
+    outvotes gold."""
+    asked = defaultdict(int)
+
+    def respond(record):
+        index = asked[record.id] % 4
+        asked[record.id] += 1
+        if index == 0:
+            return f"```sql\n{record.gold_sql}\n```"
+        return "SELECT 'not the answer' AS x" if index < 3 else "SELECT nope FROM nowhere"
+
+    return scripted_model(records, respond)
+
+
+USER_TASK = "my_sc4"
+USER_DESCRIPTION = "A user's own variant."
+
+
+@pytest.fixture(scope="module")
+def sampled_run(logiccat_cache, tmp_path_factory):
+    """``lm_eval --tasks logiccat_mini_sc,my_sc4 --limit 6``; ``my_sc4`` is a user's YAML in
+    its own folder that includes ours with ``repeats: 4``. Returns (results, samples, workdir).
+    """
+    workdir = tmp_path_factory.mktemp("sampled")
+    folder = workdir / "my_tasks"
+    folder.mkdir()
+    base = tasks_dir() / "logiccat" / "logiccat_mini_sc.yaml"
+    # The description opens every prompt of the user's task: how the model tells them apart.
+    user_yaml = f"include: {base}\ntask: {USER_TASK}\nrepeats: 4\n"
+    user_yaml += f'description: "{USER_DESCRIPTION}\\n\\n"\n'
+    (folder / "my_sc4.yaml").write_text(user_yaml)
+    records = load_bundle(logiccat_cache).records
+    planned, four_samples = planned_model(records), four_samples_model(records)
+
+    def answer(prompt: str) -> str:
+        return four_samples(prompt) if prompt.startswith(USER_DESCRIPTION) else planned(prompt)
+
+    results, samples = run_lm_eval(
+        ["logiccat_mini_sc", USER_TASK],
+        answer=answer,
+        include_path=folder,
+        workdir=workdir,
+        extra_args=["--limit", "6"],
+        env={"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)},
+    )
+    return results, samples, workdir
+
+
+def test_sampled_logiccat_mini_scores_planned_answers_exactly(sampled_run, logiccat_cache):
+    results, samples, workdir = sampled_run
     records = load_bundle(logiccat_cache).records
     by_id = {record.id: record for record in records}
-    answer = planned_model(records)
-    results, samples = run_logiccat(
-        "logiccat_mini_sc", logiccat_cache, answer, tmp_path, "--limit", "6"
-    )
     logged = samples["logiccat_mini_sc"]
     assert len(logged) == 6
     checked = []
@@ -147,7 +199,7 @@ def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tm
             lines.append({"id": sample["doc"]["id"], "prediction": outputs})
         else:
             lines += [{"id": sample["doc"]["id"], "prediction": o} for o in outputs]
-    predictions = write_jsonl(tmp_path / "predictions.jsonl", lines)
+    predictions = write_jsonl(workdir / "predictions.jsonl", lines)
     scored = score_offline(predictions, logiccat_cache, "--samples")
     names = ("ves", "ex", "ex_maj", "ves_mean", "ex_mean", *(f"pass_at_{k}" for k in (1, 2, 4, 8)))
     items = assert_same_scores(logged, scored, names)
@@ -158,3 +210,20 @@ def test_sampled_logiccat_mini_scores_planned_answers_exactly(logiccat_cache, tm
     absent = next(item for item_id, item in items.items() if item_id not in by_logged_id(logged))
     assert absent["status"] == "missing" and absent["ex_maj"] == 0 and absent["pass_at_8"] == 0
     assert [s["status"] for s in absent["samples"]] == ["missing"] * 8
+
+
+def test_a_yaml_including_ours_sets_the_number_of_samples(sampled_run, logiccat_cache):
+    results, samples, _ = sampled_run
+    by_id = {record.id: record for record in load_bundle(logiccat_cache).records}
+    logged = samples[USER_TASK]
+    assert len(logged) == 6
+    assert all(len(sample["resps"][0]) == 4 for sample in logged)
+    assert all(sample["arguments"]["gen_args_0"]["arg_0"].startswith(USER_DESCRIPTION)
+               for sample in logged)  # fmt: skip
+    matchable = [s for s in logged if gold_answer_scores(by_id[s["doc"]["id"]]) == (1, 1)]
+    assert matchable, "at least one item must have gold an answer can match"
+    for sample in matchable:
+        assert [sample[f"pass_at_{k}"] for k in (1, 2, 4)] == pytest.approx([0.25, 0.5, 1.0])
+        assert sample["ex_maj"] == 0
+    assert "pass_at_8" not in logged[0]
+    assert "pass_at_8,score" not in results["results"][USER_TASK]
