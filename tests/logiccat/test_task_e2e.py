@@ -76,6 +76,8 @@ def chat_smoke_answer(prompt: str) -> str:
 
 ERROR_SQL = "SELECT no_such_column FROM no_such_table"
 
+# The sampled tasks' plan is chosen by the item's id; no plan has a tied vote, so the expected
+# numbers do not depend on the order lm-eval hands the 8 answers back in.
 # Per plan: the 8 answers, and by hand, with c correct samples out of n=8 and
 # pass@k = 1 - C(8-c, k) / C(8, k):
 # - "gold wins": 3 gold (one with other whitespace), 2 wrong, 3 errors. Groups: gold 3 > wrong 2,
