@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 from support.lm_eval_run import read_outputs, run_lm_eval
-from support.openai_server import ScriptedOpenAIServer
+from support.openai_server import RequestAnswer, ScriptedOpenAIServer
 
 
 def post(url: str, body: dict) -> tuple[int, dict]:
@@ -49,6 +49,19 @@ def test_chat_answers_the_last_user_message():
         status, reply = post(server.chat_url, {"model": "m", "messages": messages, "stop": []})
     assert status == 200
     assert reply["choices"][0]["message"] == {"role": "assistant", "content": "got second"}
+
+
+def test_a_request_answer_also_reads_the_request_body():
+    """Two requests with one prompt, told apart by their temperature."""
+
+    def answer(prompt: str, body: dict) -> str:
+        return f"{prompt} at {body['temperature']}"
+
+    with ScriptedOpenAIServer(RequestAnswer(answer)) as server:
+        replies = [
+            post(server.completions_url, {"prompt": "q", "temperature": t})[1] for t in (0, 0.7)
+        ]
+    assert [r["choices"][0]["text"] for r in replies] == ["q at 0", "q at 0.7"]
 
 
 def test_errors_are_http_codes_and_recorded():

@@ -14,7 +14,7 @@ gold query of a healthy, repeatable item scores 1 and 1 (checked as a preconditi
 attempt gives ``ves``/``ex``, the last ``ves@retry``/``ex@retry``.
 
 That a plain model run (``--model local-chat-completions``) has no retry numbers, even for a
-failing answer, is checked on the chat run of tests/logiccat/test_truncation_e2e.py, whose
+failing answer, is checked on the chat run of tests/logiccat/test_task_e2e.py, whose
 answers fail on purpose (one lm-eval start-up fewer).
 """
 

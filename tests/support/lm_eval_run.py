@@ -18,8 +18,8 @@ Arguments:
 
 - ``tasks``: task names (or YAML paths) as for ``--tasks``; a list is joined with commas.
 - ``answer``: ``Callable[[str], str]`` or a constant string; called with the prompt text of
-  each request (completions: the prompt; chat: the last user message). See
-  ``support.openai_server``.
+  each request (completions: the prompt; chat: the last user message); or a
+  ``support.openai_server.RequestAnswer``, called with the prompt and the request's body.
 - ``include_path``: passed as ``--include_path`` when given (lm-eval takes one folder).
 - ``chat``: False runs ``--model local-completions`` (``tokenizer_backend=None,
   tokenized_requests=False``); True runs ``--model local-chat-completions`` with
@@ -56,7 +56,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from support.openai_server import ScriptedOpenAIServer
+from support.openai_server import RequestAnswer, ScriptedOpenAIServer
 
 TIMEOUT_S = 600
 _TAIL_CHARS = 6000
@@ -143,7 +143,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def run_lm_eval(
     tasks: str | Sequence[str],
     *,
-    answer: Callable[[str], str] | str,
+    answer: Callable[[str], str] | RequestAnswer | str,
     include_path: str | os.PathLike | None = None,
     chat: bool = False,
     extra_args: Sequence[str] = (),
@@ -171,7 +171,7 @@ def run_lm_eval(
 def run_lm_eval_failing(
     tasks: str | Sequence[str],
     *,
-    answer: Callable[[str], str] | str,
+    answer: Callable[[str], str] | RequestAnswer | str,
     include_path: str | os.PathLike | None = None,
     extra_args: Sequence[str] = (),
     workdir: str | os.PathLike | None = None,

@@ -111,12 +111,15 @@ def run_logiccat(
     workdir: Path,
     *extra_args: str,
     chat: bool = False,
+    include_path: Path | None = None,
 ) -> tuple[dict, dict[str, list[dict]]]:
-    """``run_lm_eval`` on ``task`` with the LogicCat bundle of ``cache``; ``extra_args`` go to
-    the CLI (``--limit 6``, ``--metadata ...``)."""
+    """``run_lm_eval`` on ``task`` (a comma-separated list may add tasks of ``include_path``)
+    with the LogicCat bundle of ``cache``; ``extra_args`` go to the CLI (``--limit 6``,
+    ``--metadata ...``)."""
     return run_lm_eval(
         task,
         answer=answer,
+        include_path=include_path,
         chat=chat,
         workdir=workdir,
         extra_args=list(extra_args),

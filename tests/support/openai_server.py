@@ -10,9 +10,11 @@ It answers ``POST /v1/completions`` (lm-eval's ``local-completions``) and
         server.requests          # every request seen, in order
 
 ``answer`` receives the prompt text: the ``prompt`` string of a completions request, or the
-content of the last ``user`` message of a chat request. Like a real server, the reply is cut at
-the first of the request's ``stop`` strings. An exception in ``answer`` becomes an HTTP 500 and
-is kept in ``server.errors``.
+content of the last ``user`` message of a chat request. Wrapped in ``RequestAnswer`` it also
+receives the request's JSON body, ``answer(prompt, body)``: tasks of one run that send the same
+prompt with other sampling settings (``temperature``) can then be told apart. Like a real
+server, the reply is cut at the first of the request's ``stop`` strings. An exception in
+``answer`` becomes an HTTP 500 and is kept in ``server.errors``.
 
 Its life is bounded: it listens only on the loopback address, on a port the OS picks, serves at
 most ``max_requests`` requests (then answers 503) and shuts itself down after ``lifetime_s``
@@ -32,6 +34,13 @@ Answer = Callable[[str], str]
 
 COMPLETIONS_PATH = "/v1/completions"
 CHAT_PATH = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class RequestAnswer:
+    """An ``answer`` that is called with the prompt and the request's JSON body."""
+
+    answer: Callable[[str, dict], str]
 
 
 @dataclass(frozen=True)
@@ -91,12 +100,17 @@ class ScriptedOpenAIServer:
 
     def __init__(
         self,
-        answer: Answer | str,
+        answer: Answer | RequestAnswer | str,
         *,
         max_requests: int = 10_000,
         lifetime_s: float = 900.0,
     ) -> None:
-        self._answer = answer if callable(answer) else (lambda _prompt, text=answer: text)
+        if isinstance(answer, RequestAnswer):
+            self._answer = answer.answer
+        elif callable(answer):
+            self._answer = lambda prompt, _body: answer(prompt)
+        else:
+            self._answer = lambda _prompt, _body, text=answer: text
         self.max_requests = max_requests
         self.lifetime_s = lifetime_s
         self.requests: list[SeenRequest] = []
@@ -163,7 +177,7 @@ class ScriptedOpenAIServer:
             prompts = prompt_of(path, body)
             self.requests.extend(SeenRequest(path, p, body) for p in prompts)
         try:
-            texts = [cut_at_stop(str(self._answer(p)), body.get("stop")) for p in prompts]
+            texts = [cut_at_stop(str(self._answer(p, body)), body.get("stop")) for p in prompts]
         except Exception as error:  # noqa: BLE001 - reported to the test, not raised in a thread
             message = f"answer() raised {error!r}"
             self.errors.append(message)
