@@ -10,6 +10,7 @@ report and submission layers, and the CLI on top.
 from __future__ import annotations
 
 import ast
+import functools
 import tokenize
 from pathlib import Path
 
@@ -77,6 +78,7 @@ def _targets(node: ast.Import | ast.ImportFrom) -> set[str]:
     return {name for name in names if name == ROOT or name.startswith(ROOT + ".")}
 
 
+@functools.cache
 def imports_of(module: str) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
     """Each import statement of ``module`` (TYPE_CHECKING blocks left out) and whether it is
     inside a function or class."""
@@ -96,10 +98,15 @@ def imports_of(module: str) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
     ]
 
 
-GRAPH = {
-    module: {target for node, _ in imports_of(module) for target in _targets(node)} - {module}
-    for module in MODULES
-}
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports. Built on first use, not at import: every
+    pytest-xdist worker imports this file to collect it, only the one running its tests parses
+    the package."""
+    return {
+        module: {target for node, _ in imports_of(module) for target in _targets(node)} - {module}
+        for module in MODULES
+    }
 
 
 def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -142,7 +149,7 @@ def edges(where, to) -> list[tuple[str, str]]:
     """Imports from a module matching ``where`` to a module matching ``to``, known ones out."""
     return sorted(
         (source, target)
-        for source, targets in GRAPH.items()
+        for source, targets in import_graph().items()
         if where(source)
         for target in targets
         if to(target)
@@ -151,12 +158,12 @@ def edges(where, to) -> list[tuple[str, str]]:
 
 def test_the_graph_is_read_from_real_imports():
     # A check on the checker: edges every layout has, one per layer.
-    assert f"{ROOT}.sql.lexis" in GRAPH[f"{ROOT}.sql.extract"]
-    assert f"{ROOT}.scoring.item" in GRAPH[f"{ROOT}.scoring.pipeline"]
-    assert f"{ROOT}.scoring.pipeline" in GRAPH[f"{ROOT}.lmeval.hooks"]
-    assert f"{ROOT}.logiccat.bundle" in GRAPH[f"{ROOT}.logiccat.benchmark"]
+    assert f"{ROOT}.sql.lexis" in import_graph()[f"{ROOT}.sql.extract"]
+    assert f"{ROOT}.scoring.item" in import_graph()[f"{ROOT}.scoring.pipeline"]
+    assert f"{ROOT}.scoring.pipeline" in import_graph()[f"{ROOT}.lmeval.hooks"]
+    assert f"{ROOT}.logiccat.bundle" in import_graph()[f"{ROOT}.logiccat.benchmark"]
     # ``from sqlbench_lmeval.logiccat import gold`` names the module, not the package
-    assert f"{ROOT}.logiccat.gold" in GRAPH[f"{ROOT}.logiccat.health"]
+    assert f"{ROOT}.logiccat.gold" in import_graph()[f"{ROOT}.logiccat.health"]
 
 
 def test_the_circle_finder_finds_circles():
@@ -165,7 +172,7 @@ def test_the_circle_finder_finds_circles():
 
 
 def test_no_import_circles():
-    assert [sorted(c) for c in circles(GRAPH)] == []
+    assert [sorted(c) for c in circles(import_graph())] == []
 
 
 @pytest.mark.parametrize(
@@ -203,7 +210,7 @@ def test_comparison_and_structure_import_no_engine(module):
         current = todo.pop()
         if current not in seen:
             seen.add(current)
-            todo.extend(GRAPH.get(current, ()))
+            todo.extend(import_graph().get(current, ()))
     assert sorted(seen & ENGINE_MODULES) == []
 
 

@@ -4,8 +4,9 @@ One private MariaDB of this module (``support.restartable_server``: killed and s
 the same datadir and port; never the server of ``$SQLBENCH_LMEVAL_MYSQL_URL``), prepared once
 with LogicCat through the real CLI. Then:
 
-- killed (SIGKILL) and restarted in the middle of a 4,036-item run: the run waits, runs the
-  affected items again and ends with the per-item results of an undisturbed run;
+- killed (SIGKILL) and restarted in the middle of a run over every 8th item (505 items, every
+  database): the run waits, runs the affected items again and ends with the per-item results
+  of an undisturbed run;
 - a reader with a wrong password, a stopped server, a dropped database: ``score`` and ``gold``
   exit 3 naming the cause and write no file; the lm-eval filter raises instead of scoring, and
   the real ``lm_eval`` CLI (run for the wrong password, the case of issue 18: each run costs
@@ -54,7 +55,11 @@ pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 # (item 1440) takes 5-16 s on MariaDB 10.11; every other one under 1 s.
 LIMITS = Limits(timeout_s=60)
 SLOW_GOLD = {1440}
-RESTART_AT = 2000  # the server is killed while the answer of this item runs
+# The killed run: every 8th item (505 of 4,036; all 44 databases). What is checked - the run
+# waits for the server, runs again what the kill cut off and ends as an undisturbed run - needs
+# items running before, during and after the kill, not a run of every item (scored twice, that
+# was ~12,000 queries for the same check).
+STRIDE = 8
 RESTART_MARKER = "SELECT SLEEP(2) AS restart_here"
 UNAVAILABLE = 3  # exit code of a command stopped because the evaluation cannot run
 DROPPED = "AirCraft"
@@ -128,11 +133,13 @@ def restart_when_running(server, marker: str, done: threading.Event, errors: lis
 
 def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, items, capfd):
     assert len(items) == 4036
+    run = items[::STRIDE]
     # The answer to the item in the middle of the run is the signal to kill the server: that
     # query is then certainly running (and with it the queries of the other worker).
-    outputs = [prediction(item) for item in items]
-    outputs[RESTART_AT] = f"```sql\n{RESTART_MARKER}\n```"
-    undisturbed = score_items(items, outputs, **scoring_options(cache))
+    restart_at = len(run) // 2
+    outputs = [prediction(item) for item in run]
+    outputs[restart_at] = f"```sql\n{RESTART_MARKER}\n```"
+    undisturbed = score_items(run, outputs, **scoring_options(cache))
     first_pid = server.pid()
 
     done, errors = threading.Event(), []
@@ -141,7 +148,7 @@ def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, it
     )
     capfd.readouterr()
     restarter.start()
-    disturbed = score_items(items, outputs, **scoring_options(cache))
+    disturbed = score_items(run, outputs, **scoring_options(cache))
     restarter.join(timeout=120)
     assert done.is_set() and errors == []
     assert server.pid() != first_pid
@@ -150,9 +157,10 @@ def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, it
     assert len(disturbed) == len(undisturbed)
     for before, after in zip(undisturbed, disturbed, strict=True):
         assert after == before, after["id"]
-    assert disturbed[RESTART_AT]["status"] == "ok"  # the killed query ran again, to its end
+    assert disturbed[restart_at]["status"] == "ok"  # the killed query ran again, to its end
     statuses = Counter(score["status"] for score in disturbed)
-    assert statuses["ok"] > 3500 and statuses["crashed"] == 0, statuses
+    # A real run: most items ok (the run over every item asked for 3,500 of 4,036, 87%).
+    assert statuses["ok"] > 0.85 * len(run) and statuses["crashed"] == 0, statuses
 
 
 # -- the evaluation cannot run: score, gold and lm_eval stop ------------------------------------
