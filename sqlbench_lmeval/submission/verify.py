@@ -895,18 +895,27 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
     verbatim = [
         score["id"]
         for score in scores
-        if score.get("extracted_sql")
-        and _sql_key(score["extracted_sql"]) == _sql_key(by_id[score["id"]].gold_sql)
+        if (answers := _answers(score))
+        and _sql_key(by_id[score["id"]].gold_sql) in {_sql_key(sql) for sql in answers}
     ]
     if verbatim:
+        sampled = any("samples" in score for score in scores)
         add(
             "integrity",
             "gold_verbatim",
             FINDING,
             f"{len(verbatim)} answer(s) ({len(verbatim) / len(scores):.1%} of the items) are "
-            "the gold SQL verbatim (whitespace aside)",
+            "the gold SQL verbatim (whitespace aside"
+            + ("; in this sampled run, any of an item's samples)" if sampled else ")"),
             verbatim,
         )
+
+
+def _answers(score: Mapping) -> list[str]:
+    """The SQL a score holds: its extracted answer, or, in a sampled run (whose score has no
+    answer of its own), each sample's."""
+    found = [sample.get("extracted_sql") for sample in score.get("samples", ())]
+    return [sql for sql in [score.get("extracted_sql"), *found] if sql]
 
 
 def _sql_key(sql: str) -> str:

@@ -85,7 +85,8 @@ def test_tpcds_sc_reports_voted_and_mean_similarity(sampled_run):
 
 def test_a_sampled_run_verifies_with_its_own_settings(sampled_run, tpcds_cache):
     """``verify`` on the run above (8 answers per item at temperature 0.7): no finding about
-    its sampling settings or its numbers; the 97 items it did not run are missing."""
+    its sampling settings or its numbers; the 97 items it did not run are missing, and the two
+    it ran are found pasting gold (5 of each item's 8 samples are gold's own text)."""
     _, samples, folder = sampled_run
     (submission,) = read_submissions(str(folder))
     (logged,) = submission.tasks
@@ -94,8 +95,10 @@ def test_a_sampled_run_verifies_with_its_own_settings(sampled_run, tpcds_cache):
     (task,) = verification.tasks
     problems = {f.code: f.items for f in task.findings if f.severity != "info"}
     ran = {record["doc"]["id"] for record in samples["tpcds_sc"]}
-    assert set(problems) == {"missing_items"} and len(problems["missing_items"]) == 99 - LIMIT
+    assert set(problems) == {"missing_items", "gold_verbatim"}
+    assert len(problems["missing_items"]) == 99 - LIMIT
     assert ran.isdisjoint(problems["missing_items"])
+    assert set(problems["gold_verbatim"]) == ran
     # The numbers the run claims, which verify re-computed without a finding, by hand: gold
     # wins the vote on both items (ex_maj 1); c = 5 correct samples of 8 (pass@1 5/8,
     # pass@8 1).
