@@ -97,8 +97,7 @@ class ExecuteAndScore(Filter):
             except Exception as error:
                 items.append(None)
                 failure = Failure.at("document", error)
-                engine = doc.get("engine") if isinstance(doc, dict) else None
-                scores.append(failed_score(_doc_id(doc), failure, engine=engine))
+                scores.append(failed_score(_doc_id(doc), failure, engine=_doc_engine(doc)))
         scorable = [i for i, item in enumerate(items) if item is not None]
         answers = [resps[i] if i < len(resps) else None for i in scorable]
         try:
@@ -188,13 +187,18 @@ def _doc_id(doc) -> int:
         return -1
 
 
+def _doc_engine(doc) -> str | None:
+    """The engine a document names, None for a document that is not a dict."""
+    return doc.get("engine") if isinstance(doc, dict) else None
+
+
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """The numbers of one document's score dict (made by :class:`ExecuteAndScore`); zeros when
     ``results`` holds no score dict (never raises: lm-eval calls this after the whole run)."""
     score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
     # A metric not defined on the document's engine (r_ves where the engine counts no work)
     # is left out, so lm-eval's table has no row for it rather than a 0 never measured.
-    defined = execution_metrics(doc.get("engine") if isinstance(doc, dict) else None)
+    defined = execution_metrics(_doc_engine(doc))
     if not isinstance(score, dict):
         return dict.fromkeys(defined, 0)
     numbers = {name: _number(score.get(name)) for name in defined}

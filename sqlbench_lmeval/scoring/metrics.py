@@ -576,10 +576,9 @@ def carried_on(entry: Metric, engine: str | None) -> bool:
 def not_defined(name: str, engine: str | None) -> str | None:
     """Why items on ``engine`` do not carry metric ``name`` (``"not defined on postgres: it
     counts no work"``); None when they do, or when it is not known here."""
-    entry = metric(name)
-    if entry.needs_work and engine_counts_work(engine) is False:
-        return f"not defined on {engine}: it counts no work"
-    return None
+    if carried_on(metric(name), engine):
+        return None
+    return f"not defined on {engine}: it counts no work"
 
 
 @cache
