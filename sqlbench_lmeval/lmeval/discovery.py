@@ -12,7 +12,13 @@ import run, then wraps ``TaskManager.__init__`` in place (the class object itsel
 The wrapped ``__init__`` puts our tasks folder (:func:`sqlbench_lmeval.paths.tasks_dir`) first
 in ``include_path``: after lm-eval's built-in tasks and before the caller's own folders, so a
 user's ``--include_path`` task of the same name still wins. ``include_defaults=False`` drops
-lm-eval's built-in tasks only: installed tasks, like ours, stay. It adds nothing when:
+lm-eval's built-in tasks only: installed tasks, like ours, stay.
+
+``SQLBENCH_LMEVAL_ONLY_OUR_TASKS=1`` (read at each ``TaskManager()``) also passes
+``include_defaults=False``: lm-eval then indexes our folder and the caller's, not its own
+thousands of task files. That index costs ~11 s of CPU at every ``lm_eval`` start (lm-eval 0.4.13,
+14,698 names); it is for runs of our tasks alone (the test suite sets it), since lm-eval's own
+tasks cannot be found in such a run. The hook adds nothing when:
 
 - ``SQLBENCH_LMEVAL_NO_DISCOVERY`` is ``1``/``true``/``yes``/``on`` (read at start-up, where it
   keeps the finder from being installed at all, and again at each ``TaskManager()``);
@@ -38,6 +44,7 @@ import os
 import sys
 
 DISABLE_ENV = "SQLBENCH_LMEVAL_NO_DISCOVERY"
+ONLY_OURS_ENV = "SQLBENCH_LMEVAL_ONLY_OUR_TASKS"
 HOOKED_MODULE = "lm_eval.tasks"
 # lm-eval's model package; importing it fills the model registry (see ModelsImportHook).
 MODELS_MODULE = "lm_eval.models"
@@ -55,7 +62,17 @@ _LM_EVAL_LOADER_SOURCES = ("tasks/*.py", "api/registry.py")
 def disabled(environ: dict[str, str] | None = None) -> bool:
     """True when ``SQLBENCH_LMEVAL_NO_DISCOVERY`` (in ``environ``, default ``os.environ``)
     switches discovery off."""
-    value = (os.environ if environ is None else environ).get(DISABLE_ENV, "")
+    return _truthy(DISABLE_ENV, environ)
+
+
+def only_our_tasks(environ: dict[str, str] | None = None) -> bool:
+    """True when ``SQLBENCH_LMEVAL_ONLY_OUR_TASKS`` (in ``environ``, default ``os.environ``)
+    leaves lm-eval's built-in tasks out of the index."""
+    return _truthy(ONLY_OURS_ENV, environ)
+
+
+def _truthy(name: str, environ: dict[str, str] | None) -> bool:
+    value = (os.environ if environ is None else environ).get(name, "")
     return value.strip().lower() in _TRUTHY
 
 
@@ -295,14 +312,27 @@ def _call_with_our_tasks(signature, self, args, kwargs):
 
     given = bound.arguments.get("include_path")
     include_path = extended_include_path(given, tasks_dir())
-    if include_path is None:
+    # Only a caller's own include_defaults=False is already what the variable asks for.
+    leave_out_builtins = only_our_tasks() and bound.arguments.get("include_defaults", True)
+    if include_path is None and not leave_out_builtins:
         return None
-    bound.arguments["include_path"] = include_path
     import logging
 
-    logging.getLogger(__name__).debug(
-        "adding %s to lm-eval's include_path (%s=1 turns this off)", include_path[0], DISABLE_ENV
-    )
+    logger = logging.getLogger(__name__)
+    if include_path is not None:
+        bound.arguments["include_path"] = include_path
+        logger.debug(
+            "adding %s to lm-eval's include_path (%s=1 turns this off)",
+            include_path[0],
+            DISABLE_ENV,
+        )
+    if leave_out_builtins:
+        if "include_defaults" not in signature.parameters:
+            raise RuntimeError(f"TaskManager.__init__ takes no include_defaults ({ONLY_OURS_ENV})")
+        bound.arguments["include_defaults"] = False
+        # INFO, not DEBUG: a run that asks for one of lm-eval's own tasks fails with "not
+        # found", and this line says why.
+        logger.info("%s is set: lm-eval's built-in tasks are left out of the index", ONLY_OURS_ENV)
     return bound.args[1:], bound.kwargs, given
 
 

@@ -208,15 +208,15 @@ def hooked():
     from lm_eval.tasks import TaskManager
 
     was_active = discovery.is_active()
-    saved = os.environ.pop(discovery.DISABLE_ENV, None)
+    variables = (discovery.DISABLE_ENV, discovery.ONLY_OURS_ENV)
+    saved = {name: os.environ.pop(name) for name in variables if name in os.environ}
     discovery.uninstall()
     discovery.install()
     yield TaskManager
     discovery.uninstall()
     if was_active:
         discovery.install()
-    if saved is not None:
-        os.environ[discovery.DISABLE_ENV] = saved
+    os.environ.update(saved)
 
 
 def our_index() -> dict:
@@ -307,7 +307,15 @@ def test_no_warning_in_the_normal_case(hooked):
 
 SMOKE = "sqlbench_discovery_smoke"
 # Everything Python-path related is dropped so the venv sees only itself.
-_DROPPED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", discovery.DISABLE_ENV)
+# The suite's own ONLY_OURS_ENV (tests/conftest.py) goes too: these venvs prove the default path.
+_DROPPED_ENV = (
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "VIRTUAL_ENV",
+    discovery.DISABLE_ENV,
+    discovery.ONLY_OURS_ENV,
+)
 
 TASK_MANAGER_REPORT = textwrap.dedent(
     """
@@ -588,3 +596,50 @@ def test_editable_install_reads_the_live_checkout_and_uninstalls(fresh):
     finally:
         shutil.rmtree(added, ignore_errors=True)
         uninstall_and_compare(venv, state_before)
+
+
+# --- SQLBENCH_LMEVAL_ONLY_OUR_TASKS: lm-eval's own tasks left out of the index ----------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1", True), ("yes", True), (" On ", True), ("0", False), ("", False), ("no", False)],
+)
+def test_only_our_tasks_reads_its_variable_as_the_off_switch_reads_its_own(value, expected):
+    assert discovery.only_our_tasks({discovery.ONLY_OURS_ENV: value}) is expected
+    assert discovery.disabled({discovery.DISABLE_ENV: value}) is expected
+    assert discovery.only_our_tasks({}) is False
+
+
+def test_only_our_tasks_indexes_ours_and_the_callers_and_nothing_of_lm_eval(
+    hooked, monkeypatch, tmp_path
+):
+    mine = write_task(tmp_path / "mine", "my_own_task")
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+
+    manager = hooked(include_path=str(tmp_path / "mine"))  # include_defaults left at True
+
+    ours = {name: str(e.yaml_path) for name, e in our_index().items()}
+    assert index_paths(manager) == {**ours, "my_own_task": str(mine)}
+    assert manager.include_path == str(tmp_path / "mine")
+
+
+def test_only_our_tasks_applies_when_the_caller_already_passes_our_folder(hooked, monkeypatch):
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+    ours = {name: str(e.yaml_path) for name, e in our_index().items()}
+    assert index_paths(hooked(include_path=str(tasks_dir()))) == ours
+
+
+def test_the_off_switch_also_switches_only_our_tasks_off(monkeypatch):
+    calls = []
+
+    def init(self, verbosity=None, include_path=None, include_defaults=True, metadata=None):
+        calls.append((include_path, include_defaults))
+
+    wrapped = discovery._wrap_init(init)  # lm-eval's signature, without a 11 s index to build
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+    wrapped(object())
+    monkeypatch.setenv(discovery.DISABLE_ENV, "1")
+    wrapped(object())
+
+    assert calls == [([str(tasks_dir())], False), (None, True)]
