@@ -330,9 +330,7 @@ def _call_with_our_tasks(signature, self, args, kwargs):
         if "include_defaults" not in signature.parameters:
             raise RuntimeError(f"TaskManager.__init__ takes no include_defaults ({ONLY_OURS_ENV})")
         bound.arguments["include_defaults"] = False
-        # INFO, not DEBUG: a run that asks for one of lm-eval's own tasks fails with "not
-        # found", and this line says why.
-        logger.info("%s is set: lm-eval's built-in tasks are left out of the index", ONLY_OURS_ENV)
+        logger.debug("%s is set: lm-eval's built-in tasks are left out of the index", ONLY_OURS_ENV)
     return bound.args[1:], bound.kwargs, given
 
 
