@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -138,6 +137,10 @@ def loaded() -> list[Engine]:
 
 def driver_version(package: str) -> str:
     """``"<package> <installed version>"`` (``"<package> unknown"`` when not installed)."""
+    # heavy: importlib.metadata (email, zipfile, ...) is a third of a worker process's imports,
+    # and workers never ask for a version (the gold cache's keys are made in the parent)
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return f"{package} {version(package)}"
     except PackageNotFoundError:

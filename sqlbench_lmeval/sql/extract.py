@@ -314,6 +314,8 @@ def _from_fences(text: str) -> tuple[_Found, str] | None:
 
 
 def _from_marker(text: str) -> tuple[_Found, str] | None:
+    if ":" not in text and "：" not in text:
+        return None  # every marker ends in a colon (a search of 10 MB takes a second)
     markers = list(_MARKER.finditer(text))[-MAX_BLOCKS:]
     for marker in reversed(markers):
         found = _statement_in(text[marker.end() :])
@@ -514,6 +516,10 @@ def _end_of_statement(text: str, start: int = 0) -> tuple[str, bool]:
     rules = _rules()
     confirm = rules.dialect == "sqlite"
     window = text[start : start + MAX_STATEMENT_CHARS]
+    if ";" not in window:
+        # Nothing can end the statement: the scan would find no ';' either, and on a long
+        # text (every start of a 10 MB output) it is most of the time of an extraction.
+        return window, False
     confirmations = 0
     for match in rules.marks(window):
         if match.lastgroup != "semicolon":

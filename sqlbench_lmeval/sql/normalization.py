@@ -11,7 +11,7 @@ and the dialect the query was written in (:func:`parse_with_fallback`, :data:`TO
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 
 import sqlglot
@@ -43,9 +43,13 @@ _QUERY_TYPES = (exp.Query, exp.Values, exp.Pivot)
 _SUBQUERY_PLACEHOLDER = "(subquery)"
 
 
-def render(node: exp.Expression) -> str:
-    """The token text of ``node`` (in :data:`TOKEN_DIALECT`, without comments)."""
-    return node.sql(dialect=TOKEN_DIALECT, comments=False)
+def render(node: exp.Expression, *, throwaway: bool = False) -> str:
+    """The token text of ``node`` (in :data:`TOKEN_DIALECT`, without comments).
+
+    sqlglot's writer changes the tree it writes, so it writes a copy; ``throwaway`` says that
+    ``node`` is a copy made for this token alone (:func:`placeholder_subqueries`), which it may
+    then change instead: copying a tree costs more than writing it."""
+    return node.sql(dialect=TOKEN_DIALECT, comments=False, copy=not throwaway)
 
 
 def placeholder_subqueries(node: exp.Expression) -> exp.Expression:
@@ -92,21 +96,31 @@ def parse_with_fallback(sql: str | None, dialect: str) -> tuple[exp.Expression, 
 
 
 def normalize(
-    tree: exp.Expression, dialect: str, schema: Mapping | None = None
+    tree: exp.Expression,
+    dialect: str,
+    schema: Mapping | None = None,
+    *,
+    read_again: Callable[[], exp.Expression] | None = None,
 ) -> tuple[exp.Expression, bool]:
-    """A normalised copy of ``tree`` (read in ``dialect``) and whether its names resolved."""
+    """A normalised copy of ``tree`` (read in ``dialect``) and whether its names resolved.
+
+    ``read_again``, when the caller has the text ``tree`` was read from, reads it again into a
+    new tree: ``tree`` itself is then rewritten (the caller gives it up), not a copy of it.
+    """
     qualified = True
     try:
-        # qualify works in place: on a failure the rules are applied again to a fresh copy
-        # (cheaper than a copy kept for the rare failure).
-        resolved = qualify_names(_before_names(tree.copy(), dialect), dialect, schema)
+        # qualify works in place: on a failure the rules are applied again to a fresh tree
+        # (cheaper than a copy kept for the rare failure; reading the text again is cheaper
+        # than copying the tree at all).
+        first = tree if read_again is not None else tree.copy()
+        resolved = qualify_names(_before_names(first, dialect), dialect, schema)
         # Again: qualify writes names in the dialect's case (Snowflake's are upper case).
         _resolve_sources(_plain_identifiers(resolved), schema or {})
         tree = resolved
     except Exception:
         # sqlglot could not resolve the names (it happens with odd predictions): keep them as
         # written; ``qualified`` reports it.
-        tree = _before_names(tree.copy(), dialect)
+        tree = _before_names(read_again() if read_again is not None else tree.copy(), dialect)
         qualified = False
     return tree, qualified
 
@@ -309,7 +323,8 @@ def _column_definition(source: Scope, name: str, schema: Mapping) -> exp.Column 
         value = projection.unalias()
         if isinstance(value, exp.Column) and not value.is_star:
             return value.copy()
-        return exp.Column(this=exp.Identifier(this=render(placeholder_subqueries(value))))
+        name = render(placeholder_subqueries(value), throwaway=True)
+        return exp.Column(this=exp.Identifier(this=name))
     if source.expression.is_star:
         for inner in source.sources.values():
             if isinstance(inner, Scope):

@@ -127,6 +127,7 @@ from sqlbench_lmeval.sql.normalization import (
     is_position,
     normalize,
     number_value,
+    parse_one,
     parse_with_fallback,
     placeholder_subqueries,
     render,
@@ -193,7 +194,10 @@ def structure_of(sql: str | None, dialect: str, schema: Mapping | None = None) -
         return None
     tree, parsed_dialect = parsed
     try:
-        normalized, qualified = normalize(tree, parsed_dialect, schema)
+        # The tree is this call's own parse: normalised in place, read again on a failure.
+        normalized, qualified = normalize(
+            tree, parsed_dialect, schema, read_again=lambda: parse_one(sql, parsed_dialect)
+        )
         features = _features(normalized)
         counts = complexity_counts(normalized)
     except Exception:
@@ -328,7 +332,7 @@ def _instance_order(source: object) -> tuple:
 
 def _predicate_token(predicate: exp.Expression) -> str:
     # Subqueries are placeholders: their own predicates are collected where they are.
-    return render(_orient(_tag_instances(placeholder_subqueries(predicate))))
+    return render(_orient(_tag_instances(placeholder_subqueries(predicate))), throwaway=True)
 
 
 def _tag_instances(predicate: exp.Expression) -> exp.Expression:

@@ -23,9 +23,11 @@ from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE
 pytestmark = needs_chromium
 
 
-@pytest.fixture
-def browser(tmp_path):
-    with chromium(tmp_path / "chromium-profile") as driver:
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One Chromium for the module (starting one is most of a test's time); each test opens
+    its own page, and the explorer keeps no state in the browser (no storage, no cookies)."""
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
         yield driver
 
 
