@@ -365,6 +365,12 @@ def _fidelity_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
     parser.add_argument("--url", help="the prepared server (default: its read-only account)")
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per gold query on each engine (default: 10); gold stopped by it counts "
+        "as not run on that engine",
+    )
 
 
 @_register(
@@ -372,6 +378,7 @@ def _fidelity_args(parser: argparse.ArgumentParser) -> None:
     "LogicCat gold on SQLite vs on the MySQL server (and a reference run), item by item",
 )(_fidelity_args)
 def _fidelity(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.logiccat.cross_engine import fidelity_command
 
     comparison = fidelity_command(
@@ -381,6 +388,7 @@ def _fidelity(args: argparse.Namespace) -> int:
         source=args.source,
         workers=args.workers,
         output=args.output,
+        limits=Limits() if args.timeout is None else Limits(timeout_s=args.timeout),
     )
     print(comparison.summary())
     if args.output:

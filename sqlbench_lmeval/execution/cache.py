@@ -135,6 +135,23 @@ class GoldCache:
         ]
         return gold, others
 
+    def store(
+        self, jobs: Sequence[Job], outcomes: Sequence[Outcome], limits: Limits = DEFAULT_LIMITS
+    ) -> None:
+        """Keep ``outcomes[i]``, which ``jobs[i]`` gave when run under ``limits`` outside the
+        cache, as later runs of that job read it (the kinds :meth:`run` keeps, under the same
+        key): for a step that must run gold fresh, such as a server's ``prepare``, whose
+        results are then the gold that scoring on this machine needs."""
+        keys = self._keys(jobs, limits)
+        entries = {
+            key: outcome
+            for key, outcome in zip(keys, outcomes, strict=True)
+            if key is not None and outcome.status in CACHEABLE
+        }
+        if entries:
+            with self._open() as db:
+                self._store(db, entries)
+
     # -- keys ------------------------------------------------------------------------------
 
     def key(self, job: Job, limits: Limits = DEFAULT_LIMITS) -> str | None:

@@ -25,7 +25,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlbench_lmeval.execution import Outcome
+from sqlbench_lmeval.execution import Limits, Outcome
 from sqlbench_lmeval.logiccat import fidelity, server
 from sqlbench_lmeval.logiccat.benchmark import DIALECT
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
@@ -97,7 +97,12 @@ def as_reference(results: Mapping[int, tuple[bool, Sequence]]) -> dict[int, dict
 
 
 def sqlite_tie_answers(
-    bundle, outcomes: Mapping[int, Outcome], *, setup: str, workers: int | None = None
+    bundle,
+    outcomes: Mapping[int, Outcome],
+    *,
+    setup: str,
+    workers: int | None = None,
+    limits: Limits = Limits(),
 ) -> dict[int, TieGold]:
     """:func:`fidelity.tie_answers` of the bundle's SQLite gold (``outcomes``:
     :func:`fidelity.run_gold_outcomes`), its probes run with the same connection ``setup``."""
@@ -105,14 +110,21 @@ def sqlite_tie_answers(
     return fidelity.tie_answers(
         {item_id: (by_id[item_id].gold_sql, outcome) for item_id, outcome in outcomes.items()},
         DIALECT,
-        lambda sql: fidelity.run_gold_outcomes(bundle, sql, setup=setup, workers=workers, sql=sql),
+        lambda sql: fidelity.run_gold_outcomes(
+            bundle, sql, setup=setup, workers=workers, sql=sql, limits=limits
+        ),
     )
 
 
 def compare_engines(
-    bundle, server_url: str, reference: Mapping[int, dict] | None = None, workers=None
+    bundle,
+    server_url: str,
+    reference: Mapping[int, dict] | None = None,
+    workers=None,
+    limits: Limits = Limits(),
 ) -> EngineComparison:
-    """Gold of every item on SQLite and on the server, compared (and each with ``reference``)."""
+    """Gold of every item on SQLite and on the server, compared (and each with ``reference``),
+    each query under ``limits`` (a gold query stopped by the time limit did not run)."""
     sqlite_setup = CONNECTION_SETUP
     server_setup = server.FROZEN_CLOCK_SETUP
     if reference is not None:
@@ -120,18 +132,22 @@ def compare_engines(
     records = bundle.records
     by_id = {r.id: r for r in records}
     lite = fidelity.run_gold_outcomes(
-        bundle, [r.id for r in records], setup=sqlite_setup, workers=workers
+        bundle, [r.id for r in records], setup=sqlite_setup, workers=workers, limits=limits
     )
     sqlite = {item_id: (o.ok, o.rows) for item_id, o in lite.items()}
 
     def on_server_run(sql: Mapping[int, str]) -> dict[int, object]:
         golds = [(item_id, by_id[item_id].db_id, text) for item_id, text in sql.items()]
-        return server.run_gold_on_server(golds, server_url, setup=server_setup, workers=workers)
+        return server.run_gold_on_server(
+            golds, server_url, setup=server_setup, workers=workers, limits=limits
+        )
 
     outcomes = on_server_run({r.id: r.gold_sql_mysql for r in records})
     on_server = {item_id: (o.ok, o.rows) for item_id, o in outcomes.items()}
     # Each engine's right answers under its gold's ties (its own probe, its own order).
-    lite_answers = sqlite_tie_answers(bundle, lite, setup=sqlite_setup, workers=workers)
+    lite_answers = sqlite_tie_answers(
+        bundle, lite, setup=sqlite_setup, workers=workers, limits=limits
+    )
     server_answers = fidelity.tie_answers(
         {i: (by_id[i].gold_sql_mysql, o) for i, o in outcomes.items()},
         server.ENGINE_DIALECT,
@@ -158,6 +174,7 @@ def fidelity_command(
     source=None,
     workers=None,
     output=None,
+    limits: Limits = Limits(),
 ) -> EngineComparison:
     """``sqlbench-lmeval fidelity logiccat``: the bundle of this cache against its prepared
     server (a read-only account: ``url``, else this cache's reader), with ``reference`` (default
@@ -169,7 +186,7 @@ def fidelity_command(
     server_url = server_run(url, cache_dir).url
     reference = reference or os.environ.get(fidelity.REFERENCE_ENV)
     loaded = fidelity.load_reference(reference) if reference else None
-    comparison = compare_engines(bundle, server_url, loaded, workers=workers)
+    comparison = compare_engines(bundle, server_url, loaded, workers=workers, limits=limits)
     if output:
         lines = comparison.listing(bundle.records)
         with open(output, "w", encoding="utf-8") as out:

@@ -411,6 +411,7 @@ def run_gold_outcomes(
     setup: str = REFERENCE_CLOCK_SETUP,
     workers: int | None = None,
     sql: Mapping[int, str] | None = None,
+    limits: Limits = Limits(),
 ) -> dict[int, Outcome]:
     """Outcomes of our gold for ``ids`` (id -> Outcome); ``sql`` replaces an item's gold text
     (e.g. by its tie probe)."""
@@ -421,5 +422,5 @@ def run_gold_outcomes(
         Job(Database("sqlite", str(bundle.database_path(r.db_id)), setup), text)
         for r, text in zip(records, texts, strict=True)
     ]
-    outcomes = execute_many(jobs, Limits(), workers=workers, progress=None)
+    outcomes = execute_many(jobs, limits, workers=workers, progress=None)
     return {r.id: o for r, o in zip(records, outcomes, strict=True)}

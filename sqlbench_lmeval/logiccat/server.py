@@ -16,7 +16,8 @@
 - the read-only account (:data:`READER_USER`) gets SELECT on exactly these databases and the
   metadata database, for ``'%'`` and for the host of every anonymous account; ``prepare`` then
   logs in as it, checks its rights as the engine does, runs one SELECT per database, and only
-  then runs the gold (twice) as it;
+  then runs the gold (twice) as it; the first run's results go into this machine's gold
+  cache, so that scoring here does not run all of the gold a third time;
 - the result - dataset version, server version, frozen clock, tables, row counts, checksums,
   schemas, gold health and unstable order - is stored on the server itself, in the metadata
   database (:mod:`~sqlbench_lmeval.execution.mysql_admin`), as the last step: a server is
@@ -50,7 +51,7 @@ from pathlib import Path
 from sqlglot import exp
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many
+from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Status, execute_many
 from sqlbench_lmeval.execution import mysql_admin as admin
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.logiccat import mysqldump
@@ -59,6 +60,7 @@ from sqlbench_lmeval.logiccat.fidelity import REFERENCE_NOW
 from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
 from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW, FROZEN_NOW_TEXT
 from sqlbench_lmeval.paths import cache_dir as cache_root
+from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.pipeline import gold_health
 
@@ -365,10 +367,11 @@ def prepare_server(
     *,
     reload: bool = False,
     rotate_reader: bool = False,
+    gold_cache: GoldCache | None = None,
 ) -> dict:
     """Prepare the server ``admin_url`` names for LogicCat, or verify it when it already holds
     this dataset version (see the module docstring); the local manifest, with ``actions``: what
-    was done, one sentence each."""
+    was done, one sentence each. Gold judged now is stored in ``gold_cache`` (this machine's)."""
     from sqlbench_lmeval.execution.mysql import (
         META_DATABASE,
         redact,
@@ -442,7 +445,7 @@ def prepare_server(
     from_cache = password == known and not rotate_reader
     actions.append(_prove_reader(reader, names, anonymous, from_cache))
     if "gold_status" not in document:
-        document.update(_judge_gold(records, reader))
+        document.update(_judge_gold(records, reader, gold_cache))
         document.update(
             engine="mysql",
             server_version=version,
@@ -502,7 +505,7 @@ def _load_all(cursor, source, names: list[str], collations: dict[str, str]) -> d
     return databases
 
 
-def _judge_gold(records: list[dict], reader: str) -> dict:
+def _judge_gold(records: list[dict], reader: str, gold_cache: GoldCache | None) -> dict:
     """Gold health as judged on the server (ok / empty / all_null / error / ...), and which
     items ordered their rows differently between two runs."""
 
@@ -510,6 +513,13 @@ def _judge_gold(records: list[dict], reader: str) -> dict:
     golds = [(r["idx"], r["db_id"], r["query"]) for r in records]
     outcomes = run_gold_on_server(golds, reader)
     _check_gold(outcomes)
+    if gold_cache is not None:
+        # Both runs are fresh (they judge this load), but the first one is exactly the gold
+        # that scoring on this machine runs: the same queries on the same databases, clock
+        # and limits, and a key that names this load (the tables' checksums and creation
+        # times), so every spelling of the reader's URL reads it and a reload does not.
+        jobs = [Job(server_database(reader, db_id), sql) for _, db_id, sql in golds]
+        gold_cache.store(jobs, [outcomes[item_id] for item_id, _, _ in golds])
     # Twice, in fresh worker processes (so on other connections), as a check: the engine keeps
     # tie order reproducible (execution/mysql.py; before, ~135 of 4,036 gold queries changed
     # their tied rows between runs), so only RAND() gold should differ. Whatever does differ
@@ -651,6 +661,7 @@ def prepare_command(
             manifest_dir=manifest_dir(cache_dir),
             reload=reload,
             rotate_reader=rotate_reader,
+            gold_cache=GoldCache(gold_cache_dir(cache_dir)),
         )
     except pymysql.err.Error as error:
         raise UserError(

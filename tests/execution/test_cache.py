@@ -170,6 +170,28 @@ def test_timeouts_are_not_cached(tmp_path, db, spy):
     assert [len(c) for c in spy] == [2, 1]
 
 
+def test_stored_outcomes_are_read_as_if_run_under_their_limits_only(tmp_path, db, spy):
+    """``store`` keeps what a fresh run outside the cache gave (prepare's gold): a later run
+    under the same limits reads it, other limits run; a timeout is never kept."""
+    from sqlbench_lmeval.execution import execute_many
+
+    jobs = _jobs(db)
+    fresh = execute_many(jobs, Limits(), workers=1)
+    timed_out = Outcome(Status.TIMEOUT, error="stopped")
+    slow = Job(db, "SELECT count(*) FROM t")
+    GoldCache(tmp_path / "cache").store([*jobs, slow], [*fresh, timed_out])
+    read = GoldCache(tmp_path / "cache").run(jobs, workers=1)
+    assert spy == [[]]
+
+    def result(outcome: Outcome) -> tuple:  # what ran, not how long it took
+        return (outcome.status, outcome.columns, outcome.rows, outcome.error, outcome.work)
+
+    assert [result(o) for o in read] == [result(o) for o in fresh]
+    GoldCache(tmp_path / "cache").run([slow], workers=1)
+    GoldCache(tmp_path / "cache").run(jobs[:1], Limits(timeout_s=3), workers=1)
+    assert spy[1:] == [[slow], jobs[:1]]
+
+
 def test_a_missing_file_stops_the_batch_and_nothing_of_it_is_cached(tmp_path, db, spy):
     missing = Job(Database("sqlite", str(tmp_path / "nope.sqlite")), "SELECT 1")
     for _ in range(2):

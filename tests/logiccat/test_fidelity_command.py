@@ -33,7 +33,11 @@ def listing(mysql_prepared, logiccat_cache, tmp_path_factory):
         pytest.skip(f"no MariaDB reference at {reference}")
     cache = ["--cache-dir", str(logiccat_cache)]
     output = tmp_path_factory.mktemp("fidelity") / "fidelity.jsonl"
-    code = main(["fidelity", "logiccat", "--reference", str(reference), "-o", str(output), *cache])
+    # What is compared is results, not speed: item 1440 takes 5-16 s on a loaded machine and
+    # would otherwise count as gold that fails on the server.
+    timeout = ["--timeout", "60"]
+    argv = ["fidelity", "logiccat", "--reference", str(reference), "-o", str(output)]
+    code = main([*argv, *cache, *timeout])
     assert code == 0
     lines = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
     records = json.loads((logiccat_source() / "records-4036.json").read_text("utf-8"))
@@ -96,6 +100,51 @@ def test_verdicts_follow_the_definitions(listing):
     verdicts = Counter(line[cross_engine.SERVER_VS_REFERENCE] for line in listing["lines"].values())
     assert verdicts["our_error"] <= 1  # at most a RAND() item that timed out (see above)
     assert verdicts[cross_engine.AGREE] / (sum(verdicts.values()) - verdicts[None]) >= 0.98
+
+
+# Gold whose result depends on the order of tied rows inside a window (NTILE / a moving AVG
+# over ``ORDER BY month`` with many rows per month): SQL leaves it open, the health judge does
+# not flag window ties, and MariaDB picked other tie orders than in the reference run.
+WINDOW_TIE_ITEMS = {1370, 1436}
+# Measured literally, 3319/3364 = 98.66% agreed on MariaDB 10.11.19: every disagreement was a
+# choice among tied rows (the reference's came from in-memory temporary tables, where they
+# change from run to run). Tie-aware, such choices agree; the two window items above and ties
+# inside subqueries (flagged nondeterministic_order) stay choices.
+CLOCK_RANDOM_FREE_AGREEMENT = 0.995
+
+
+def test_gold_on_the_server_matches_the_mariadb_reference(listing, logiccat_cache):
+    """The server's gold against the reference run, at the reference's clock, tie-aware (each
+    side's right answers under its gold's ties, from the server's own probes): the command's
+    ``server_vs_reference`` verdicts, judged against the upstream flags read here."""
+    from sqlbench_lmeval.logiccat import gold
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+
+    records = load_bundle(logiccat_cache).records
+    reference = {int(item["idx"]): item for item in listing["reference"]}
+    ids = set(fidelity.comparable_ids(records, reference))
+    verdicts = {i: listing["lines"][i][cross_engine.SERVER_VS_REFERENCE] for i in ids}
+    assert None not in verdicts.values()  # every comparable item was compared
+    disagree = {i for i, verdict in verdicts.items() if verdict != cross_engine.AGREE}
+    flagged = {
+        r.id
+        for r in records
+        if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM, gold.NONDETERMINISTIC_ORDER}
+    }
+    determinate = ids - flagged
+    # Same engine family, same dumps: every determinate item agrees except, at most, the
+    # window ties (their tie order may or may not match the reference's on a given run).
+    assert disagree & determinate <= WINDOW_TIE_ITEMS
+    assert len(determinate - disagree) / len(determinate) >= 0.995
+    # Clock- and RAND()-free items: every disagreement is a tie choice the tie-aware comparison
+    # leaves open (inside a subquery, flagged, or a window tie).
+    clock_random = {r.id for r in records if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM}}
+    free = ids - clock_random
+    tie_dependent = {r.id for r in records if gold.NONDETERMINISTIC_ORDER in r.flags}
+    assert disagree & free <= tie_dependent | WINDOW_TIE_ITEMS
+    assert len(free - disagree) / len(free) >= CLOCK_RANDOM_FREE_AGREEMENT
+    # No gold fails on the server where it ran on the reference's MariaDB.
+    assert "our_error" not in verdicts.values()
 
 
 def test_markdown_listing_shows_the_items_some_pair_disagrees_on():

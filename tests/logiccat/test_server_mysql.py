@@ -1,4 +1,6 @@
-"""LogicCat on a MySQL-protocol server: prepare, read-only account, frozen clock, fidelity.
+"""LogicCat on a MySQL-protocol server: prepare, read-only account, frozen clock, gold.
+(The server's gold against the MariaDB reference: test_fidelity_command.py, from the
+``fidelity`` command's own run.)
 
 The server is the private MariaDB of tests/support/mysql_server.py (or
 ``$SQLBENCH_LMEVAL_MYSQL_URL``); ``prepare logiccat --engine mysql`` runs through the real CLI.
@@ -19,20 +21,11 @@ pytest.importorskip("pymysql")
 
 from sqlbench_lmeval.execution import Job, Limits, Status, execute  # noqa: E402
 from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
-from sqlbench_lmeval.logiccat import cross_engine, fidelity, gold, server  # noqa: E402
+from sqlbench_lmeval.logiccat import server  # noqa: E402
 from sqlbench_lmeval.logiccat import source as source_module  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 
-# Gold whose result depends on the order of tied rows inside a window (NTILE / a moving AVG
-# over ``ORDER BY month`` with many rows per month): SQL leaves it open, the health judge does
-# not flag window ties, and MariaDB picked other tie orders than in the reference run.
-WINDOW_TIE_ITEMS = {1370, 1436}
-# Measured literally, 3319/3364 = 98.66% agreed on MariaDB 10.11.19: every disagreement was a
-# choice among tied rows (the reference's came from in-memory temporary tables, where they
-# change from run to run). Tie-aware, such choices agree; the two window items above and ties
-# inside subqueries (flagged nondeterministic_order) stay choices.
-CLOCK_RANDOM_FREE_AGREEMENT = 0.995
 # What prepare prints when it ran gold twice (logiccat/server.py prepare_server).
 PREPARE_RAN_GOLD = "gold run twice as the reader"
 
@@ -107,66 +100,6 @@ def test_frozen_clock_is_sqlite_frozen_instant(prepared):
     assert outcome.rows == ((FROZEN_NOW, dt.date(2025, 12, 10), 20432 * 86400 + 12 * 3600),)
 
 
-def test_gold_on_the_server_matches_the_mariadb_reference(prepared, logiccat_cache):
-    from sqlbench_lmeval.logiccat.bundle import load_bundle
-
-    reference_path = prepared["source"] / "reference" / "mariadb-10.11-gold-results.json"
-    if not reference_path.is_file():
-        pytest.skip(f"no MariaDB reference at {reference_path}")
-    bundle = load_bundle(logiccat_cache)
-    reference = fidelity.load_reference(reference_path)
-    ids = set(fidelity.comparable_ids(bundle.records, reference))
-    records = [r for r in bundle.records if r.id in ids]
-    reader = prepared["manifest"]["reader_url"]
-    outcomes = server.run_gold_on_server(
-        [(r.id, r.db_id, r.gold_sql_mysql) for r in records],
-        reader,
-        setup=server.REFERENCE_CLOCK_SETUP,
-        # What is compared is results, not speed: item 1440 takes 5-10 s on a loaded machine
-        # and would otherwise count as gold that fails here.
-        limits=Limits(timeout_s=60),
-    )
-    by_id = {r.id: r for r in records}
-    # The server's gold's right answers under its ties (its own probes).
-    answers = fidelity.tie_answers(
-        {i: (by_id[i].gold_sql_mysql, o) for i, o in outcomes.items()},
-        server.ENGINE_DIALECT,
-        lambda sql: server.run_gold_on_server(
-            [(i, by_id[i].db_id, text) for i, text in sql.items()],
-            reader,
-            setup=server.REFERENCE_CLOCK_SETUP,
-            limits=Limits(timeout_s=60),
-        ),
-        convert=lambda value: fidelity.reference_value(cross_engine.reference_form(value)),
-    )
-    measured = fidelity.measure(
-        bundle.records,
-        {i: (o.ok, o.rows) for i, o in outcomes.items()},
-        reference,
-        {i: (found, None) for i, found in answers.items()},
-    )
-    flagged = {
-        r.id
-        for r in records
-        if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM, gold.NONDETERMINISTIC_ORDER}
-    }
-    determinate = ids - flagged
-    disagree = {i for group in measured.disagreements.values() for i in group}
-    # Same engine family, same dumps: every determinate item agrees except, at most, the
-    # window ties (their tie order may or may not match the reference's on a given run).
-    assert disagree & determinate <= WINDOW_TIE_ITEMS
-    assert len(determinate - disagree) / len(determinate) >= 0.995
-    # Clock- and RAND()-free items: every disagreement is a tie choice the tie-aware comparison
-    # leaves open (inside a subquery, flagged, or a window tie).
-    clock_random = {r.id for r in records if set(r.flags) & {gold.CLOCK_DEPENDENT, gold.RANDOM}}
-    free = ids - clock_random
-    tie_dependent = {r.id for r in records if gold.NONDETERMINISTIC_ORDER in r.flags}
-    assert disagree & free <= tie_dependent | WINDOW_TIE_ITEMS
-    assert len(free - disagree) / len(free) >= CLOCK_RANDOM_FREE_AGREEMENT
-    # No gold fails on the server where it ran on the reference's MariaDB.
-    assert not measured.disagreements.get("our_error")
-
-
 def test_gold_runs_on_the_server_are_reproducible(prepared):
     """Two full gold runs (fresh worker processes, so other connections) give the same status
     and the same rows in the same order for every item but those that call RAND(). Before the
@@ -193,21 +126,63 @@ def test_gold_runs_on_the_server_are_reproducible(prepared):
     assert differ <= calls_rand
 
 
+def test_prepare_leaves_gold_in_the_machines_gold_cache(prepared, logiccat_cache, monkeypatch):
+    """Gold that prepare judged is what scoring on this machine needs (the items' own jobs,
+    under the reader's option-file URL, the default limits): none of it runs again but what
+    the cache never keeps (a timeout, a lost connection)."""
+    from sqlbench_lmeval.execution import GoldCache, Outcome, cache
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
+    from sqlbench_lmeval.paths import gold_cache_dir
+
+    ran = []
+
+    def record(jobs, *args, **kwargs):
+        jobs = list(jobs)
+        ran.extend(jobs)
+        return [Outcome(Status.TIMEOUT, error="not run here") for _ in jobs]
+
+    monkeypatch.setattr(cache, "execute_many", record)
+    items = server.server_items(load_bundle(logiccat_cache), "mysql", None, prepared["cache"])
+    jobs = [Job(item.database, item.gold_sql) for item in items]
+    outcomes = GoldCache(gold_cache_dir(prepared["cache"])).run(jobs, Limits())
+    statuses = prepared["document"]["gold_status"]
+    not_kept = {Status.TIMEOUT.value, Status.CRASHED.value}
+    assert {job.sql for job in ran} <= {
+        item.gold_sql for item in items if statuses[str(item.id)] in not_kept
+    }
+    judged = {"ok", "empty", "all_null"}
+    for item, outcome in zip(items, outcomes, strict=True):
+        if statuses[str(item.id)] in judged:
+            assert outcome.ok, item.id
+
+
 def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(
     prepared, logiccat_cache
 ):
     """The server counterpart of test_oracle: gold as every prediction, same engine path for
-    both; every item whose server gold is ok and repeatable (no RAND()) scores EX = 1."""
+    both; every item whose server gold is ok and repeatable (no RAND()) scores EX = 1.
+
+    Only those items are answered (the others are scored missing, their gold still runs or is
+    read): what any other item's answer scored was never checked, and one of them, the RAND()
+    item 1440, costs the server 5-16 s per run."""
     from sqlbench_lmeval.logiccat.bundle import load_bundle
     from sqlbench_lmeval.logiccat.server import server_items
     from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
 
     items = server_items(load_bundle(logiccat_cache), "mysql", None, prepared["cache"])
     assert len(items) == 4036
-    scores = score_items(items, [item.gold_sql for item in items], progress=False)
+    # A score's gold_status is "ok" only where prepare judged the gold ok (the item's status).
+    answered = {
+        item.id
+        for item in items
+        if item.gold_status == "ok" and not UNREPEATABLE_FLAGS & set(item.flags)
+    }
+    answers = [item.gold_sql if item.id in answered else None for item in items]
+    scores = score_items(items, answers, progress=False)
     healthy = [
         s for s in scores if s["gold_status"] == "ok" and not UNREPEATABLE_FLAGS & set(s["flags"])
     ]
+    assert {s["id"] for s in healthy} <= answered
     assert len(healthy) > 3000  # 3,056 ok on MariaDB 10.11.19, 2 of them RAND()
     failed = [
         (s["id"], s["reason"])
