@@ -16,7 +16,10 @@ pytestmark = pytest.mark.slow  # lm_eval indexes its ~15k task configs at start-
 
 
 SF = 0.01  # the session database (conftest.py)
-LIMIT = 12  # documents per task
+# Documents per task: queries 1-4, two of whose gold results are empty at sf 0.01 (3 and 4),
+# two not. Gold against itself and the PostgreSQL round trip of all 99 queries are checked
+# in-process (tests/tpcds/test_benchmark.py, test_dialect.py); this run checks the lm_eval path.
+LIMIT = 4
 POSTGRES_ASK = "Write one PostgreSQL SQL query"
 
 
