@@ -23,8 +23,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -33,6 +31,7 @@ from support.openai_server import ScriptedOpenAIServer
 from support.repair_run import run_repair
 from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
 
+from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.lmeval.repair import NO_SQL_FEEDBACK
 from sqlbench_lmeval.logiccat.bundle import load_bundle
 from sqlbench_lmeval.report import read_runs
@@ -183,13 +182,14 @@ def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
     predictions = tmp_path / "retried.jsonl"
     predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
     output = tmp_path / "retried-scores.json"
-    subprocess.run(
+    # In-process (the CLI's own main): a second interpreter would only import again what this
+    # one holds; `python -m sqlbench_lmeval` itself is tested in tests/test_cli.py.
+    assert main(
         [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
+            "score", "logiccat", str(predictions),
             "--output", str(output), "--cache-dir", str(logiccat_cache), "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
+        ]
+    ) == 0  # fmt: skip
     scored = json.loads(output.read_text())
     by_id = {item["id"]: item for item in scored["items"]}
     for sample in mini:
@@ -237,10 +237,6 @@ def report_counts_valid_after_retries(mini, lm_eval_output, scores, tmp_path):
     assert offline.retries_used == (n - 8 + plans["gold"], *used[1:])
     assert offline.ex_after == pytest.approx(ex_after * 8 / n)
     report = tmp_path / "report"
-    subprocess.run(
-        [sys.executable, "-m", "sqlbench_lmeval", "report", str(lm_eval_output), "-o",
-         str(report), "--resamples", "200"],
-        check=True,
-    )  # fmt: skip
+    assert main(["report", str(lm_eval_output), "-o", str(report), "--resamples", "200"]) == 0
     assert "valid after r retries" in (report / "report.md").read_text(encoding="utf-8")
     assert (report / "retries-logiccat_mini.png").is_file()

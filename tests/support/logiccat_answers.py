@@ -13,7 +13,7 @@ again offline.
 - ``run_logiccat(task, cache, answer, workdir, ...)``: ``run_lm_eval`` on a LogicCat task built
   in ``cache``.
 - ``score_offline(predictions, cache, *options)``: ``sqlbench-lmeval score logiccat`` on a
-  predictions file, as a user runs it (a subprocess); ``write_predictions`` writes a run's raw
+  predictions file, through the CLI's ``main``; ``write_predictions`` writes a run's raw
   outputs as that file; ``assert_same_scores`` compares offline items with logged samples;
   ``assert_offline_agrees`` does all three.
 """
@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from support.lm_eval_run import run_lm_eval
+
+from sqlbench_lmeval.cli import main
 
 QUESTION = re.compile(r"\nQuestion: (.*?)\n\n", re.S)
 # Gold statuses whose gold result a correct query can match.
@@ -139,16 +139,18 @@ def write_jsonl(path: Path, lines: Iterable[dict]) -> Path:
 
 
 def score_offline(predictions: Path, cache: Path, *options: str) -> dict:
-    """``python -m sqlbench_lmeval score logiccat PREDICTIONS`` with the bundle of ``cache`` and
-    ``options`` (``--engine mysql``, ``--samples``); the scores file it wrote, parsed."""
+    """``sqlbench-lmeval score logiccat PREDICTIONS`` with the bundle of ``cache`` and
+    ``options`` (``--engine mysql``, ``--samples``); the scores file it wrote, parsed.
+
+    Through the CLI's ``main`` in this process: a second interpreter would only import again
+    what this one holds (``python -m sqlbench_lmeval`` itself is tested in tests/test_cli.py)."""
     output = predictions.with_name(predictions.stem + "-scores.json")
-    subprocess.run(
+    assert main(
         [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "logiccat", str(predictions),
+            "score", "logiccat", str(predictions),
             *options, "--output", str(output), "--cache-dir", str(cache), "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
+        ]
+    ) == 0  # fmt: skip
     return json.loads(output.read_text(encoding="utf-8"))
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 
 import pytest
 from support.openai_server import ScriptedOpenAIServer
 from support.repair_run import run_repair
 
+from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.paths import tasks_dir
 
 pytestmark = pytest.mark.slow
@@ -74,14 +73,14 @@ def test_tpcds_query_fixed_after_duckdb_error(tpcds_cache, tpcds_items, tmp_path
         )
     )
     output = tmp_path / "scores.json"
-    subprocess.run(
+    # In-process (the CLI's own main): a second interpreter would only import again what this
+    # one holds; `python -m sqlbench_lmeval` itself is tested in tests/test_cli.py.
+    assert main(
         [
-            sys.executable, "-m", "sqlbench_lmeval", "score", "tpcds", str(predictions),
-            "--scale-factor", str(SF), "--cache-dir", str(tpcds_cache), "--output", str(output),
-            "--no-progress",
-        ],
-        check=True,
-    )  # fmt: skip
+            "score", "tpcds", str(predictions), "--scale-factor", str(SF),
+            "--cache-dir", str(tpcds_cache), "--output", str(output), "--no-progress",
+        ]
+    ) == 0  # fmt: skip
     scored = {item["id"]: item for item in json.loads(output.read_text())["items"]}
     names = ("ves", "ex", "ves@retry", "ex@retry", "retries_used", "structural_similarity")
     for sample in samples["tpcds"]:
