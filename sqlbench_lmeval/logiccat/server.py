@@ -518,8 +518,7 @@ def _judge_gold(records: list[dict], reader: str, gold_cache: GoldCache | None) 
         # that scoring on this machine runs: the same queries on the same databases, clock
         # and limits, and a key that names this load (the tables' checksums and creation
         # times), so every spelling of the reader's URL reads it and a reload does not.
-        jobs = [Job(server_database(reader, db_id), sql) for _, db_id, sql in golds]
-        gold_cache.store(jobs, [outcomes[item_id] for item_id, _, _ in golds])
+        gold_cache.store(gold_jobs(golds, reader), [outcomes[item_id] for item_id, _, _ in golds])
     # Twice, in fresh worker processes (so on other connections), as a check: the engine keeps
     # tie order reproducible (execution/mysql.py; before, ~135 of 4,036 gold queries changed
     # their tied rows between runs), so only RAND() gold should differ. Whatever does differ
@@ -799,6 +798,11 @@ def server_database(url: str, db_id: str, setup: str = FROZEN_CLOCK_SETUP):
     return Database("mysql", database_url(url, db_id), setup)
 
 
+def gold_jobs(golds, url: str, setup: str = FROZEN_CLOCK_SETUP) -> list[Job]:
+    """The jobs of upstream MySQL gold on the server: ``golds`` are (id, db_id, sql)."""
+    return [Job(server_database(url, db_id, setup), sql) for _, db_id, sql in golds]
+
+
 def run_gold_on_server(
     golds, url: str, *, setup: str = FROZEN_CLOCK_SETUP, workers: int | None = None, limits=None
 ) -> dict[int, object]:
@@ -806,7 +810,7 @@ def run_gold_on_server(
     returns id -> Outcome."""
 
     golds = list(golds)
-    jobs = [Job(server_database(url, db_id, setup), sql) for _, db_id, sql in golds]
+    jobs = gold_jobs(golds, url, setup)
     outcomes = execute_many(jobs, limits or Limits(), workers=workers, progress=None)
     return {gold[0]: outcome for gold, outcome in zip(golds, outcomes, strict=True)}
 
