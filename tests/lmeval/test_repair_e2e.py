@@ -26,7 +26,7 @@ import re
 from collections import Counter
 
 import pytest
-from support.logiccat_answers import MATCHABLE, QUESTION
+from support.logiccat_answers import MATCHABLE, QUESTION, score_offline, scores_path, write_jsonl
 from support.openai_server import ScriptedOpenAIServer
 from support.repair_run import run_repair
 from support.smoke_task import SMOKE_TASK, smoke_answer, write_smoke_task
@@ -179,18 +179,8 @@ def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
             lines.append({"id": sample["doc"]["id"], "attempts": outputs})
         else:
             lines.append({"id": sample["doc"]["id"], "prediction": envelope})
-    predictions = tmp_path / "retried.jsonl"
-    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    output = tmp_path / "retried-scores.json"
-    # In-process (the CLI's own main): a second interpreter would only import again what this
-    # one holds; `python -m sqlbench_lmeval` itself is tested in tests/test_cli.py.
-    assert main(
-        [
-            "score", "logiccat", str(predictions),
-            "--output", str(output), "--cache-dir", str(logiccat_cache), "--no-progress",
-        ]
-    ) == 0  # fmt: skip
-    scored = json.loads(output.read_text())
+    predictions = write_jsonl(tmp_path / "retried.jsonl", lines)
+    scored = score_offline(predictions, logiccat_cache)
     by_id = {item["id"]: item for item in scored["items"]}
     for sample in mini:
         item = by_id[sample["doc"]["id"]]
@@ -216,7 +206,7 @@ def offline_score_agrees_with_the_run(mini, logiccat_cache, tmp_path):
     assert scored["metrics"]["retries_used"] == pytest.approx(
         sum(len(p[4]) - 1 for p in planned) / n
     )
-    return output
+    return scores_path(predictions)
 
 
 def report_counts_valid_after_retries(mini, lm_eval_output, scores, tmp_path):

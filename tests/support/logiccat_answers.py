@@ -13,9 +13,9 @@ again offline.
 - ``run_logiccat(task, cache, answer, workdir, ...)``: ``run_lm_eval`` on a LogicCat task built
   in ``cache``.
 - ``score_offline(predictions, cache, *options)``: ``sqlbench-lmeval score logiccat`` on a
-  predictions file, through the CLI's ``main``; ``write_predictions`` writes a run's raw
-  outputs as that file; ``assert_same_scores`` compares offline items with logged samples;
-  ``assert_offline_agrees`` does all three.
+  predictions file, through the CLI's ``main`` (``scores_path`` names the file it writes);
+  ``write_predictions`` writes a run's raw outputs as that file; ``assert_same_scores`` compares
+  offline items with logged samples; ``assert_offline_agrees`` does all three.
 """
 
 from __future__ import annotations
@@ -138,13 +138,18 @@ def write_jsonl(path: Path, lines: Iterable[dict]) -> Path:
     return path
 
 
+def scores_path(predictions: Path) -> Path:
+    """Where :func:`score_offline` writes the scores of ``predictions``."""
+    return predictions.with_name(predictions.stem + "-scores.json")
+
+
 def score_offline(predictions: Path, cache: Path, *options: str) -> dict:
     """``sqlbench-lmeval score logiccat PREDICTIONS`` with the bundle of ``cache`` and
     ``options`` (``--engine mysql``, ``--samples``); the scores file it wrote, parsed.
 
     Through the CLI's ``main`` in this process: a second interpreter would only import again
     what this one holds (``python -m sqlbench_lmeval`` itself is tested in tests/test_cli.py)."""
-    output = predictions.with_name(predictions.stem + "-scores.json")
+    output = scores_path(predictions)
     assert main(
         [
             "score", "logiccat", str(predictions),
