@@ -614,6 +614,41 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What each command's ``--output`` names: a file, or a folder it writes its files into.
+OUTPUT_KINDS = {
+    "score": "file",
+    "gold": "file",
+    "fidelity": "file",
+    "complexity": "folder",
+    "report": "folder",
+    "explore": "folder",
+    "verify": "folder",
+    "leaderboard": "folder",
+}
+
+
+def _prepare_output(command: str, output: str | None) -> None:
+    """Make the place ``--output`` names ready before any work, so that a command never fails
+    on it after scoring: the folder of an output file, or the output folder, is created; a
+    file path that is a folder, or a folder path that is a file, is a UserError."""
+    if output is None:
+        return
+    path = Path(output)
+    kind = OUTPUT_KINDS[command]
+    if kind == "file" and path.is_dir():
+        raise UserError(
+            f"--output {output} is a folder; give the path of a file to write, such as "
+            f"{path / ('scores.json' if command == 'score' else f'{command}.jsonl')}"
+        )
+    if kind == "folder" and path.exists() and not path.is_dir():
+        raise UserError(f"--output {output} is a file; {command} writes a folder of files there")
+    folder = path.parent if kind == "file" else path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"cannot create the folder {folder} for --output: {error}") from error
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqlbench-lmeval",
@@ -632,6 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in OUTPUT_KINDS:
+            _prepare_output(args.command, args.output)
         return int(args.handler(args) or 0)
     except UserError as error:
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)

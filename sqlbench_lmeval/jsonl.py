@@ -20,7 +20,8 @@ def read_lines(path: str | Path, what: str) -> list[str]:
 def numbered_lines(path: str | Path, what: str) -> Iterator[tuple[int, str]]:
     """``(number, text)`` per line, read one at a time; a UserError names the file, and the
     line when one is not UTF-8 or longer than MAX_LINE_BYTES. Lines end at ``\n`` only: a
-    U+2028 inside a JSON string is text, not a line break."""
+    U+2028 inside a JSON string is text, not a line break. A UTF-8 byte order mark at the
+    start of the file (some Windows editors write one) is not part of the first line."""
     try:
         with open(path, "rb") as handle:
             for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
@@ -28,7 +29,8 @@ def numbered_lines(path: str | Path, what: str) -> Iterator[tuple[int, str]]:
                     limit = MAX_LINE_BYTES >> 20
                     raise UserError(f"{path}:{number}: {what} line longer than {limit} MiB")
                 try:
-                    yield number, raw.decode("utf-8").rstrip("\r\n")
+                    text = raw.decode("utf-8").rstrip("\r\n")
+                    yield number, text.removeprefix("\ufeff") if number == 1 else text
                 except UnicodeDecodeError as error:
                     raise UserError(
                         f"{path}:{number}: {what} line is not UTF-8 text "
@@ -50,6 +52,10 @@ def read_objects(
     keys = [f'"{key}"' for key in required]
     if one_of:
         keys.append(" or ".join(f'"{key}"' for key in one_of))
+    wanted = " and ".join(keys)
+    # A whole file in one JSON document (an array of objects, an {id: prediction} object) is
+    # the usual mistake: the message says what to write instead.
+    hint = "; write JSON Lines: one JSON object per line" + (f", each with {wanted}" if keys else "")
     for number, line in numbered_lines(path, what):
         if not line.strip():
             continue
@@ -57,12 +63,20 @@ def read_objects(
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise UserError(f"{where}: not valid JSON ({error.msg})") from error
+            # A pretty-printed document opens with a line "[" or "{".
+            opens_document = line.strip() in ("[", "{")
+            raise UserError(
+                f"{where}: not valid JSON ({error.msg})"
+                + (f"{hint}, not one JSON document over several lines" if opens_document else "")
+            ) from error
+        if isinstance(record, list):
+            raise UserError(f"{where}: expected an object, found a JSON array{hint}")
         if (
             not isinstance(record, dict)
             or any(key not in record for key in required)
             or (one_of and not any(key in record for key in one_of))
         ):
-            wanted = " and ".join(keys)
-            raise UserError(f"{where}: expected an object" + (f" with {wanted}" if keys else ""))
+            raise UserError(
+                f"{where}: expected an object" + (f" with {wanted}{hint}" if keys else "")
+            )
         yield where, record

@@ -325,7 +325,7 @@ def gold_result_lines(
 ) -> list[dict]:
     """One JSON-ready dict per item: its gold query run, for audits.
 
-    Keys: ``id, db_id, gold_sql, gold_status, flags, status, error, columns, rows``. Rows are in
+    Keys: ``id, db_id, question, gold_sql, gold_status, flags, status, error, columns, rows``. Rows are in
     the engine's lossless JSON form (plain JSON values; tagged objects for values JSON cannot
     hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
     ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
@@ -348,6 +348,7 @@ def gold_result_lines(
             {
                 "id": item.id,
                 "db_id": item.database.name,
+                "question": item.question,
                 "gold_sql": item.gold_sql,
                 "gold_status": item.gold_status if item.gold_status != GOLD_HEALTHY else health,
                 "flags": list(item.flags),

@@ -28,7 +28,7 @@ def test_reads_ids_and_raw_predictions(tmp_path):
     ("bad_line", "message"),
     [
         ("{not json", "predictions.jsonl:2: not valid JSON"),
-        ('["a", "list"]', 'predictions.jsonl:2: expected an object with "id" and "prediction"'),
+        ('["a", "list"]', "predictions.jsonl:2: expected an object, found a JSON array"),
         ('{"id": 3}', 'predictions.jsonl:2: expected an object with "id" and "prediction"'),
         ('{"id": "x3", "prediction": "SELECT 1"}', "predictions.jsonl:2: id must be an integer"),
         ('{"id": true, "prediction": "SELECT 1"}', "predictions.jsonl:2: id must be an integer"),
@@ -51,3 +51,39 @@ def test_an_empty_file_is_an_error(tmp_path):
 def test_an_unreadable_file_is_an_error(tmp_path):
     with pytest.raises(UserError, match="cannot read predictions"):
         read_predictions(tmp_path / "absent.jsonl")
+
+
+def test_a_byte_order_mark_at_the_start_is_read_past(tmp_path):
+    path = tmp_path / "predictions.jsonl"
+    lines = [json.dumps({"id": 1, "prediction": "SELECT 1"}), json.dumps({"id": 2, "prediction": "x"})]
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8") + b"\n")
+    assert read_predictions(path) == {1: "SELECT 1", 2: "x"}
+
+
+def test_a_byte_order_mark_inside_a_prediction_is_kept(tmp_path):
+    path = write_lines(tmp_path, json.dumps({"id": 1, "prediction": "\ufeffSELECT 1"}))
+    assert read_predictions(path) == {1: "\ufeffSELECT 1"}
+
+
+JSON_LINES_HINT = 'write JSON Lines: one JSON object per line, each with "id" and "prediction"'
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        # One JSON array of the objects, on one line and pretty-printed.
+        json.dumps([{"id": 1, "prediction": "SELECT 1"}, {"id": 2, "prediction": "SELECT 2"}]),
+        json.dumps([{"id": 1, "prediction": "SELECT 1"}], indent=2),
+        # One {id: prediction} object, on one line and pretty-printed.
+        json.dumps({"1": "SELECT 1", "2": "SELECT 2"}),
+        json.dumps({"1": "SELECT 1", "2": "SELECT 2"}, indent=2),
+    ],
+)
+def test_a_whole_file_json_document_is_told_to_be_json_lines(tmp_path, document):
+    path = tmp_path / "predictions.json"
+    path.write_text(document + "\n", encoding="utf-8")
+    with pytest.raises(UserError) as raised:
+        read_predictions(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}:1: ")
+    assert JSON_LINES_HINT in message

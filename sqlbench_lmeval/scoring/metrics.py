@@ -405,6 +405,7 @@ def _structure() -> list[Metric]:
         STRUCTURE,
         benchmarks=_TPCDS,
         made_by=made_by,
+        in_summary=True,  # TPC-DS's primary metric
         in_scores_table=True,
         voted=True,
     )
