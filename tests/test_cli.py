@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.cli import OUTPUT_KINDS, build_parser, main
 
 
 def run_module(*args: str) -> subprocess.CompletedProcess:
@@ -72,3 +72,73 @@ def test_no_command_is_a_usage_error(capsys):
 def test_tasks_dir_prints_an_existing_folder(capsys):
     assert main(["tasks-dir"]) == 0
     assert Path(capsys.readouterr().out.strip()).is_dir()
+
+
+def _commands() -> dict:
+    parser = build_parser()
+    (sub,) = [action for action in parser._actions if action.choices and "score" in action.choices]
+    return dict(sub.choices)
+
+
+def test_every_command_with_an_output_option_says_what_it_names():
+    with_output = {
+        name
+        for name, command in _commands().items()
+        if any("--output" in action.option_strings for action in command._actions)
+    }
+    assert with_output == set(OUTPUT_KINDS)
+    assert {"score", "gold", "report", "explore", "verify", "leaderboard", "complexity"} <= with_output
+
+
+FOLDER_COMMANDS = {
+    # The runs do not exist: each command must stop on --output before reading them.
+    "report": ["report", "absent-run"],
+    "explore": ["explore", "absent-run"],
+    "verify": ["verify", "absent-run"],
+    "leaderboard": ["leaderboard", "absent-run"],
+    "complexity": ["complexity", "absent.sql"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(FOLDER_COMMANDS))
+def test_an_output_folder_that_is_a_file_is_refused_before_any_work(command, tmp_path, capsys):
+    assert OUTPUT_KINDS[command] == "folder"
+    existing = tmp_path / "report.md"
+    existing.write_text("kept\n", encoding="utf-8")
+    code = main([*FOLDER_COMMANDS[command], "--output", str(existing)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"--output {existing} is a file; {command} writes a folder of files there" in err
+    assert existing.read_text("utf-8") == "kept\n"
+
+
+@pytest.mark.parametrize("command", ["score", "gold", "fidelity"])
+def test_an_output_file_that_is_a_folder_is_refused(command, tmp_path, capsys):
+    assert OUTPUT_KINDS[command] == "file"
+    arguments = {"score": ["score", "logiccat", "absent.jsonl"]}.get(command, [command, "logiccat"])
+    code = main([*arguments, "--cache-dir", str(tmp_path / "cache"), "--output", str(tmp_path)])
+    assert code == 2
+    assert f"--output {tmp_path} is a folder; give the path of a file" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists()
+
+
+def test_an_output_folder_under_a_file_is_refused(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    code = main(["score", "logiccat", "absent.jsonl", "--output", str(blocker / "s.json")])
+    assert code == 2
+    assert f"cannot create the folder {blocker} for --output" in capsys.readouterr().err
+
+
+def test_complexity_creates_its_missing_output_folder(tmp_path, capsys):
+    workload = tmp_path / "queries.sql"
+    workload.write_text(
+        "SELECT a FROM t WHERE b = 1\nSELECT t.a, COUNT(*) FROM t JOIN u ON t.a = u.a GROUP BY t.a\n",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "new" / "plots"
+    assert main(["complexity", f"mine={workload}", "--output", str(folder)]) == 0
+    out = capsys.readouterr().out
+    pngs = sorted(folder.glob("*.png"))
+    assert pngs
+    assert all(f"wrote {png}" in out for png in pngs)
