@@ -106,6 +106,11 @@ def test_score_tpcds_reports_structure_and_execution(tpcds_cache, tpcds_items, t
     assert len(result["missing_ids"]) == 97
     assert result["metrics"]["n"] == 99
     assert result["metrics"]["ex"] == 1 / 99
+    # The summary line shows TPC-DS's primary metric beside the execution ones.
+    summary = capsys.readouterr().out.splitlines()[0]
+    similarity = result["metrics"]["structural_similarity"]
+    assert 1 / 99 <= similarity < 1.5 / 99  # item 1 scores 1.0, item 2 below 0.5, the rest 0
+    assert f"structural_similarity={similarity:.4f}" in summary
 
 
 def test_score_reports_r_ves_and_on_request_birds_timed_r_ves(
