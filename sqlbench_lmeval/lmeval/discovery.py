@@ -18,7 +18,8 @@ lm-eval's built-in tasks only: installed tasks, like ours, stay.
 ``include_defaults=False``: lm-eval then indexes our folder and the caller's, not its own
 thousands of task files. That index costs ~11 s of CPU at every ``lm_eval`` start (lm-eval 0.4.13,
 14,698 names); it is for runs of our tasks alone (the test suite sets it), since lm-eval's own
-tasks cannot be found in such a run. The hook adds nothing when:
+tasks cannot be found in such a run: a task name that matches nothing then logs a warning
+naming the variable, just before lm-eval's own "Tasks not found". The hook adds nothing when:
 
 - ``SQLBENCH_LMEVAL_NO_DISCOVERY`` is ``1``/``true``/``yes``/``on`` (read at start-up, where it
   keeps the finder from being installed at all, and again at each ``TaskManager()``);
@@ -285,7 +286,7 @@ def _wrap_init(original):
         if call is None:
             original(self, *args, **kwargs)
             return
-        new_args, new_kwargs, given = call
+        new_args, new_kwargs, given, left_out_builtins = call
         try:
             original(self, *new_args, **new_kwargs)
         except Exception as error:  # noqa: BLE001 - retry exactly as the caller asked
@@ -295,13 +296,16 @@ def _wrap_init(original):
         # Callers (and their logs) see the include_path they passed, not ours.
         if hasattr(self, "include_path"):
             self.include_path = given
+        if left_out_builtins and callable(getattr(self, "match_tasks", None)):
+            self.match_tasks = _hinting_match_tasks(self.match_tasks)
 
     setattr(__init__, _WRAPPED_MARK, True)
     return __init__
 
 
 def _call_with_our_tasks(signature, self, args, kwargs):
-    """(args, kwargs, caller's include_path) for a call that includes our folder, or None."""
+    """(args, kwargs, caller's include_path, whether lm-eval's built-in tasks are left out)
+    for a call that includes our folder, or None."""
     if disabled():
         return None
     try:
@@ -331,7 +335,42 @@ def _call_with_our_tasks(signature, self, args, kwargs):
             raise RuntimeError(f"TaskManager.__init__ takes no include_defaults ({ONLY_OURS_ENV})")
         bound.arguments["include_defaults"] = False
         logger.debug("%s is set: lm-eval's built-in tasks are left out of the index", ONLY_OURS_ENV)
-    return bound.args[1:], bound.kwargs, given
+    return bound.args[1:], bound.kwargs, given, bool(leave_out_builtins)
+
+
+def missing_tasks_hint(missing: list[str]) -> str:
+    """What a run with lm-eval's built-in tasks left out says of task names it cannot find."""
+    return (
+        f"no task matches {', '.join(missing)}: {ONLY_OURS_ENV}=1 is set, which leaves "
+        "lm-eval's own tasks out of the index (only sqlbench-lmeval's tasks and --include_path "
+        f"folders are found); unset it, or set {ONLY_OURS_ENV}=0, to run lm-eval's tasks"
+    )
+
+
+def _hinting_match_tasks(match_tasks):
+    """``TaskManager.match_tasks`` that logs :func:`missing_tasks_hint` for the names it
+    matches nothing to (lm-eval then stops with "Tasks not found", which does not say why)."""
+    import fnmatch
+    import functools
+    import logging
+
+    @functools.wraps(match_tasks)
+    def match_and_hint(task_list, *args, **kwargs):
+        matched = match_tasks(task_list, *args, **kwargs)
+        try:
+            names = [task_list] if isinstance(task_list, str) else list(task_list)
+            missing = [
+                name
+                for name in names
+                if isinstance(name, str) and not fnmatch.filter(list(matched), name)
+            ]
+            if missing:
+                logging.getLogger(__name__).warning(missing_tasks_hint(missing))
+        except Exception as error:  # noqa: BLE001 - a hint must never break lm-eval
+            _warn(error)
+        return matched
+
+    return match_and_hint
 
 
 def _warn(error: BaseException) -> None:

@@ -650,3 +650,37 @@ def test_the_off_switch_also_switches_only_our_tasks_off(monkeypatch):
     wrapped(object())
 
     assert calls == [([str(tasks_dir())], False), (None, True)]
+
+
+def test_only_our_tasks_names_itself_when_a_task_is_not_found(hooked, monkeypatch, caplog):
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+    manager = hooked()
+    with caplog.at_level(logging.WARNING, logger=discovery.__name__):
+        assert manager.match_tasks(["logiccat_mini", "arc_easy", "tpcds*"])[0] == "logiccat_mini"
+    (record,) = [r for r in caplog.records if r.name == discovery.__name__]
+    assert record.getMessage() == discovery.missing_tasks_hint(["arc_easy"])
+    assert f"{discovery.ONLY_OURS_ENV}=0" in record.getMessage()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger=discovery.__name__):
+        assert "tpcds" in manager.match_tasks(["tpcds*", "logiccat"])
+    assert not [r for r in caplog.records if r.name == discovery.__name__]
+
+
+def test_without_only_our_tasks_a_missing_task_gets_no_hint(hooked, caplog):
+    manager = hooked(include_defaults=False)  # the caller's own choice: no variable to name
+    with caplog.at_level(logging.WARNING, logger=discovery.__name__):
+        assert manager.match_tasks(["arc_easy"]) == []
+    assert not [r for r in caplog.records if r.name == discovery.__name__]
+
+
+@pytest.mark.slow
+def test_lm_eval_run_of_another_suites_task_names_only_our_tasks(tmp_path):
+    lm_eval = Path(sys.executable).with_name("lm_eval")
+    env = {**os.environ, discovery.ONLY_OURS_ENV: "1"}
+    done = run([lm_eval, "--model", "dummy", "--tasks", "arc_easy"], env=env, cwd=tmp_path)
+    assert done.returncode != 0
+    assert "Tasks not found: arc_easy" in done.stderr
+    hint = discovery.missing_tasks_hint(["arc_easy"])
+    assert hint in done.stderr
+    # Printed before lm-eval's traceback, where a reader starts.
+    assert done.stderr.index(hint) < done.stderr.index("Traceback")
