@@ -55,7 +55,9 @@ def read_objects(
     wanted = " and ".join(keys)
     # A whole file in one JSON document (an array of objects, an {id: prediction} object) is
     # the usual mistake: the message says what to write instead.
-    hint = "; write JSON Lines: one JSON object per line" + (f", each with {wanted}" if keys else "")
+    hint = "; write JSON Lines: one JSON object per line" + (
+        f", each with {wanted}" if keys else ""
+    )
     for number, line in numbered_lines(path, what):
         if not line.strip():
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,7 +89,15 @@ def test_every_command_with_an_output_option_says_what_it_names():
         if any("--output" in action.option_strings for action in command._actions)
     }
     assert with_output == set(OUTPUT_KINDS)
-    assert {"score", "gold", "report", "explore", "verify", "leaderboard", "complexity"} <= with_output
+    assert {
+        "score",
+        "gold",
+        "report",
+        "explore",
+        "verify",
+        "leaderboard",
+        "complexity",
+    } <= with_output
 
 
 FOLDER_COMMANDS = {
@@ -133,7 +143,8 @@ def test_an_output_folder_under_a_file_is_refused(tmp_path, capsys):
 def test_complexity_creates_its_missing_output_folder(tmp_path, capsys):
     workload = tmp_path / "queries.sql"
     workload.write_text(
-        "SELECT a FROM t WHERE b = 1\nSELECT t.a, COUNT(*) FROM t JOIN u ON t.a = u.a GROUP BY t.a\n",
+        "SELECT a FROM t WHERE b = 1\n"
+        "SELECT t.a, COUNT(*) FROM t JOIN u ON t.a = u.a GROUP BY t.a\n",
         encoding="utf-8",
     )
     folder = tmp_path / "new" / "plots"
@@ -142,3 +153,76 @@ def test_complexity_creates_its_missing_output_folder(tmp_path, capsys):
     pngs = sorted(folder.glob("*.png"))
     assert pngs
     assert all(f"wrote {png}" in out for png in pngs)
+
+
+# Words of the project's own work, which mean nothing to a user: "the seed" (the benchmark
+# descriptions the package implements), numbered issues, numbered builders.
+INTERNAL_WORDS = re.compile(
+    r"\bthe seed\b|\bseed'?s? (recipe|scoring|sentences)\b|\bseed's\b|\bissues? #?\d+"
+    r"|\bbuilder #?\d+\b|\bthe brief\b",
+    re.IGNORECASE,
+)
+PACKAGE = Path(__file__).resolve().parents[1] / "sqlbench_lmeval"
+TASKS = Path(__file__).resolve().parents[1] / "tasks"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "as the seed says",
+        "the seed's recipe",
+        "Unreleased (issue 19)",
+        "see issues #21",
+        "counted by builder 4's check",
+    ],
+)
+def test_the_internal_words_pattern_finds_them(text):
+    assert INTERNAL_WORDS.search(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["bootstrap seed (default: a fixed one)", "logiccat-0123abcd-builder5", "--seed SEED"]
+)
+def test_the_internal_words_pattern_leaves_plain_words(text):
+    assert not INTERNAL_WORDS.search(text)
+
+
+def test_no_help_text_speaks_internal_words():
+    parser = build_parser()
+    texts = {"sqlbench-lmeval --help": parser.format_help()}
+    texts.update(
+        {
+            f"sqlbench-lmeval {name} --help": command.format_help()
+            for name, command in _commands().items()
+        }
+    )
+    assert {"tasks-dir", "prepare", *OUTPUT_KINDS} <= set(_commands())  # every command's help
+    found = {
+        where: match.group(0)
+        for where, text in texts.items()
+        if (match := INTERNAL_WORDS.search(text))
+    }
+    assert found == {}
+
+
+def _package_strings():
+    """Every string literal of the package (messages, help, docstrings, f-string parts), and
+    every text file it ships beside its modules, with the task YAMLs."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield f"{path.relative_to(PACKAGE.parent)}:{node.lineno}", node.value
+    shipped = [p for p in PACKAGE.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    for path in sorted([*shipped, *TASKS.rglob("*.yaml"), *TASKS.rglob("_*_yaml")]):
+        yield str(path.relative_to(PACKAGE.parent)), path.read_text("utf-8")
+
+
+def test_no_message_of_the_package_speaks_internal_words():
+    strings = list(_package_strings())
+    assert len(strings) > 5_000  # the walk reached the package
+    found = [
+        f"{where}: {match.group(0)!r}"
+        for where, text in strings
+        if (match := INTERNAL_WORDS.search(text))
+    ]
+    assert found == []

@@ -55,7 +55,10 @@ def test_an_unreadable_file_is_an_error(tmp_path):
 
 def test_a_byte_order_mark_at_the_start_is_read_past(tmp_path):
     path = tmp_path / "predictions.jsonl"
-    lines = [json.dumps({"id": 1, "prediction": "SELECT 1"}), json.dumps({"id": 2, "prediction": "x"})]
+    lines = [
+        json.dumps({"id": 1, "prediction": "SELECT 1"}),
+        json.dumps({"id": 2, "prediction": "x"}),
+    ]
     path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8") + b"\n")
     assert read_predictions(path) == {1: "SELECT 1", 2: "x"}
 

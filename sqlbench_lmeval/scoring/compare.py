@@ -24,8 +24,9 @@
 - The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
   pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
 
-``ex_strict`` - the seed scoring recipe literally: ``pred_rows == gold_rows`` (Python equality
-of the raw row lists, order and duplicates significant, 1 == 1.0, no tolerance).
+``ex_strict`` - the LogicCat description's scoring recipe literally: ``pred_rows == gold_rows``
+(Python equality of the raw row lists, order and duplicates significant, 1 == 1.0, no
+tolerance).
 
 ``ex_set`` - BIRD's ``set(pred_rows) == set(gold_rows)``: order and duplicates ignored, exact
 values; reported for comparability with the literature (it hides a missing DISTINCT).
@@ -36,7 +37,8 @@ All three need both outcomes OK; a gold failure makes every mode false with reas
 VES (valid efficiency/execution score) is ``1`` iff the prediction's status is OK: it ran
 without error, within the time limit and within the row cap. TOO_MANY_ROWS counts as invalid:
 a query whose result we could not hold cannot be checked either. The gold outcome never changes
-VES (the seed recipe appended a second VES entry when gold failed; we do not).
+VES (the LogicCat description's recipe appended a second VES entry when gold failed; we do
+not).
 
 Scoring makes ``ex`` tie-aware on top of :func:`compare` (``gold_ties``, ``tie_compare``): a
 prediction that fails it only by order, values or row count but is another of the results

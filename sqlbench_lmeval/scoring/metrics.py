@@ -24,7 +24,7 @@ Two kinds of metric:
   stays free of heavy imports, as the repair model loads it), a benchmark's ``item_metrics``
   (TPC-DS structure and complexity, which share one parse of the prediction).
 
-"VES" here is the LogicCat seed's *valid execution syntax* (the prediction ran), not BIRD's
+"VES" here is the LogicCat description's *valid execution syntax* (the prediction ran), not BIRD's
 valid efficiency score; keep the two apart in every label. BIRD's efficiency appears as
 ``r_ves`` (its Reward-based VES buckets on deterministic work, ``scoring.efficiency``) and, on
 request only, ``r_ves_time`` (BIRD's own timed procedure: ``score --r-ves-time``).

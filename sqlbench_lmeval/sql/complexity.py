@@ -1,13 +1,15 @@
-"""The six complexity counts of a SQL query: the paper's Table 1 and the seed's sentences.
+"""The six complexity counts of a SQL query: the paper's Table 1 and the benchmark
+description's sentences.
 
 Ma, Pu and Zhu (2024, arXiv:2407.19517) describe how complex a workload is by the means of six
-counts per query; the benchmark description (the seed) gives each count one sentence. The
-authors published no code, so the counts below follow those sentences word by word, and every
-choice the sentences leave open is ours and written here. The counts are read from the
-normalised tree of :mod:`sqlbench_lmeval.sql.normalization` (names resolved, constants folded), so
-spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not change them, and a form
-normalisation rewrites counts as its canonical form (``a / NULLIF(b, 0)`` holds no call,
-``a || b`` is one concatenation call like ``CONCAT(a, b)``).
+counts per query; the description of the TPC-DS benchmark this package implements gives each
+count one sentence. The authors published no code, so the counts below follow those sentences
+word by word, and every choice the sentences leave open is ours and written here. The counts
+are read from the normalised tree of :mod:`sqlbench_lmeval.sql.normalization` (names resolved,
+constants folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not
+change them, and a form normalisation rewrites counts as its canonical form
+(``a / NULLIF(b, 0)`` holds no call, ``a || b`` is one concatenation call like
+``CONCAT(a, b)``).
 
 - ``distinct_column_count`` ("number of distinct columns referenced in SELECT, JOIN, or WHERE
   clauses"): distinct columns in the select lists, JOIN ... ON conditions and WHERE clauses of
