@@ -327,8 +327,9 @@ def gold_result_lines(
 
     Keys: ``id, db_id, question, gold_sql, gold_status, flags, status, error, columns, rows``.
     Rows are in the engine's lossless JSON form (plain JSON values; tagged objects for values
-    JSON cannot hold exactly). Gold that is not a query (``non_select``) is not run (status ``not_run``).
-    ``gold_status`` is judged as in scoring: a build-time verdict first, else this run's result.
+    JSON cannot hold exactly). Gold that is not a query (``non_select``) is not run (status
+    ``not_run``). ``gold_status`` is judged as in scoring: a build-time verdict first, else this
+    run's result.
     Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
     recorded as running at build time that errors now: ``scoring.pipeline.recheck_gold``).
     """
