@@ -298,7 +298,7 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=int,
-        help="logiccat, tpcds --engine postgres (its gold): processes (default: CPU count)",
+        help="processes that run the gold queries (default: CPU count)",
     )
 
 

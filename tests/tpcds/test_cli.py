@@ -135,3 +135,63 @@ def test_score_reports_r_ves_and_on_request_birds_timed_r_ves(
     result = json.loads(out.read_text())
     assert result["r_ves_time_iterations"] is None
     assert all("r_ves_time" not in score for score in result["items"])
+
+
+def _recording_execution(monkeypatch) -> list:
+    """The SQL of every query the gold cache sends to the worker pool from now on (the pool
+    still runs them)."""
+    from sqlbench_lmeval.execution import cache
+
+    sent = []
+    run = cache.execute_many
+
+    def record(jobs, *args, **kwargs):
+        jobs = list(jobs)
+        sent.extend(job.sql for job in jobs)
+        return run(jobs, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "execute_many", record)
+    return sent
+
+
+def test_prepare_tpcds_fills_the_gold_cache_that_gold_and_score_read(
+    tpcds_cache, tpcds_manifest, tmp_path, monkeypatch, capsys
+):
+    import shutil
+
+    from sqlbench_lmeval.paths import gold_cache_dir
+    from sqlbench_lmeval.tpcds.data import gold_queries
+
+    gold_sql = set(gold_queries().values())
+    base = ["--scale-factor", str(TPCDS_SCALE_FACTOR)]
+    fresh, copied = tmp_path / "fresh", tmp_path / "copied"
+    # A first build runs the gold sandboxed through the cache (and counts its rows from it).
+    assert main(["prepare", "tpcds", "--cache-dir", str(fresh), *base]) == 0
+    assert gold_cache_dir(fresh).is_dir()
+    assert "running the 99 gold queries once" in capsys.readouterr().out
+    # A database built without a gold cache beside it (another cache's, an older build, a
+    # cleared cache): prepare runs the gold into the cache, and builds nothing.
+    shutil.copytree(tpcds_cache / "tpcds", copied / "tpcds")
+    sent = _recording_execution(monkeypatch)
+    assert main(["prepare", "tpcds", "--cache-dir", str(copied), *base]) == 0
+    assert "building" not in capsys.readouterr().out
+    assert gold_sql <= set(sent)  # and gold's tie probes
+
+    sent.clear()
+    output = tmp_path / "gold.jsonl"
+    command = ["gold", "tpcds", "--cache-dir", str(copied), *base, "-o", str(output)]
+    assert main([*command, "--no-progress"]) == 0
+    assert sent == []  # every gold result came from the cache
+    lines = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
+    assert len(lines) == 99
+    empty = [line["id"] for line in lines if line["gold_status"] == "empty"]
+    assert empty == [int(n) for n, rows in tpcds_manifest["gold_row_counts"].items() if not rows]
+
+    # Scoring reads the same entries, and the records of gold's ties (one score: each costs
+    # seconds of structure parsing).
+    sent.clear()
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(json.dumps({"id": 1, "prediction": "SELECT 1"}) + "\n")
+    command = ["score", "tpcds", str(predictions), "--cache-dir", str(fresh), *base]
+    assert main([*command, "-o", str(tmp_path / "scores.json"), "--no-progress"]) == 0
+    assert sent == ["SELECT 1"]  # only the answer ran

@@ -129,7 +129,7 @@ def test_a_database_without_manifest_is_an_interrupted_build(tmp_path, monkeypat
     assert read_manifest(directory) is None
     calls = []
 
-    def fake_build(where, scale_factor, *, progress):
+    def fake_build(where, scale_factor, _gold_cache, **_options):
         calls.append((where, scale_factor))
         return {"scale_factor": scale_factor, "gold_row_counts": {}}
 
@@ -140,7 +140,7 @@ def test_a_database_without_manifest_is_an_interrupted_build(tmp_path, monkeypat
 
 
 def test_a_failed_build_leaves_nothing_behind(tmp_path, monkeypatch):
-    def fail(_database):
+    def fail(_database, _outcomes):
         raise RuntimeError("gold check failed")
 
     monkeypatch.setattr(data, "_gold_row_counts", fail)
@@ -174,7 +174,7 @@ def test_a_build_removes_the_temporary_files_of_killed_builds(tmp_path, monkeypa
     for name in leftovers:
         (directory / name).write_bytes(b"half")
     monkeypatch.setattr(
-        data, "_build", lambda where, sf, *, progress: {"scale_factor": sf, "gold_row_counts": {}}
+        data, "_build", lambda where, sf, *_, **__: {"scale_factor": sf, "gold_row_counts": {}}
     )
     ensure_database(tmp_path, TEST_SCALE_FACTOR)
     assert sorted(p.name for p in directory.iterdir()) == [".build.lock"]
