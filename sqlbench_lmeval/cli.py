@@ -184,32 +184,35 @@ def _data_kwargs(args: argparse.Namespace) -> dict:
 def _score(args: argparse.Namespace) -> int:
 
     from sqlbench_lmeval.execution import Limits
-    from sqlbench_lmeval.offline import read_predictions, score_predictions
+    from sqlbench_lmeval.offline import read_predictions, score_group, score_predictions
 
     benchmark, task, ids = _score_target(args.benchmark)
     options = {"dialect": args.dialect, **_data_kwargs(args)}
+    group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
     if _is_lmeval_output(args.predictions):
-        from sqlbench_lmeval.submission.logged import logged_predictions
+        from sqlbench_lmeval.submission.logged import logged_runs
 
-        logged = logged_predictions(args.predictions, args.benchmark)
+        runs = logged_runs(args.predictions, args.benchmark)
+        logged = runs[0]
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
         ids = list(predictions)  # exactly the items the run logged (e.g. a --limit run)
         options = {**logged.options, **{k: v for k, v in options.items() if v is not None}}
+        if len(runs) > 1:
+            group = {run.task: run.predictions for run in runs}
     else:
         predictions = read_predictions(args.predictions, samples=args.samples)
-    result = score_predictions(
-        benchmark,
-        predictions,
-        cache_dir=args.cache_dir,
-        limits=Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
-        workers=args.workers,
-        progress=not args.no_progress,
-        preview_rows=args.preview_rows,
-        task=task,
-        ids=ids,
-        r_ves_time=args.r_ves_time,
-        **options,
-    )
+    common = {
+        "cache_dir": args.cache_dir,
+        "limits": Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
+        "workers": args.workers,
+        "progress": not args.no_progress,
+        "preview_rows": args.preview_rows,
+        "r_ves_time": args.r_ves_time,
+    }
+    if group is not None:
+        result = score_group(args.benchmark, group, **common, **options)
+    else:
+        result = score_predictions(benchmark, predictions, task=task, ids=ids, **common, **options)
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
@@ -225,6 +228,14 @@ def _score(args: argparse.Namespace) -> int:
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    for name, task_metrics in (result.get("tasks") or {}).items():
+        # A group's tasks, one line each, as lm-eval's table lists them under the group.
+        each = ", ".join(
+            f"{metric}={task_metrics[metric]:.4f}"
+            for metric in names(in_summary=True)
+            if metric in task_metrics
+        )
+        print(f"  {name}: {task_metrics['n']} items, {each}")
     from sqlbench_lmeval.scoring.pipeline import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
 
     counts = metrics.get("verdict_counts") or {}

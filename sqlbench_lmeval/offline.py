@@ -190,6 +190,50 @@ def score_predictions(
     }
 
 
+def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
+    """Score the tasks of the lm-eval group ``group`` (``logiccat``: its four categories) as
+    one run logged them: ``parts`` is ``{task: {id: raw output}}``. Each task is scored as
+    ``score_predictions(..., task=task, ids=its logged ids)`` scores it alone; ``options`` as
+    for :func:`score_predictions`.
+
+    One score dict, as lm-eval tables a group: ``task`` is the group, ``metrics`` are over
+    the items of every task (a mean over all items is the size-weighted mean of the tasks',
+    lm-eval's group row), ``tasks`` holds each task's ``metrics`` (the rows under it), and
+    ``items`` lists every task's items, in the group's order of its tasks.
+    """
+    results = {
+        task: score_predictions(
+            task_spec(task).benchmark, predictions, task=task, ids=list(predictions), **options
+        )
+        for task, predictions in parts.items()
+    }
+    first = next(iter(results.values()))
+    # What names the data and how it ran is the same for the tasks of one group run.
+    shared = ("dataset_version", "prediction_dialect", "engine", "limits", "data_options")
+    for task, result in results.items():
+        differing = [key for key in shared if result[key] != first[key]]
+        if differing:
+            raise UserError(
+                f"the tasks of group {group} differ in {', '.join(differing)} "
+                f"({first['task']} and {task}): score each task on its own"
+            )
+    scores = [score for result in results.values() for score in result["items"]]
+    metrics = aggregate(scores)
+    module = benchmark_module(task_spec(first["task"]).benchmark)
+    extra = getattr(module, "aggregate_metrics", None)
+    sampled = any(isinstance(output, list) for p in parts.values() for output in p.values())
+    if extra is not None and not sampled:  # as score_predictions does
+        metrics.update(extra(scores))
+    return {
+        **first,
+        "task": group,
+        "missing_ids": sorted(i for result in results.values() for i in result["missing_ids"]),
+        "metrics": metrics,
+        "tasks": {task: result["metrics"] for task, result in results.items()},
+        "items": scores,
+    }
+
+
 def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **options) -> list:
     """The items of ``task`` (one of our tasks of ``benchmark``; None: all of ``benchmark``),
     built from the documents the task gives lm-eval, so ids, gold and prompted dialect are the

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.lmeval.task_specs import task_specs
+from sqlbench_lmeval.lmeval.task_specs import task_groups, task_specs
 from sqlbench_lmeval.report.runs import (
     file_timestamp,
     load_json,
@@ -414,12 +414,31 @@ class LoggedPredictions:
 def logged_predictions(path: str, name: str) -> LoggedPredictions:
     """The raw outputs of one task of ours logged at ``path`` (an lm-eval output folder, model
     folder, results or samples file): task ``name``, or the one task of benchmark ``name``."""
+    return _one_task(_one_submission(path), path, name)
 
-    specs = task_specs()
+
+def logged_runs(path: str, name: str) -> list[LoggedPredictions]:
+    """:func:`logged_predictions` of ``name``, or, when ``name`` is an lm-eval group of ours
+    (``logiccat``) and the run logged every one of its tasks (``lm_eval --tasks logiccat``),
+    one per task of the group, in the group's order."""
+    submission = _one_submission(path)
+    members = task_groups().get(name, ())
+    logged = {task.name: task for task in submission.tasks if task.name in members}
+    if members and len(logged) == len(members):
+        specs = task_specs()
+        return [_predictions_of(logged[member], specs[member]) for member in members]
+    return [_one_task(submission, path, name)]
+
+
+def _one_submission(path: str) -> Submission:
     submissions = read_submissions(path)
     if len(submissions) != 1:
         raise UserError(f"{path} holds {len(submissions)} models; pass one model folder")
-    (submission,) = submissions
+    return submissions[0]
+
+
+def _one_task(submission: Submission, path: str, name: str) -> LoggedPredictions:
+    specs = task_specs()
     tasks = [t for t in submission.tasks if t.name == name or specs[t.name].benchmark == name]
     if len(tasks) != 1:
         shown = ", ".join(t.name for t in submission.tasks)
@@ -428,7 +447,10 @@ def logged_predictions(path: str, name: str) -> LoggedPredictions:
             f"(logged: {shown}); name the task, e.g. `score {submission.tasks[0].name} {path}`"
         )
     (task,) = tasks
-    spec = specs[task.name]
+    return _predictions_of(task, specs[task.name])
+
+
+def _predictions_of(task: LoggedTask, spec) -> LoggedPredictions:
     predictions: dict = {}
     for answer in task.answers:
         if answer.item_id is None:
@@ -458,6 +480,7 @@ __all__ = [
     "Submission",
     "data_options",
     "logged_predictions",
+    "logged_runs",
     "outputs_fingerprint",
     "read_submissions",
     "sha256_file",

@@ -231,6 +231,50 @@ def test_logiccat_group_scores_known_answers_exactly(completions_run, logiccat_c
     assert kinds == {"gold", "wrong", "prose"}, "the scripted answers must cover every case"
 
 
+GROUP_TASKS = [f"logiccat_{c}" for c in ("physical", "mathematical", "commonsense", "hypothetical")]
+
+
+def test_score_of_the_group_run_writes_the_group_and_its_categories_as_lm_eval_does(
+    completions_run, logiccat_cache, tmp_path, capsys
+):
+    """``score logiccat RUN`` of a ``--tasks logiccat`` run: one file, lm-eval's table."""
+    import json
+
+    from sqlbench_lmeval.scoring.metrics import group_metrics
+
+    results, samples, _, workdir = completions_run
+    output = tmp_path / "group.json"
+    command = ["score", "logiccat", str(workdir / "lm_eval_output")]
+    command += ["--cache-dir", str(logiccat_cache), "--no-progress", "-o", str(output)]
+    assert main(command) == 0
+    scored = json.loads(output.read_text("utf-8"))
+    assert scored["task"] == "logiccat"
+    assert list(scored["tasks"]) == GROUP_TASKS  # not the run's other tasks of LogicCat
+    shown = [metric.name for metric in group_metrics("logiccat")]
+    assert {"ves", "ex", "r_ves"} <= set(shown)
+    for task in GROUP_TASKS:
+        assert scored["tasks"][task]["n"] == 6
+        for metric in shown:
+            logged = results["results"][task][f"{metric},score"]
+            assert scored["tasks"][task][metric] == pytest.approx(logged), (task, metric)
+    assert scored["metrics"]["n"] == 24
+    for metric in shown:
+        logged = results["results"]["logiccat"][f"{metric},score"]
+        assert scored["metrics"][metric] == pytest.approx(logged), metric
+    logged_ids = sorted(s["doc"]["id"] for task in GROUP_TASKS for s in samples[task])
+    assert sorted(item["id"] for item in scored["items"]) == logged_ids
+    assert scored["missing_ids"] == []
+    out = capsys.readouterr().out
+    assert out.startswith(f"logiccat (sqlite): 24 items, ves={scored['metrics']['ves']:.4f}")
+    for task in GROUP_TASKS:
+        assert f"\n  {task}: 6 items, ves={scored['tasks'][task]['ves']:.4f}, ex=" in out
+    # One task of the same run is still scored by its name.
+    assert main([*command[:1], "logiccat_physical", *command[2:]]) == 0
+    alone = json.loads(output.read_text("utf-8"))
+    assert alone["task"] == "logiccat_physical" and "tasks" not in alone
+    assert alone["metrics"] == scored["tasks"]["logiccat_physical"]
+
+
 def test_local_completions_run_scores_the_scripted_answers(completions_run):
     """The smoke task of the completions run: each question asked once, in the task's prompt
     format, and every answer scored right."""
