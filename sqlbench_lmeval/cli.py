@@ -207,12 +207,14 @@ def _score(args: argparse.Namespace) -> int:
         "workers": args.workers,
         "progress": not args.no_progress,
         "preview_rows": args.preview_rows,
-        "r_ves_time": args.r_ves_time,
     }
+    timed = args.r_ves_time
     if group is not None:
-        result = score_group(args.benchmark, group, **common, **options)
+        result = score_group(args.benchmark, group, r_ves_time=timed, **common, **options)
     else:
-        result = score_predictions(benchmark, predictions, task=task, ids=ids, **common, **options)
+        result = score_predictions(
+            benchmark, predictions, task=task, ids=ids, r_ves_time=timed, **common, **options
+        )
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
