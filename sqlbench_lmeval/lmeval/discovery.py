@@ -354,6 +354,11 @@ def _hinting_match_tasks(match_tasks):
     import functools
     import logging
 
+    def is_task_name(name) -> bool:
+        # lm-eval also asks about a folder of YAML files given as --tasks (it loads the folder
+        # when no task has that name), and loads .yaml paths itself: neither is a miss.
+        return isinstance(name, str) and not name.endswith(".yaml") and not os.path.isdir(name)
+
     @functools.wraps(match_tasks)
     def match_and_hint(task_list, *args, **kwargs):
         matched = match_tasks(task_list, *args, **kwargs)
@@ -362,7 +367,7 @@ def _hinting_match_tasks(match_tasks):
             missing = [
                 name
                 for name in names
-                if isinstance(name, str) and not fnmatch.filter(list(matched), name)
+                if is_task_name(name) and not fnmatch.filter(list(matched), name)
             ]
             if missing:
                 logging.getLogger(__name__).warning(missing_tasks_hint(missing))

@@ -666,6 +666,18 @@ def test_only_our_tasks_names_itself_when_a_task_is_not_found(hooked, monkeypatc
     assert not [r for r in caplog.records if r.name == discovery.__name__]
 
 
+def test_only_our_tasks_gives_no_hint_for_a_folder_of_yaml_files(
+    hooked, monkeypatch, caplog, tmp_path
+):
+    write_task(tmp_path / "mine", "my_own_task")
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+    manager = hooked()
+    # lm-eval asks whether a --tasks folder is also a task's name before it loads the folder.
+    with caplog.at_level(logging.WARNING, logger=discovery.__name__):
+        assert manager.match_tasks([str(tmp_path / "mine")]) == []
+    assert not [r for r in caplog.records if r.name == discovery.__name__]
+
+
 def test_without_only_our_tasks_a_missing_task_gets_no_hint(hooked, caplog):
     manager = hooked(include_defaults=False)  # the caller's own choice: no variable to name
     with caplog.at_level(logging.WARNING, logger=discovery.__name__):
