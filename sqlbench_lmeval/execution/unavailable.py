@@ -42,9 +42,13 @@ class CacheUnwritable(EvaluationUnavailable):
     """A cache file (gold results, tie records) cannot be created, read or written."""
 
     def __init__(self, path, error: BaseException) -> None:
+        if isinstance(error, (FileExistsError, NotADirectoryError)):
+            cause = f"{path.parent} or a folder above it is a file, not a folder"
+        else:
+            cause = f"{type(error).__name__}: {error}"
         super().__init__(
-            f"the cache file {path} cannot be used ({type(error).__name__}: {error}): make "
-            "its folder writable and give it free space, or point the cache elsewhere "
-            "(--cache-dir, or $SQLBENCH_LMEVAL_CACHE under lm_eval)"
+            f"the cache file {path} cannot be used ({cause}): make its folder writable and "
+            "give it free space, or point the cache elsewhere (--cache-dir, or "
+            "$SQLBENCH_LMEVAL_CACHE under lm_eval)"
         )
         self.path = path

@@ -34,7 +34,7 @@ def _private_cache(tpcds_cache, root):
 @pytest.fixture(params=["gold folder is a file", "gold folder is immutable", "disk is full"])
 def unwritable_cache(request, tpcds_cache, tmp_path):
     """A cache root with the session's TPC-DS database and a gold folder that cannot be
-    written; yields (root, the gold cache file the message must name)."""
+    written: (root, the gold cache file the message must name, the kind)."""
     kind = request.param
     if kind == "disk is full":
         mount = tmp_path / "small-disk"
@@ -70,7 +70,7 @@ def unwritable_cache(request, tpcds_cache, tmp_path):
             if done.returncode != 0:
                 pytest.skip(f"no immutable flag on this filesystem: {done.stderr.strip()}")
             request.addfinalizer(lambda: subprocess.run(["chattr", "-i", str(gold)]))
-    return root, gold_cache_dir(root) / "gold-cache.sqlite"
+    return root, gold_cache_dir(root) / "gold-cache.sqlite", kind
 
 
 def predictions_file(tmp_path):
@@ -80,7 +80,12 @@ def predictions_file(tmp_path):
 
 
 def test_score_and_gold_stop_naming_the_cache_file(unwritable_cache, tmp_path, capsys):
-    root, cache_file = unwritable_cache
+    root, cache_file, kind = unwritable_cache
+    cause = {
+        "gold folder is a file": "gold-results or a folder above it is a file, not a folder",
+        "gold folder is immutable": "unable to open database file",
+        "disk is full": "database or disk is full",
+    }[kind]
     common = ["--cache-dir", str(root), "--scale-factor", str(SF), "--no-progress"]
     out = tmp_path / "out"
     out.mkdir()
@@ -92,7 +97,7 @@ def test_score_and_gold_stop_naming_the_cache_file(unwritable_cache, tmp_path, c
         assert main([*command, *common, "--output", str(output), "--workers", "2"]) == UNAVAILABLE
         err = capsys.readouterr().err
         assert f"sqlbench-lmeval {command[0]}: the evaluation cannot run" in err
-        assert f"the cache file {cache_file} cannot be used" in err
+        assert f"the cache file {cache_file} cannot be used" in err and cause in err
         assert "make its folder writable and give it free space" in err
         assert list(out.iterdir()) == []  # no output, no temporary file
 
