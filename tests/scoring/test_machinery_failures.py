@@ -188,3 +188,16 @@ def release(path):
 
     if path.is_dir():
         subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+
+
+def test_sampled_scoring_leaves_an_item_with_unfinished_gold_out(pumps):
+    from sqlbench_lmeval.scoring.sampled import score_samples
+
+    items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1")]
+    limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
+    outputs = [["SELECT 1", "SELECT 2"], ["SELECT 1", "SELECT 2"]]
+    left_out, scored = score_samples(items, outputs, limits=limits, workers=1, progress=False)
+    assert (left_out["status"], "ex" in left_out) == (EXCLUDED, False)
+    assert (scored["status"], scored["ex"], scored["ex_maj"]) == ("ok", 1, 1)
+    metrics = aggregate([left_out, scored])
+    assert (metrics["n"], metrics["ex"], metrics["excluded_ids"]) == (1, 1.0, [7])
