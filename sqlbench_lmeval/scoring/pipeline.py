@@ -119,12 +119,13 @@ VERDICTS = (
     "truncated",
     "crashed",
     MISSING,
-    EXCLUDED,
 )
 
 
 def verdict(status: str, ex: float, truncated: bool) -> str:
-    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation."""
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation;
+    :data:`EXCLUDED` for an item left out (in no verdict class: counted apart, as
+    ``n_excluded``)."""
     if status == EXCLUDED:
         return EXCLUDED
     if status == Status.OK.value and ex >= 0.5:
@@ -543,10 +544,12 @@ def recheck_gold(
             if outcome.status in UNFINISHED
         ]
         if still and not limits.exclude_unfinished_gold:
+            ids = ", ".join(str(item.id) for item, _ in still[:100])
+            ids += ", ..." if len(still) > 100 else ""
             raise EvaluationUnavailable(
                 f"gold of {len(still)} item(s) did not finish, also when run again on a fresh "
-                f"worker with gold's own limit of {gold_limits.timeout_s:g} s "
-                f"({_some_items(still)}); gold is the benchmark's, so no answer is scored "
+                f"worker with gold's own limit of {gold_limits.timeout_s:g} s (items {ids}; "
+                f"{_some_items(still)}); gold is the benchmark's, so no answer is scored "
                 f"against it: {UNFINISHED_ADVICE}"
             )
         for index, outcome in zip(unfinished, again, strict=True):

@@ -75,7 +75,7 @@ def test_gold_that_never_finishes_stops_scoring_naming_the_item(pumps):
         score_items(items, ["SELECT 1", "SELECT 1"], limits=limits, workers=1, progress=False)
     message = str(raised.value)
     assert "gold of 1 item(s) did not finish" in message and "limit of 0.5 s" in message
-    assert "item 7: stopped after 0.5 s" in message and "item 8" not in message
+    assert "(items 7; item 7: stopped after 0.5 s)" in message and "item 8" not in message
     assert "--gold-timeout" in message and "--exclude-unfinished-gold" in message
 
 
