@@ -323,7 +323,7 @@ class _Batch:
                     f"SQL worker processes die while opening the {database} ({message}, "
                     f"{self.opening_deaths} times)"
                 )
-        elif worker.pending and status is Status.CRASHED and worker.pending[0] not in self.died_once:
+        elif worker.pending and status is Status.CRASHED and self._first_death(worker):
             culprit = worker.pending.popleft()
             if self.results[culprit] is None:
                 self.died_once[culprit] = message
@@ -340,6 +340,10 @@ class _Batch:
         worker.pending.clear()
         if self.remaining or self.source is not None:
             self._start_worker()
+
+    def _first_death(self, worker: _Worker) -> bool:
+        """Whether the job ``worker`` was running has not had a worker die under it before."""
+        return worker.pending[0] not in self.died_once
 
     def _death_message(self, worker: _Worker) -> str:
         code = worker.proc.wait()

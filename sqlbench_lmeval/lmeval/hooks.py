@@ -11,9 +11,9 @@ items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose
 
 A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
 cannot be reached, a database is missing, the cache cannot be written, gold does not finish,
-any unexpected exception while scoring the batch, ...) is raised out of the filter: lm-eval 0.4.13 does
-not catch it, so the run ends with that message and writes no results file, instead of scoring
-every document 0. The model's answers are not lost: the filter first writes them as a
+any unexpected exception while scoring the batch, ...) is raised out of the filter: lm-eval
+0.4.13 does not catch it, so the run ends with that message and writes no results file, instead
+of scoring every document 0. The model's answers are not lost: the filter first writes them as a
 predictions file (``<cache>/unscored/``) that ``sqlbench-lmeval score`` reads once the cause is
 fixed, and the message says where.
 """

@@ -31,7 +31,9 @@ SLOW_GOLD = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) "
     "SELECT count(*) FROM c"
 )
-NEVER_ENDS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+NEVER_ENDS = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+)
 ANSWERS_LIMIT = Limits(timeout_s=0.02)  # no machine runs SLOW_GOLD within it
 
 
