@@ -60,7 +60,7 @@ from sqlbench_lmeval.execution import (
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
-from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -98,10 +98,6 @@ RAN_AT_BUILD = frozenset({GOLD_HEALTHY, "empty", "all_null"})
 
 #: Gold outcomes that say gold did not finish: this machine's doing, never the benchmark's.
 UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
-
-#: Status (and verdict) of an item left out because its gold did not finish
-#: (``Limits.exclude_unfinished_gold``): in no mean, counted apart.
-EXCLUDED = "excluded"
 
 #: Reason of an output cut off by the generation limit that did not match gold.
 TRUNCATED = "truncated"

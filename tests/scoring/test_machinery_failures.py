@@ -203,3 +203,22 @@ def test_sampled_scoring_leaves_an_item_with_unfinished_gold_out(pumps):
     assert (scored["status"], scored["ex"], scored["ex_maj"]) == ("ok", 1, 1)
     metrics = aggregate([left_out, scored])
     assert (metrics["n"], metrics["ex"], metrics["excluded_ids"]) == (1, 1.0, [7])
+
+
+def test_a_retried_answer_to_an_item_with_unfinished_gold_gets_no_retry_numbers(pumps):
+    from sqlbench_lmeval.scoring.retry_envelope import from_attempts, score_with_retries
+
+    items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1")]
+    limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
+    outputs = [from_attempts(["SELECT 2", "SELECT 1"])] * 2
+    left_out, scored = score_with_retries(
+        items,
+        outputs,
+        lambda some, texts: score_items(some, texts, limits=limits, workers=1, progress=False),
+    )
+    assert (left_out["status"], "ex@retry" in left_out, "ex" in left_out) == (
+        EXCLUDED,
+        False,
+        False,
+    )
+    assert (scored["ex"], scored["ex@retry"], scored["retries_used"]) == (0, 1, 1)
