@@ -479,50 +479,27 @@ def recheck_gold(
     gold_cache: GoldCache | None = None,
 ) -> list[Outcome]:
     """``gold`` (outcomes of the items' gold, in item order), checked against what the build
-    recorded. Two kinds of gold run once more, in fresh worker processes:
+    recorded. Two kinds of gold run once more, in fresh worker processes, under gold's own,
+    longer time limit (``Limits.for_gold``: gold is the benchmark's, its cost is not the
+    model's):
 
-    - gold whose build-time health is ``ok`` and that errors now: the database is not the one
-      the benchmark was built on (a table or database dropped, a file replaced, a server
-      reloaded with other data). What still errors raises :class:`EvaluationUnavailable`
-      naming the items.
-    - gold that ran at build time and did not finish now (``timeout``, ``crashed``): gold is the
-      benchmark's, so it runs again under its own, longer limit (``Limits.for_gold``). What
+    - gold that ran at build time and did not finish now (``timeout``, ``crashed``). What
       finishes is stored in ``gold_cache`` under the key of ``limits`` (the next run reads
       it); what still does not finish raises :class:`EvaluationUnavailable` naming the items,
       unless ``limits.exclude_unfinished_gold``: then it stays unfinished, and scoring leaves
       those items out (status :data:`EXCLUDED`).
+    - gold whose build-time health is ``ok`` and that errors now (also after the first rerun):
+      the database is not the one the benchmark was built on (a table or database dropped, a
+      file replaced, a server reloaded with other data). What still errors raises
+      :class:`EvaluationUnavailable` naming the items.
 
     What runs now replaces the failed outcome."""
-    broken = [
-        index
-        for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
-        if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
-    ]
+    rechecked = list(gold)
     unfinished = [
         index
         for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
         if item.gold_status in RAN_AT_BUILD and outcome.status in UNFINISHED
     ]
-    if not broken and not unfinished:
-        return list(gold)
-    rechecked = list(gold)
-    if broken:
-        jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
-        again = execute_many(jobs, limits, workers=workers)
-        failing = [
-            (items[index], outcome)
-            for index, outcome in zip(broken, again, strict=True)
-            if outcome.status is Status.ERROR
-        ]
-        if failing:
-            raise EvaluationUnavailable(
-                f"gold that ran when the benchmark's data was prepared fails now "
-                f"({_some_items(failing)}): the database is not the one the benchmark was built "
-                "on (a table or database dropped or changed, another engine version?); "
-                "prepare the data again"
-            )
-        for index, outcome in zip(broken, again, strict=True):
-            rechecked[index] = outcome
     if unfinished:
         jobs = [Job(items[index].database, items[index].gold_sql) for index in unfinished]
         gold_limits = limits.for_gold()
@@ -549,6 +526,29 @@ def recheck_gold(
                 f"against it: {UNFINISHED_ADVICE}"
             )
         for index, outcome in zip(unfinished, again, strict=True):
+            rechecked[index] = outcome
+    # Gold that finished only now is checked like the rest: it may error.
+    broken = [
+        index
+        for index, (item, outcome) in enumerate(zip(items, rechecked, strict=True))
+        if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
+    ]
+    if broken:
+        jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
+        again = execute_many(jobs, limits.for_gold(), workers=workers)
+        failing = [
+            (items[index], outcome)
+            for index, outcome in zip(broken, again, strict=True)
+            if outcome.status is Status.ERROR
+        ]
+        if failing:
+            raise EvaluationUnavailable(
+                f"gold that ran when the benchmark's data was prepared fails now "
+                f"({_some_items(failing)}): the database is not the one the benchmark was built "
+                "on (a table or database dropped or changed, another engine version?); "
+                "prepare the data again"
+            )
+        for index, outcome in zip(broken, again, strict=True):
             rechecked[index] = outcome
     return rechecked
 
