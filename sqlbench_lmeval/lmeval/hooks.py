@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,6 +129,15 @@ class ExecuteAndScore(Filter):
             ) from error
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
+        excluded = [s["id"] for s in scores if s.get("status") == EXCLUDED]
+        if excluded:  # lm-eval's results file cannot say it: its means are over the others
+            print(
+                f"sqlbench-lmeval: {len(excluded)} of {len(scores)} {self.benchmark} documents "
+                "left out of every mean: their gold did not finish (ids "
+                f"{', '.join(str(i) for i in excluded)}); the samples log keeps them",
+                file=sys.stderr,
+                flush=True,
+            )
         return scores
 
     def _save_unscored(self, items: list[Item], resps: list) -> str:

@@ -109,7 +109,9 @@ def test_gold_recorded_as_failing_at_build_time_is_not_run_again(pumps):
     assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "gold_timeout", 0)
 
 
-def test_the_lm_eval_knobs_exclude_and_lm_eval_leaves_the_item_out(pumps, tmp_path, monkeypatch):
+def test_the_lm_eval_knobs_exclude_and_lm_eval_leaves_the_item_out(
+    pumps, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(TIMEOUT_ENV, "0.02")
     monkeypatch.setenv(GOLD_TIMEOUT_ENV, "0.5")
@@ -119,6 +121,7 @@ def test_the_lm_eval_knobs_exclude_and_lm_eval_leaves_the_item_out(pumps, tmp_pa
     monkeypatch.setenv(EXCLUDE_UNFINISHED_GOLD_ENV, "1")
     left_out, scored = ExecuteAndScore("logiccat").apply([["SELECT 1"], ["SELECT 1"]], docs)
     assert (left_out["status"], scored["status"], scored["ex"]) == (EXCLUDED, "ok", 1)
+    assert "1 of 2 logiccat documents left out of every mean" in capsys.readouterr().err
     # No number for lm-eval to average: its means leave the document out.
     assert process_results(docs[0], [left_out]) == {}
     assert process_results(docs[1], [scored])["ex"] == 1
