@@ -225,3 +225,23 @@ def test_a_retried_answer_to_an_item_with_unfinished_gold_gets_no_retry_numbers(
         False,
     )
     assert (scored["ex"], scored["ex@retry"], scored["retries_used"]) == (0, 1, 1)
+
+
+def test_the_report_counts_excluded_items_apart_and_in_no_mean(pumps, tmp_path):
+    import json
+
+    from sqlbench_lmeval.cli import main
+    from sqlbench_lmeval.report.runs import read_runs
+
+    items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1"), item(pumps, 9, "SELECT 2")]
+    limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
+    scores = score_items(
+        items, ["SELECT 1", "SELECT 1", "SELECT 3"], limits=limits, workers=1, progress=False
+    )
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"task": "logiccat", "items": scores}), encoding="utf-8")
+    ((task,),) = [run.tasks for run in read_runs([f"model={path}"])]
+    assert ([i.id for i in task.items], task.excluded) == ([8, 9], (7,))
+    assert main(["report", f"model={path}", "--output", str(tmp_path / "report")]) == 0
+    text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "| model | logiccat | 2 (+1 excluded) |" in text
