@@ -76,6 +76,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", required=True, help="where to write the score JSON")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _run_options(parser, "the engine's")
+    _gold_options(parser, exclude=True)
     parser.add_argument(
         "--preview-rows",
         type=int,
@@ -118,6 +119,36 @@ def _run_options(parser: argparse.ArgumentParser, timeout_default: str) -> None:
     )
     parser.add_argument("--max-rows", type=int, default=10_000, help="rows per result")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _gold_options(parser: argparse.ArgumentParser, exclude: bool) -> None:
+    """Gold's own time limit, and (``exclude``) leaving out items whose gold does not finish."""
+    parser.add_argument(
+        "--gold-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds for gold that did not finish within --timeout, run again on a fresh "
+        "worker (default: the larger of 60 and --timeout); gold that still does not finish "
+        "stops the run, naming the items",
+    )
+    if exclude:
+        parser.add_argument(
+            "--exclude-unfinished-gold",
+            action="store_true",
+            help="instead of stopping, leave items whose gold does not finish out of every mean "
+            "(status excluded; counted as n_excluded, never scored 0)",
+        )
+
+
+def _gold_limits(limits, args: argparse.Namespace):
+    """``limits`` with the gold options of ``args`` (``_gold_options``)."""
+    import dataclasses
+
+    return dataclasses.replace(
+        limits,
+        gold_timeout_s=args.gold_timeout,
+        exclude_unfinished_gold=getattr(args, "exclude_unfinished_gold", False),
+    )
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
@@ -203,7 +234,9 @@ def _score(args: argparse.Namespace) -> int:
         predictions = read_predictions(args.predictions, samples=args.samples)
     common = {
         "cache_dir": args.cache_dir,
-        "limits": Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
+        "limits": _gold_limits(
+            Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows), args
+        ),
         "workers": args.workers,
         "progress": not args.no_progress,
         "preview_rows": args.preview_rows,
@@ -244,6 +277,12 @@ def _score(args: argparse.Namespace) -> int:
     print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
+    if metrics.get("n_excluded"):
+        ids = ", ".join(str(i) for i in metrics["excluded_ids"])
+        print(
+            f"{metrics['n_excluded']} item(s) left out of every number: their gold did not "
+            f"finish ({ids}); {metrics['n']} items counted"
+        )
     loops = metrics.get("n_truncated_loops", 0)
     if metrics.get("n_truncated", 0) > loops:
         print(f"{metrics['n_truncated'] - loops} item(s) were truncated: {TRUNCATION_ADVICE}")
@@ -519,6 +558,7 @@ def _verify_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", required=True, help="folder for the reports")
     parser.add_argument("--task", help="the task of a predictions file (or one task of a run)")
     _verify_options(parser)
+    _gold_options(parser, exclude=False)
 
 
 def _verify_options(parser: argparse.ArgumentParser) -> None:
@@ -550,7 +590,9 @@ def _verify(args: argparse.Namespace) -> int:
             verify_submission(
                 submission,
                 cache_dir=args.cache_dir,
-                limits=run_limits(submission, options, args.timeout, args.max_rows),
+                limits=_gold_limits(
+                    run_limits(submission, options, args.timeout, args.max_rows), args
+                ),
                 workers=args.workers,
                 progress=not args.no_progress,
                 source=args.source,

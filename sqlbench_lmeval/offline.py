@@ -375,14 +375,15 @@ def gold_result_lines(
     ``not_run``). ``gold_status`` is judged as in scoring: a build-time verdict first, else this
     run's result.
     Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
-    recorded as running at build time that errors now: ``scoring.pipeline.recheck_gold``).
+    recorded as running at build time that errors or does not finish now:
+    ``scoring.pipeline.recheck_gold``).
     """
     runnable = [item for item in items if item.gold_status != "non_select"]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]
     description = "gold SQL" if progress else None
     run = gold_cache.run if gold_cache is not None else execute_many
     ran = run(jobs, limits, workers=workers, progress=description)
-    ran = recheck_gold(runnable, ran, limits, workers)
+    ran = recheck_gold(runnable, ran, limits, workers, gold_cache)
     outcomes = dict(zip((item.id for item in runnable), ran, strict=True))
     lines = []
     for item in items:

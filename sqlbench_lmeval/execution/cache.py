@@ -24,7 +24,9 @@ recomputed; a cache file that is not a database at all is moved aside. Only dete
 outcomes are stored (ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend
 on the machine. A failure of the evaluation itself (a database that cannot be opened, a failing
 setup hook, a server gone: ``EvaluationUnavailable``) is no outcome at all: it ends the batch
-and nothing of that batch is stored.
+and nothing of that batch is stored. So does a cache file that cannot be written (a read-only
+folder, a full disk: ``CacheUnwritable``): the run stops, naming the file, and nothing is
+scored.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
 from sqlbench_lmeval.execution.pool import execute_many
 from sqlbench_lmeval.execution.record_file import RecordFile, load_payloads, save_payloads
+from sqlbench_lmeval.execution.unavailable import CacheUnwritable
 
 CACHE_FORMAT = "2"  # 2: keys without the comparison version
 CACHE_FILE = "gold-cache.sqlite"
@@ -190,6 +193,8 @@ class GoldCache:
                 file_hash = engine.fingerprint(database.path)
             else:
                 file_hash = self._file_hash(database.path)
+        except CacheUnwritable:  # the cache itself cannot be used: stop, never run uncached
+            raise
         except Exception:  # file gone, server unreachable, no such engine: run uncached
             return None
         parts = [

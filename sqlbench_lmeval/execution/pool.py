@@ -14,7 +14,11 @@ Design (why it looks like this):
 - Watchdog: a job running longer than ``timeout_s + KILL_GRACE_S`` (the engine's own timeout
   failed, e.g. a Python function looping inside a setup-registered SQL function) gets its worker
   killed; the job becomes TIMEOUT, the rest of that worker's chunk is re-queued, a new worker
-  starts. A worker that dies (segfault, OOM kill) marks its current job CRASHED the same way.
+  starts. A worker that dies (segfault, a SIGKILL) while running a job is most often not that
+  job's doing (the OOM killer acting for another process, an operator, a container limit: a
+  query that exhausts memory ends as an error under the engine's own memory limit), so the job
+  runs once more, alone, on a fresh worker; only a second death marks it CRASHED, and its
+  message says that it died twice.
 - Failures of the evaluation itself end the batch with ``EvaluationUnavailable`` (never an
   outcome): a worker reports one its runner could not get past (database cannot be opened,
   server gone, ...); workers that fail to start ``STARTUP_FAILURES_ALLOWED`` times in a row; a
@@ -164,6 +168,7 @@ class _Worker:
         self.ready = False
         self.opening = False  # between its "opening" and "alive" messages
         self.busy_since = 0.0
+        self.used = False  # has been sent a job (a job that killed a worker reruns on a fresh one)
         self.send(("init", list(sys.path)))
 
     def send(self, message: object) -> None:
@@ -238,6 +243,9 @@ class _Batch:
         self.startup_failures = 0
         self.opening_deaths = 0
         self.stolen: set[int] = set()
+        # Jobs whose worker died under them once: each runs again alone on a fresh worker.
+        self.died_once: dict[int, str] = {}
+        self.rerun: deque[int] = deque()
 
     def run(self) -> list[Outcome]:
         try:
@@ -315,13 +323,27 @@ class _Batch:
                     f"SQL worker processes die while opening the {database} ({message}, "
                     f"{self.opening_deaths} times)"
                 )
+        elif worker.pending and status is Status.CRASHED and self._first_death(worker):
+            culprit = worker.pending.popleft()
+            if self.results[culprit] is None:
+                self.died_once[culprit] = message
+                self.rerun.append(culprit)
         elif worker.pending and status is not None:
             culprit = worker.pending.popleft()
+            if status is Status.CRASHED:
+                message = (
+                    f"{message} on both runs of this query, the second on a fresh worker "
+                    f"(the first: {self.died_once[culprit]})"
+                )
             self._finish(culprit, Outcome(status, error=message, elapsed_s=self.kill_after))
         self.queue.extendleft(reversed([i for i in worker.pending if self.results[i] is None]))
         worker.pending.clear()
         if self.remaining or self.source is not None:
             self._start_worker()
+
+    def _first_death(self, worker: _Worker) -> bool:
+        """Whether the job ``worker`` was running has not had a worker die under it before."""
+        return worker.pending[0] not in self.died_once
 
     def _death_message(self, worker: _Worker) -> str:
         code = worker.proc.wait()
@@ -338,7 +360,12 @@ class _Batch:
         for worker in self.workers:
             if not worker.ready or len(worker.pending) >= self.chunk:
                 continue
-            if self.queue:
+            if self.rerun and not worker.used:
+                # Alone, so that a second death is this job's and no other job's.
+                indices = [self.rerun.popleft()]
+                if self.results[indices[0]] is not None:  # its stolen copy finished meanwhile
+                    continue
+            elif self.queue:
                 indices = []
                 while self.queue and len(indices) < self.chunk:
                     indices.append(self.queue.popleft())
@@ -350,6 +377,7 @@ class _Batch:
                 continue
             if not worker.pending:
                 worker.busy_since = time.monotonic()
+            worker.used = True
             worker.pending.extend(indices)
             worker.send(("run", self.limits, [(i, self.jobs[i]) for i in indices]))
             self._watch_writes(worker)

@@ -5,7 +5,9 @@ tie records of ``scoring.gold_ties``) keep theirs in another beside it; this mod
 neither payload means. A record whose checksum fails (a partial write, bit rot, a manual edit)
 is treated as missing, so it is made again; a file that is not a database at all is moved aside
 as ``<name>.corrupt-<time>`` and a fresh one started: a damaged file costs a recomputation,
-never a failed run.
+never a failed run. A file that cannot be created, read or written (its folder read-only or not
+a folder, the disk full, the file locked) raises ``CacheUnwritable``: a failure of the
+evaluation's set-up, which stops the run (``execution.unavailable``); it is never moved aside.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from sqlbench_lmeval.execution.unavailable import CacheUnwritable
 
 _BATCH = 500  # keys per SELECT ... IN (...)
 
@@ -30,12 +34,17 @@ class RecordFile:
         self.conn: sqlite3.Connection | None = None
 
     def __enter__(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.conn = self._connect()
-        except sqlite3.DatabaseError:
-            move_aside(self.path)
-            self.conn = self._connect()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.conn = self._connect()
+            except sqlite3.OperationalError:  # cannot open or write: not a damaged file
+                raise
+            except sqlite3.DatabaseError:  # not a database: damaged, made again
+                move_aside(self.path)
+                self.conn = self._connect()
+        except (OSError, sqlite3.OperationalError) as error:
+            raise CacheUnwritable(self.path, error) from error
         return self.conn
 
     def _connect(self) -> sqlite3.Connection:
@@ -58,8 +67,12 @@ class RecordFile:
         try:
             if kind is None:
                 self.conn.commit()
+        except (OSError, sqlite3.OperationalError) as error:
+            raise CacheUnwritable(self.path, error) from error
         finally:
             self.conn.close()
+        if kind is not None and issubclass(kind, (OSError, sqlite3.OperationalError)):
+            raise CacheUnwritable(self.path, value) from value
 
 
 def load_payloads(db: sqlite3.Connection, keys: set[str]) -> dict[str, str]:

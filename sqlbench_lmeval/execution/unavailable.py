@@ -11,7 +11,10 @@ filter), which stop the run with a message that names the cause.
 
 The runner (``execution.runner``) retries such a failure once on a fresh connection before it
 gives up; :class:`ConnectionLost` marks the one kind it waits out instead: a server that was
-answering and went away (a restart), after which the item runs again.
+answering and went away (a restart), after which the item runs again. :class:`CacheUnwritable`
+is a cache file under the cache folder that cannot be created, read or written (a read-only
+folder, a full disk): scoring stops rather than going on uncached, as a cache that silently
+stops caching would make every later run pay for gold again and hide a disk that fills up.
 """
 
 from __future__ import annotations
@@ -33,3 +36,19 @@ class ConnectionLost(EvaluationUnavailable):
     def __init__(self, message: str, *, during_query: bool = False) -> None:
         super().__init__(message)
         self.during_query = during_query
+
+
+class CacheUnwritable(EvaluationUnavailable):
+    """A cache file (gold results, tie records) cannot be created, read or written."""
+
+    def __init__(self, path, error: BaseException) -> None:
+        if isinstance(error, (FileExistsError, NotADirectoryError)):
+            cause = f"{path.parent} or a folder above it is a file, not a folder"
+        else:
+            cause = f"{type(error).__name__}: {error}"
+        super().__init__(
+            f"the cache file {path} cannot be used ({cause}): make its folder writable and "
+            "give it free space, or point the cache elsewhere (--cache-dir, or "
+            "$SQLBENCH_LMEVAL_CACHE under lm_eval)"
+        )
+        self.path = path

@@ -10,9 +10,10 @@ Documents carry the fields of :meth:`scoring.item.Item.to_doc`, so the filter sc
 items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
 
 A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
-cannot be reached, a database is missing, ...) is raised out of the filter: lm-eval 0.4.13 does
-not catch it, so the run ends with that message and writes no results file, instead of scoring
-every document 0. The model's answers are not lost: the filter first writes them as a
+cannot be reached, a database is missing, the cache cannot be written, gold does not finish,
+any unexpected exception while scoring the batch, ...) is raised out of the filter: lm-eval
+0.4.13 does not catch it, so the run ends with that message and writes no results file, instead
+of scoring every document 0. The model's answers are not lost: the filter first writes them as a
 predictions file (``<cache>/unscored/``) that ``sqlbench-lmeval score`` reads once the cause is
 fixed, and the message says where.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,23 +36,32 @@ from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import LOGGED_NUMBERS, execution_metrics
-from sqlbench_lmeval.scoring.pipeline import Failure, failed_score, score_items
+from sqlbench_lmeval.scoring.pipeline import EXCLUDED, Failure, failed_score, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
 
 #: Environment overrides for a run through lm-eval, whose filters take no CLI options.
 WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
 TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
+GOLD_TIMEOUT_ENV = "SQLBENCH_LMEVAL_GOLD_TIMEOUT"
+#: "1": gold that does not finish leaves its items out of every mean instead of stopping.
+EXCLUDE_UNFINISHED_GOLD_ENV = "SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD"
 
 
 def limits_from_env(items: Sequence[Item] = ()) -> Limits:
-    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine."""
-
+    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; gold's
+    own limit and what to do with gold that does not finish from their variables."""
+    gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
+    gold = {
+        "gold_timeout_s": float(gold_timeout) if gold_timeout else None,
+        "exclude_unfinished_gold": os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
+    }
     timeout = os.environ.get(TIMEOUT_ENV)
     if timeout:
-        return Limits(timeout_s=float(timeout))
+        return Limits(timeout_s=float(timeout), **gold)
     engines = {item.database.engine for item in items}
-    return Limits(timeout_s=max((default_timeout(e) for e in engines), default=Limits().timeout_s))
+    default = max((default_timeout(e) for e in engines), default=Limits().timeout_s)
+    return Limits(timeout_s=default, **gold)
 
 
 def workers_from_env() -> int | None:
@@ -84,9 +95,11 @@ class ExecuteAndScore(Filter):
         self.module = benchmark_module(benchmark)
 
     def apply(self, resps, docs):
-        """One score dict per document, in order. A document or batch that cannot be scored is
-        scored 0 with the reason (a run of hours must end in scores); only a failure of the
-        evaluation itself raises (:class:`EvaluationUnavailable`), as no score may hide it."""
+        """One score dict per document, in order. A document that cannot be read is scored 0
+        with the reason (a run of hours must end in scores); a failure of the evaluation itself
+        raises (:class:`EvaluationUnavailable`), as no score may hide it: so does any other
+        exception out of the batch's scoring, which is never an answer's doing (an answer's
+        own failures are its outcome)."""
         docs, resps = list(docs), list(resps)
         items: list[Item | None] = []
         scores: list[dict | None] = []
@@ -109,13 +122,22 @@ class ExecuteAndScore(Filter):
                 f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
             ) from None
         except Exception as error:
-            failure = Failure.at("score", error)
-            scored = [
-                failed_score(items[i].id, failure, items[i].category, items[i].database.engine)
-                for i in scorable
-            ]
+            text = Failure.at("scoring", error).error
+            raise EvaluationUnavailable(
+                f"{text}: a fault of the evaluation, not of the model\n"
+                f"{self._save_unscored([items[i] for i in scorable], answers)}"
+            ) from error
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
+        excluded = [s["id"] for s in scores if s.get("status") == EXCLUDED]
+        if excluded:  # lm-eval's results file cannot say it: its means are over the others
+            print(
+                f"sqlbench-lmeval: {len(excluded)} of {len(scores)} {self.benchmark} documents "
+                "left out of every mean: their gold did not finish (ids "
+                f"{', '.join(str(i) for i in excluded)}); the samples log keeps them",
+                file=sys.stderr,
+                flush=True,
+            )
         return scores
 
     def _save_unscored(self, items: list[Item], resps: list) -> str:
@@ -201,6 +223,10 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
     defined = execution_metrics(_doc_engine(doc))
     if not isinstance(score, dict):
         return dict.fromkeys(defined, 0)
+    if score.get("status") == EXCLUDED:
+        # Its gold did not finish and the user asked to leave such items out: no number, so
+        # lm-eval's means leave it out (the samples log keeps its score dict, which says why).
+        return {}
     numbers = {name: _number(score.get(name)) for name in defined}
     numbers.update(
         (name, value)

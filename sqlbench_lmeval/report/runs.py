@@ -37,7 +37,7 @@ from sqlbench_lmeval.scoring.metrics import (
     VES,
     WORK,
 )
-from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE, TRUNCATED
+from sqlbench_lmeval.scoring.pipeline import EXCLUDED, READS_NO_TABLE, TRUNCATED
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
 #: by the metric registry); every other number lands in ``ScoredItem.numbers``.
@@ -140,6 +140,9 @@ class TaskResult:
     comparison_version: str | None = None
     dataset_version: str | None = None
     engine: str | None = None  # where the SQL ran (sqlite, duckdb, mysql); None: not recorded
+    # Ids of items left out because their gold did not finish (status ``excluded``): in no
+    # item list and no mean, counted apart.
+    excluded: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ class Run:
                 comparison_version=_joined(task.comparison_version for task in present),
                 dataset_version=_joined(task.dataset_version for task in present),
                 engine=_joined(task.engine for task in present),
+                excluded=tuple(i for task in present for i in task.excluded),
             )
             for task in present:
                 views.setdefault(task.name, task)
@@ -264,8 +268,11 @@ def load_json(path: Path):
 
 def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
     task = str(data["task"])
-    items = []
+    items, excluded = [], []
     for number, score in enumerate(data["items"]):
+        if isinstance(score, dict) and score.get("status") == EXCLUDED:
+            excluded.append(int(score["id"]))
+            continue
         try:
             items.append(ScoredItem.from_score(score))
         except (KeyError, TypeError, ValueError) as error:
@@ -279,6 +286,7 @@ def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
         comparison_version=_single_version(versions, f"{path} ({task})"),
         dataset_version=data.get("dataset_version"),
         engine=data.get("engine"),
+        excluded=tuple(excluded),
     )
     return Run(name=name or path.stem, source=str(path), tasks=(result,))
 
@@ -318,8 +326,8 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
     results = [load_json(path) for path in results_files]
     tasks = []
     for task_name, path in newest.items():
-        items, versions, dataset_versions, engines = _read_samples(path)
-        if not items:  # another project's task run beside ours: not ours to report
+        items, excluded, versions, dataset_versions, engines = _read_samples(path)
+        if not items and not excluded:  # another project's task run beside ours: not ours
             continue
         tasks.append(
             TaskResult(
@@ -328,6 +336,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
                 comparison_version=_single_version(versions, f"{path}"),
                 dataset_version=_single_version(dataset_versions, f"{path} (dataset version)"),
                 engine=_joined(engines),
+                excluded=excluded,
             )
         )
     if not tasks:
@@ -378,10 +387,14 @@ def _groups(results: list[dict], tasks: set[str]) -> tuple[tuple[str, tuple[str,
     return tuple(groups)
 
 
-def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str], set[str]]:
-    """Items of one samples file (none: not a task of ours), plus the comparison and dataset
-    versions and the engines they carry."""
+def _read_samples(
+    path: Path,
+) -> tuple[tuple[ScoredItem, ...], tuple[int, ...], set[str], set[str], set[str]]:
+    """Items of one samples file (none: not a task of ours), the ids of items left out because
+    their gold did not finish, plus the comparison and dataset versions and the engines they
+    carry."""
     by_doc: dict[object, ScoredItem] = {}
+    excluded: dict[object, int] = {}
     versions: set[str] = set()
     dataset_versions: set[str] = set()
     engines: set[str] = set()
@@ -405,6 +418,9 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
             dataset_versions.add(str(doc["dataset_version"]))
         if doc.get("engine"):
             engines.add(str(doc["engine"]))
+        if score.get("status") == EXCLUDED:
+            excluded[sample.get("doc_id", score.get("id"))] = int(score["id"])
+            continue
         try:
             item = ScoredItem.from_score(score)
         except (KeyError, TypeError, ValueError) as error:
@@ -413,7 +429,8 @@ def _read_samples(path: Path) -> tuple[tuple[ScoredItem, ...], set[str], set[str
         # With several filters a doc has several lines; the one with a real score dict wins.
         if key not in by_doc or by_doc[key].status == UNKNOWN_STATUS:
             by_doc[key] = item
-    return tuple(by_doc.values()), versions, dataset_versions, engines
+    left_out = tuple(i for key, i in excluded.items() if key not in by_doc)
+    return tuple(by_doc.values()), left_out, versions, dataset_versions, engines
 
 
 def _doc_fields(doc: Mapping) -> dict:

@@ -10,6 +10,11 @@ from sqlbench_lmeval.execution import Database
 #: Gold health values; anything but "ok" means EX on that item says little about the model.
 GOLD_HEALTHY = "ok"
 
+#: Status (and verdict) of a score whose item is left out because its gold did not finish
+#: (``Limits.exclude_unfinished_gold``, see ``pipeline.recheck_gold``): in no mean, counted
+#: apart; such a score has no metric numbers.
+EXCLUDED = "excluded"
+
 
 @dataclass(frozen=True)
 class Item:

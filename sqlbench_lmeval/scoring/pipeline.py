@@ -18,9 +18,12 @@ Per item, in order:
 Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
 on. An answer the extractor refuses (``multiple_statements``, ``not_read_only``,
 ``executable_comment``, see ``extract``; read in the dialect the prompt asked for) is status
-``error`` with that reason and is not run; an exception at any stage
-(extract, transpile, execute, compare, structure) is status ``error`` with reason
-``"<stage>: <exception type>: <message>"``; every number of such an item is 0. An output cut
+``error`` with that reason and is not run; an exception while handling one answer
+(extract, transpile, compare, structure) is status ``error`` with reason
+``"<stage>: <exception type>: <message>"``; every number of such an item is 0. The SQL
+failing in the engine is the answer's outcome (``error``, ``timeout``, ...), never an
+exception; an exception out of the execution stage itself is the evaluation's own failure and
+stops the run (below). An output cut
 off by the generation limit (``Extraction.truncated``) is scored as usual, is marked
 ``truncated``, and gets reason ``truncated`` unless it matched gold (a refused answer too:
 its error message still says why it was refused).
@@ -31,14 +34,16 @@ is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_re
 
 What stops a run is a failure of the evaluation itself, never an output:
 ``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
-that stays gone, gold recorded as running at build time that errors now, see
-:func:`recheck_gold`) propagates to the caller, and nothing is scored.
+that stays gone, a cache file that cannot be written, gold recorded as running at build time
+that errors now, gold that does not finish, see :func:`recheck_gold`; any other exception out
+of the execution stage, as :func:`execution_fault`) propagates to the caller, and nothing is
+scored.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -55,7 +60,7 @@ from sqlbench_lmeval.execution import (
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
-from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -88,6 +93,12 @@ UNREPEATABLE_FLAGS = frozenset({"random"})
 #: Status of an item whose prediction was never submitted (offline scoring only).
 MISSING = "missing"
 
+#: Build-time gold statuses of gold that ran when the data was prepared.
+RAN_AT_BUILD = frozenset({GOLD_HEALTHY, "empty", "all_null"})
+
+#: Gold outcomes that say gold did not finish: this machine's doing, never the benchmark's.
+UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
+
 #: Reason of an output cut off by the generation limit that did not match gold.
 TRUNCATED = "truncated"
 
@@ -108,7 +119,11 @@ VERDICTS = (
 
 
 def verdict(status: str, ex: float, truncated: bool) -> str:
-    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation."""
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation;
+    :data:`EXCLUDED` for an item left out (in no verdict class: counted apart, as
+    ``n_excluded``)."""
+    if status == EXCLUDED:
+        return EXCLUDED
     if status == Status.OK.value and ex >= 0.5:
         return "correct"
     if truncated:
@@ -156,6 +171,17 @@ class Failure:
 
 
 ItemMetrics = Callable[[Item, "str | None"], Mapping[str, float]]
+
+
+def execution_fault(error: BaseException) -> str:
+    """The message of an unexpected exception while running SQL: the evaluation's fault."""
+    lines = str(error).strip().splitlines()
+    text = type(error).__name__ + (f": {lines[0][:300]}" if lines else "")
+    return (
+        f"executing the SQL failed inside the evaluation ({text}), not in a query: a fault of "
+        "sqlbench-lmeval or of this machine, not of the model; run again, and if it repeats, "
+        "report it with the command and this message"
+    )
 
 
 def gold_health(outcome: Outcome) -> str:
@@ -287,17 +313,14 @@ def score_answers(
             expected,
         )
         gold, probes = gold[: len(items)], gold[len(items) :]
-        gold = recheck_gold(items, gold, limits, workers)
+        gold = recheck_gold(items, gold, limits, workers, gold_cache)
         gold_ties: list[GoldTies | None] = list(ties.finish(gold, probes))
     except EvaluationUnavailable:
         raise
-    except Exception as error:  # a fault of ours while executing: every item says why
-        deque(pred_jobs, maxlen=0)  # extract the answers not reached
-        failed = Failure.at("execute", error)
-        gold = [Outcome(Status.ERROR, error=failed.error)] * len(items)
-        predicted, ordered = [gold[0]] * len(submitted), [False] * len(items)
-        failures = [failure or failed for failure in failures]
-        gold_ties = [None] * len(items)
+    except Exception as error:
+        # A fault of the evaluation while executing (the model's SQL failing is an outcome and
+        # never raises): no item may score it, so the run stops.
+        raise EvaluationUnavailable(execution_fault(error)) from error
     outcomes: list[Outcome | None] = [None] * len(runs)
     for i, outcome in zip(submitted, predicted, strict=True):
         outcomes[i] = outcome
@@ -323,10 +346,32 @@ def score_answers(
         strict=True,
     )
     scores = [_scored(*part, item_metrics) for part in parts]
-    for score, gold_outcome, outcome in zip(scores, answer_gold, outcomes, strict=True):
+    for score, item, gold_outcome, outcome in zip(
+        scores, answered, answer_gold, outcomes, strict=True
+    ):
         score["gold_preview"] = result_preview(gold_outcome, preview_rows)
         score["prediction_preview"] = result_preview(outcome, preview_rows)
+        if gold_outcome.status in UNFINISHED and item.gold_status in RAN_AT_BUILD:
+            # Only left by recheck_gold when the user asked to exclude such items.
+            _exclude(score, gold_outcome)
     return Scored(scores, outcomes, answer_gold, answer_ordered)
+
+
+def _exclude(score: dict, gold_outcome: Outcome) -> None:
+    """Make ``score`` that of an item left out because its gold did not finish: status
+    :data:`EXCLUDED`, no metric numbers (it is in no mean), the answer's own status kept."""
+    score["prediction_status"] = score["status"]
+    score["status"] = EXCLUDED
+    score["reason"] = f"gold_{gold_outcome.status.value}"
+    for name in [
+        name
+        for name, value in score.items()
+        if isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and name != "id"
+        and name not in LOGGED_NUMBERS
+    ]:
+        del score[name]
 
 
 def failed_score(
@@ -418,44 +463,100 @@ def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, p
         return gold, predicted, found[0].result()
 
 
+#: What the user can do about gold that does not finish.
+UNFINISHED_ADVICE = (
+    "give gold more time (--gold-timeout SECONDS; under lm_eval $SQLBENCH_LMEVAL_GOLD_TIMEOUT), "
+    "run on a less loaded machine, or leave these items out of every mean "
+    "(--exclude-unfinished-gold; under lm_eval $SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD=1)"
+)
+
+
 def recheck_gold(
     items: Sequence[Item],
     gold: Sequence[Outcome],
     limits: Limits = Limits(),
     workers: int | None = None,
+    gold_cache: GoldCache | None = None,
 ) -> list[Outcome]:
     """``gold`` (outcomes of the items' gold, in item order), checked against what the build
-    recorded: gold whose build-time health is ``ok`` ran then, so if it errors now the database
-    is not the one the benchmark was built on (a table or database dropped, a file replaced, a
-    server reloaded with other data). Such gold runs once more in fresh worker processes,
-    outside the gold cache; what still errors raises :class:`EvaluationUnavailable` naming the
-    items, and what runs now replaces the failed outcome."""
-    suspects = [
+    recorded. Two kinds of gold run once more, in fresh worker processes, under gold's own,
+    longer time limit (``Limits.for_gold``: gold is the benchmark's, its cost is not the
+    model's):
+
+    - gold that ran at build time and did not finish now (``timeout``, ``crashed``). What
+      finishes is stored in ``gold_cache`` under the key of ``limits`` (the next run reads
+      it); what still does not finish raises :class:`EvaluationUnavailable` naming the items,
+      unless ``limits.exclude_unfinished_gold``: then it stays unfinished, and scoring leaves
+      those items out (status :data:`EXCLUDED`).
+    - gold whose build-time health is ``ok`` and that errors now (also after the first rerun):
+      the database is not the one the benchmark was built on (a table or database dropped, a
+      file replaced, a server reloaded with other data). What still errors raises
+      :class:`EvaluationUnavailable` naming the items.
+
+    What runs now replaces the failed outcome."""
+    rechecked = list(gold)
+    unfinished = [
         index
         for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
+        if item.gold_status in RAN_AT_BUILD and outcome.status in UNFINISHED
+    ]
+    if unfinished:
+        jobs = [Job(items[index].database, items[index].gold_sql) for index in unfinished]
+        gold_limits = limits.for_gold()
+        again = execute_many(jobs, gold_limits, workers=workers)
+        finished = [
+            (job, outcome)
+            for job, outcome in zip(jobs, again, strict=True)
+            if outcome.status not in UNFINISHED
+        ]
+        if gold_cache is not None and finished:
+            gold_cache.store([job for job, _ in finished], [o for _, o in finished], limits)
+        still = [
+            (items[index], outcome)
+            for index, outcome in zip(unfinished, again, strict=True)
+            if outcome.status in UNFINISHED
+        ]
+        if still and not limits.exclude_unfinished_gold:
+            ids = ", ".join(str(item.id) for item, _ in still[:100])
+            ids += ", ..." if len(still) > 100 else ""
+            raise EvaluationUnavailable(
+                f"gold of {len(still)} item(s) did not finish, also when run again on a fresh "
+                f"worker with gold's own limit of {gold_limits.timeout_s:g} s (items {ids}; "
+                f"{_some_items(still)}); gold is the benchmark's, so no answer is scored "
+                f"against it: {UNFINISHED_ADVICE}"
+            )
+        for index, outcome in zip(unfinished, again, strict=True):
+            rechecked[index] = outcome
+    # Gold that finished only now is checked like the rest: it may error.
+    broken = [
+        index
+        for index, (item, outcome) in enumerate(zip(items, rechecked, strict=True))
         if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
     ]
-    if not suspects:
-        return list(gold)
-    jobs = [Job(items[index].database, items[index].gold_sql) for index in suspects]
-    again = execute_many(jobs, limits, workers=workers)
-    failing = [
-        (items[index], outcome)
-        for index, outcome in zip(suspects, again, strict=True)
-        if outcome.status is Status.ERROR
-    ]
-    if failing:
-        shown = "; ".join(f"item {item.id}: {outcome.error}" for item, outcome in failing[:3])
-        more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
-        raise EvaluationUnavailable(
-            f"gold that ran when the benchmark's data was prepared fails now ({shown}{more}): "
-            "the database is not the one the benchmark was built on (a table or database "
-            "dropped or changed, another engine version?); prepare the data again"
-        )
-    rechecked = list(gold)
-    for index, outcome in zip(suspects, again, strict=True):
-        rechecked[index] = outcome
+    if broken:
+        jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
+        again = execute_many(jobs, limits.for_gold(), workers=workers)
+        failing = [
+            (items[index], outcome)
+            for index, outcome in zip(broken, again, strict=True)
+            if outcome.status is Status.ERROR
+        ]
+        if failing:
+            raise EvaluationUnavailable(
+                f"gold that ran when the benchmark's data was prepared fails now "
+                f"({_some_items(failing)}): the database is not the one the benchmark was built "
+                "on (a table or database dropped or changed, another engine version?); "
+                "prepare the data again"
+            )
+        for index, outcome in zip(broken, again, strict=True):
+            rechecked[index] = outcome
     return rechecked
+
+
+def _some_items(failing: Sequence[tuple[Item, Outcome]]) -> str:
+    """The first items of ``failing`` with their errors, for a message."""
+    shown = "; ".join(f"item {item.id}: {outcome.error}" for item, outcome in failing[:3])
+    return shown + (f" and {len(failing) - 3} more" if len(failing) > 3 else "")
 
 
 def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
@@ -602,7 +703,20 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
 
     ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
     result that can be repeated (no RAND()): the number least disturbed by broken gold.
+    Items :data:`EXCLUDED` (their gold did not finish) are in no mean and not in ``n``:
+    ``n_excluded`` and ``excluded_ids`` count them.
     """
+    excluded = [s["id"] for s in scores if s["status"] == EXCLUDED]
+    if excluded:  # in no mean; counted apart (a run where nothing was excluded is unchanged)
+        counted = [s for s in scores if s["status"] != EXCLUDED]
+        metrics = aggregate(counted)
+        metrics["n_excluded"] = len(excluded)
+        metrics["excluded_ids"] = excluded
+        metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
+        metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
+        metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+        metrics.setdefault("verdict_counts", {})[EXCLUDED] = len(excluded)
+        return metrics
     if not scores:
         return {"n": 0}
     numeric = [
@@ -641,6 +755,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
 
 __all__ = [
     "COMPARISON_VERSION",
+    "EXCLUDED",
     "LOOP_ADVICE",
     "READS_NO_TABLE",
     "TRUNCATED",

@@ -24,6 +24,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
+from sqlbench_lmeval.scoring.item import EXCLUDED
+
 ENVELOPE_KEY = "sqlbench_repair"
 ENVELOPE_VERSION = 1
 RETRY_METRICS = {"ves": "ves@retry", "ex": "ex@retry"}
@@ -98,6 +100,8 @@ def score_with_retries(
         )
     )
     for i, attempts in enumerate(envelopes):
+        if scores[i]["status"] == EXCLUDED:  # gold did not finish: no number, retried or not
+            continue
         if attempts is None:
             if retried_run:
                 scores[i].update(_NOTHING_ANSWERED, final_status=scores[i].get("status"))

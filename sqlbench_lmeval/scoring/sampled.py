@@ -49,6 +49,7 @@ from sqlbench_lmeval.scoring.metrics import (
     samples_mean,
 )
 from sqlbench_lmeval.scoring.pipeline import (
+    EXCLUDED,
     READS_NO_TABLE,
     Answer,
     Failure,
@@ -153,6 +154,8 @@ def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> It
 
 def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
     scores = [scored.scores[slot] for slot in item_slots]
+    if scores[0]["status"] == EXCLUDED:  # gold did not finish: no sample is judged, none voted
+        return dict(scores[0], vote=None, samples=[])
     outcomes = [scored.predicted[slot] for slot in item_slots]
     ordered = scored.ordered[item_slots[0]]
     ran = [o is not None and o.status is Status.OK for o in outcomes]

@@ -203,6 +203,9 @@ def _cache_key(inputs, name: str, limits: Limits, options=None) -> str:
         "sqlbench_lmeval_version": __version__,
         "comparison_version": COMPARISON_VERSION,
         "limits": [limits.timeout_s, limits.max_rows],
+        # 2: a failure of the evaluation stops re-scoring; verifications kept before could
+        # hold such failures scored as the model's 0s, so none of them is reused.
+        "verification_format": 2,
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]

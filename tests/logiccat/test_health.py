@@ -182,3 +182,16 @@ def test_gold_results_lines(fixture_bundle):
     assert lines[7]["columns"] == [] and lines[7]["rows"] == []
     assert (lines[7]["gold_status"], lines[7]["status"]) == ("non_select", "not_run")
     assert lines[4]["rows"] == [[1]]  # 2025-12-01 is within 30 days of the frozen clock
+
+
+def test_gold_past_the_build_limit_is_judged_under_gold_own_limit(fixture_bundle):
+    # 2,000,000 recursion steps: most of a second, far past 0.02 s on any machine; the
+    # build-time verdict must not depend on how loaded the machine was.
+    path = str(fixture_bundle.database_path("chargingnet"))
+    slow = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) "
+        "SELECT count(*) FROM c"
+    )
+    prepared = [gold.prepare_gold("chargingnet", slow, gold.column_types(path))]
+    (judged,) = health.judge_health(prepared, [path], progress=False, workers=1, timeout_s=0.02)
+    assert (judged.status, judged.rows) == (gold.OK, ((2000000,),))

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
@@ -228,12 +229,14 @@ def test_item_metrics_that_raise_fail_the_item_with_no_sql_numbers(database):
     assert second["reason"] == "structure: ValueError: embedded null character"
 
 
-def test_an_execution_batch_that_raises_fails_every_item(database, monkeypatch):
+def test_an_execution_batch_that_raises_stops_scoring(database, monkeypatch):
+    # The evaluation's own fault, not an answer's: no item may be scored 0 for it.
     monkeypatch.setattr("sqlbench_lmeval.scoring.pipeline.execute_many", _boom)
-    scores = score_items([item(database, 1, "SELECT 1")], ["SELECT 1"], progress=False)
-    assert [(s["status"], s["ex"], s["reason"]) for s in scores] == [
-        ("error", 0, "execute: ValueError: embedded null character")
-    ]
+    with pytest.raises(EvaluationUnavailable) as raised:
+        score_items([item(database, 1, "SELECT 1")], ["SELECT 1"], progress=False)
+    message = str(raised.value)
+    assert "executing the SQL failed inside the evaluation" in message
+    assert "ValueError: embedded null character" in message and "not of the model" in message
 
 
 @pytest.mark.parametrize(

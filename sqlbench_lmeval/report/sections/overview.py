@@ -21,7 +21,9 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
                 (
                     run.name,
                     name,
-                    str(len(result.items)),
+                    str(len(result.items))
+                    # Left out because their gold did not finish: in no number below.
+                    + (f" (+{len(result.excluded)} excluded)" if result.excluded else ""),
                     result.comparison_version or "unknown",
                     result.dataset_version or "unknown",
                     run.source,
