@@ -52,6 +52,7 @@ def run_tpcds(
     *,
     task: str = "tpcds",
     extra_args=(),
+    chat: bool = False,
 ) -> Path:
     """The model folder lm-eval wrote for ``task`` answered by :func:`scripted_tpcds`."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,7 @@ def run_tpcds(
         task,
         answer=scripted_tpcds(items, answers),
         workdir=workdir,
+        chat=chat,
         extra_args=["--metadata", json.dumps({"scale_factor": SCALE_FACTOR}), *extra_args],
         env={"SQLBENCH_LMEVAL_CACHE": str(cache), "SQLBENCH_LMEVAL_WORKERS": "2"},
     )
