@@ -517,16 +517,18 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 @_register(
     "verify",
     "verify runs from their raw outputs: completeness, provenance, settings, re-scoring, "
-    "integrity; a verdict and a digest per run (exit 1 if any run is rejected)",
+    "integrity; a verdict and a digest per run (exit 0 verified, 4 verified with findings, "
+    "5 unattested, 1 rejected: the worst run's)",
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
 
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
-        REJECTED,
+        EXIT_CODES,
         cross_run_findings,
         run_limits,
         verify_submission,
+        worst_verdict,
     )
     from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
 
@@ -547,7 +549,8 @@ def _verify(args: argparse.Namespace) -> int:
         ]
     )
     for verification in verifications:
-        paths = write_verification(verification, Path(args.output), report_stem(verification.run))
+        stem = report_stem(verification.run, verification.inputs)
+        paths = write_verification(verification, Path(args.output), stem)
         counts = ", ".join(f"{task.task} {task.verdict}" for task in verification.tasks)
         print(
             f"{verification.run}: {verification.verdict} ({counts}); digest "
@@ -557,7 +560,7 @@ def _verify(args: argparse.Namespace) -> int:
             if finding.severity != "info":
                 where = f"{finding.task}: " if finding.task else ""
                 print(f"  [{finding.severity}] {where}{finding.code}: {finding.message}")
-    return 1 if any(v.verdict == REJECTED for v in verifications) else 0
+    return EXIT_CODES[worst_verdict(v.verdict for v in verifications)]
 
 
 def _verify_data(args: argparse.Namespace) -> dict:
