@@ -583,6 +583,7 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
         "--resamples", type=int, default=2_000, help="bootstrap resamples (default: 2000)"
     )
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: a fixed one)")
+    parser.add_argument("--task", help="the task of predictions files (or one task of a run)")
     _verify_options(parser)
 
 
@@ -609,6 +610,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         source=args.source,
         options=_verify_data(args),
+        task=args.task,
     )
     print(
         f"leaderboard: re-scored {len(files.verified)} run(s), {len(files.cached)} from the "

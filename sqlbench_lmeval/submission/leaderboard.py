@@ -105,16 +105,20 @@ def build_leaderboard(
     progress: bool = False,
     source=None,
     options=None,
+    task: str | None = None,
 ) -> LeaderboardFiles:
     """Verify (or take from the cache) every run of ``specs`` and write the leaderboard. Each
     run is re-scored with ``max_rows`` and ``timeout_s``, else its engine's default time limit
-    (``verify.run_limits``)."""
+    (``verify.run_limits``). ``task``: the task of predictions files (and the one task taken
+    from every other run)."""
     folder = Path(output)
     reports = folder / REPORTS
     reports.mkdir(parents=True, exist_ok=True)
     verifications, verified, cached = [], [], []
     hashes = _FileHashes(reports / "file-hashes.json")
-    submissions = [sub for spec in specs for sub in read_submissions(spec, hasher=hashes)]
+    submissions = [
+        sub for spec in specs for sub in read_submissions(spec, task=task, hasher=hashes)
+    ]
     hashes.save()
     if not submissions:
         raise UserError("no runs given")

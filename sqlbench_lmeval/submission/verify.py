@@ -1176,28 +1176,31 @@ def _canonical_names(tree: exp.Expression) -> exp.Expression:
 
 
 def cross_run_findings(verifications: Sequence[Verification]) -> list[Verification]:
-    """``verifications`` with a finding on each task whose raw outputs equal another run's."""
-    by_print: dict[tuple[str, str], list[str]] = {}
-    for verification in verifications:
+    """``verifications`` with a finding on each task whose raw outputs equal another run's
+    (``identical_outputs``), or share at least :data:`SHARED_OUTPUTS_SHARE` of its answers
+    with another run's, item by item (``shared_outputs``, naming both). Runs are told apart by
+    position, so two runs of one name are compared too."""
+    labels = [_label(v, verifications) for v in verifications]
+    by_print: dict[tuple[str, str], list[int]] = {}
+    for index, verification in enumerate(verifications):
         for task in verification.tasks:
             if task.items and any(item["verdict"] != "missing" for item in task.items):
-                key = (task.task, task.outputs_sha256)
-                by_print.setdefault(key, []).append(verification.run)
+                by_print.setdefault((task.task, task.outputs_sha256), []).append(index)
     outputs = {
-        (verification.run, task.task): {
+        (index, task.task): {
             item["id"]: item["output_sha256"] for item in task.items if item.get("output_sha256")
         }
-        for verification in verifications
+        for index, verification in enumerate(verifications)
         for task in verification.tasks
     }
     updated = []
-    for verification in verifications:
+    for index, verification in enumerate(verifications):
         extra = []
         for task in verification.tasks:
             twins = [
-                run
-                for run in by_print.get((task.task, task.outputs_sha256), [])
-                if run != verification.run
+                other
+                for other in by_print.get((task.task, task.outputs_sha256), [])
+                if other != index
             ]
             if twins:
                 extra.append(
@@ -1206,32 +1209,39 @@ def cross_run_findings(verifications: Sequence[Verification]) -> list[Verificati
                         "identical_outputs",
                         FINDING,
                         f"raw outputs identical, item by item, to run(s) "
-                        f"{', '.join(twins)}: the same model run twice, or a copy",
+                        f"{', '.join(labels[i] for i in twins)}: the same model run twice, or a "
+                        "copy",
                         task=task.task,
                     )
                 )
-            mine = outputs[(verification.run, task.task)]
-            for other in verifications:
-                theirs = outputs.get((other.run, task.task))
-                if other.run == verification.run or theirs is None or other.run in twins:
+            mine = outputs[(index, task.task)]
+            for other in range(len(verifications)):
+                theirs = outputs.get((other, task.task))
+                if other == index or theirs is None or other in twins or not mine:
                     continue
                 shared = sorted(i for i, sha in mine.items() if theirs.get(i) == sha)
-                if mine and len(shared) >= SHARED_OUTPUTS_SHARE * len(mine):
+                if len(shared) >= SHARED_OUTPUTS_SHARE * len(mine):
                     extra.append(
                         Finding(
                             "integrity",
                             "shared_outputs",
                             FINDING,
-                            f"run {verification.run} shares {len(shared)} of its "
-                            f"{len(mine)} answers ({len(shared) / len(mine):.0%}) byte for byte "
-                            f"with run {other.run}: outputs copied from it, or assembled from "
-                            "several runs",
+                            f"run {labels[index]} shares {len(shared)} of its {len(mine)} "
+                            f"answers ({len(shared) / len(mine):.0%}) byte for byte with run "
+                            f"{labels[other]}: outputs copied from it, the same model, or a run "
+                            "assembled from several",
                             tuple(shared),
                             task.task,
                         )
                     )
         updated.append(verification.with_findings(extra) if extra else verification)
     return updated
+
+
+def _label(verification: Verification, verifications: Sequence[Verification]) -> str:
+    """A run's name, with its source when another run given with it has the same name."""
+    same = sum(1 for other in verifications if other.run == verification.run)
+    return verification.run if same == 1 else f"{verification.run} ({verification.source})"
 
 
 # --- per-item rows and small helpers ------------------------------------------------------------
