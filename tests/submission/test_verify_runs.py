@@ -569,7 +569,10 @@ def _gold_predictions(items, path):
 def test_a_predictions_file_and_its_score_output_are_unattested(cache, items, tmp_path):
     predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
     (submission,) = read_submissions(f"gold={predictions}", task="tpcds")
-    verification = verify_submission(submission, cache_dir=cache, workers=2)
+    # A predictions file records no data: the scale factor is given, as to `verify`.
+    verification = verify_submission(
+        submission, cache_dir=cache, workers=2, options={"scale_factor": SCALE_FACTOR}
+    )
     assert verification.verdict == UNATTESTED
     found = problems(verification)
     assert set(found) == {"unattested", "gold_verbatim"} and len(found["gold_verbatim"]) == 99
@@ -596,7 +599,7 @@ def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys)
     base += ["--cache-dir", str(cache)]
     assert main([*base, str(runs["clean"])]) == 0
     assert main([*base, str(runs["constant"])]) == 4
-    assert main([*base, str(predictions), "--task", "tpcds"]) == 5
+    assert main([*base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)]) == 5
     three_shot = edited(runs, tmp_path)
     data = results_json(three_shot)
     data["configs"]["tpcds"]["num_fewshot"] = 3
@@ -657,6 +660,7 @@ def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
         cache_dir=cache,
         resamples=200,
         task="tpcds",
+        options={"scale_factor": SCALE_FACTOR},
     )
     (board,) = json.loads(files.json.read_text(encoding="utf-8"))["tasks"]
     assert [(m["name"], m["rank"], m["verdict"]) for m in board["models"]] == [
