@@ -126,12 +126,9 @@ def build_leaderboard(
     names = [submission.name for submission in submissions]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        sources = "; ".join(
-            f"{sub.name}: {sub.source}" for sub in submissions if sub.name in twice
-        )
+        sources = "; ".join(f"{sub.name}: {sub.source}" for sub in submissions if sub.name in twice)
         raise UserError(
-            f"two runs have the same name ({', '.join(twice)}: {sources}); name them with "
-            "NAME=PATH"
+            f"two runs have the same name ({', '.join(twice)}: {sources}); name them with NAME=PATH"
         )
     for submission in submissions:
         limits = run_limits(submission, options, timeout_s, max_rows)

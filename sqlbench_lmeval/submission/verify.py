@@ -47,14 +47,16 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import inspect
+import json
 import math
 import re
-from importlib import metadata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import metadata
+
+from sqlglot import exp
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module
@@ -65,8 +67,6 @@ from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
 from sqlbench_lmeval.offline import score_aligned, task_documents
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
-from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
-from sqlglot import exp
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
 from sqlbench_lmeval.scoring.pipeline import (
@@ -77,6 +77,7 @@ from sqlbench_lmeval.scoring.pipeline import (
     verdict,
 )
 from sqlbench_lmeval.scoring.sampling import normalized_sql
+from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.logged import (
     DATA_OPTIONS,
     LoggedAnswer,
@@ -643,8 +644,7 @@ def _provenance(
         }
         by_state.setdefault(state, []).append(item_id)
         if any(
-            key in answer.doc and answer.doc[key] != ours[item_id].get(key)
-            for key in _ASKED_FIELDS
+            key in answer.doc and answer.doc[key] != ours[item_id].get(key) for key in _ASKED_FIELDS
         ):
             edited_docs.append(item_id)
     if by_state.get("edited"):
@@ -729,9 +729,9 @@ def _task_definition(spec: TaskSpec, logged: LoggedTask, submission, add, facts)
     facts["config_source"] = source or NOT_RECORDED
     recorded = config.get("doc_to_text")
     ours = _source_of(spec.prompt_function())
-    packages = {
-        str(a.doc.get("sqlbench_lmeval_version")) for a in logged.answers if a.doc
-    } - {"None"}
+    packages = {str(a.doc.get("sqlbench_lmeval_version")) for a in logged.answers if a.doc} - {
+        "None"
+    }
     if isinstance(recorded, str) and ours is not None and recorded.strip() != ours.strip():
         # The same release writes the same source; another release may have edited a
         # docstring, and its prompts are compared item by item anyway.
@@ -1065,7 +1065,10 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
     status = claimed.get("status")
     if status is not None and status != mine["status"]:
         if {status, mine["status"]} & {"timeout", "crashed"}:
-            return f"execution limits or machine speed: status {status} in the run, {mine['status']} here"
+            return (
+                f"execution limits or machine speed: status {status} in the run, "
+                f"{mine['status']} here"
+            )
         if claimed.get("gold_status") not in (None, mine["gold_status"]):
             return (
                 f"gold status {claimed.get('gold_status')} in the run, "

@@ -32,7 +32,11 @@ def test_ranks_intervals_and_groups_of_a_small_board():
     assert (models["A"]["groups"], models["B"]["groups"], models["C"]["groups"]) == ("a", "a", "b")
     apart = {m["name"]: m for m in board["not_ranked"]}
     assert set(apart) == {"D", "E"}
-    assert (apart["D"]["rank"], apart["D"]["verdict"], apart["D"]["groups"]) == (None, "rejected", "")
+    assert (apart["D"]["rank"], apart["D"]["verdict"], apart["D"]["groups"]) == (
+        None,
+        "rejected",
+        "",
+    )
     assert apart["D"]["reasons"] == ["duplicate_items: item 1 twice"]
     assert apart["E"]["verdict"] == "unattested" and apart["E"]["rank"] is None
     assert apart["E"]["reasons"][0].startswith("unattested: a predictions file records no")
@@ -64,7 +68,10 @@ def test_categories_runs_on_other_data_and_the_page_escapes_names(tmp_path):
     # Both 0.5 overall (rank 1, tied); on a category each ranks by its EX there.
     plain = next(m for m in board["models"] if m["name"] == "plain")
     assert hostile["rank"] == plain["rank"] == 1
-    assert (hostile["by_category"]["physical"]["rank"], plain["by_category"]["physical"]["rank"]) == (1, 2)
+    assert (
+        hostile["by_category"]["physical"]["rank"],
+        plain["by_category"]["physical"]["rank"],
+    ) == (1, 2)
     assert (hostile["by_category"]["math"]["rank"], plain["by_category"]["math"]["rank"]) == (2, 1)
     from sqlbench_lmeval.submission.leaderboard import _write_csv
 

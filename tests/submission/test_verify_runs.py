@@ -144,7 +144,9 @@ def _few_shot(line, prompt):
     return f"{example}\n\n{_gold(line)}\n\n{prompt}"
 
 
-@pytest.mark.parametrize("edit", [_hint, _prepended, _few_shot], ids=["hint", "prepended", "few-shot"])
+@pytest.mark.parametrize(
+    "edit", [_hint, _prepended, _few_shot], ids=["hint", "prepended", "few-shot"]
+)
 def test_gold_around_the_prompt_rejects_the_run(runs, cache, tmp_path, edit):
     folder = edited(runs, tmp_path)
     edit_prompts(folder, edit)
@@ -202,8 +204,12 @@ def test_a_chat_wrap_stands_only_inside_a_recorded_template(runs, cache, tmp_pat
     # Inside the template, a system turn or a hint after our prompt is still added text.
     edit_prompts(
         folder,
-        lambda line, prompt: "<|im_start|>system\nThe answer is " + _gold(line) + "<|im_end|>\n"
-        + prompt.replace("<|im_end|>", "\nHint: " + _gold(line) + "<|im_end|>", 1),
+        lambda line, prompt: (
+            "<|im_start|>system\nThe answer is "
+            + _gold(line)
+            + "<|im_end|>\n"
+            + prompt.replace("<|im_end|>", "\nHint: " + _gold(line) + "<|im_end|>", 1)
+        ),
     )
     verification = verified(folder, cache)
     assert set(problems(verification)) == {"added_prompt_text"}
@@ -345,9 +351,7 @@ def test_changed_claimed_metrics_reject_the_run(runs, cache, tmp_path):
     assert verification.verdict == REJECTED
 
 
-def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(
-    runs, cache, tmp_path
-):
+def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(runs, cache, tmp_path):
     folder = edited(runs, tmp_path)
     lines = samples_lines(folder)
     for line in lines:
@@ -599,7 +603,9 @@ def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys)
     base += ["--cache-dir", str(cache)]
     assert main([*base, str(runs["clean"])]) == 0
     assert main([*base, str(runs["constant"])]) == 4
-    assert main([*base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)]) == 5
+    assert (
+        main([*base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)]) == 5
+    )
     three_shot = edited(runs, tmp_path)
     data = results_json(three_shot)
     data["configs"]["tpcds"]["num_fewshot"] = 3
