@@ -24,9 +24,12 @@ Checks, in order:
 
 1. completeness: every item of the task exactly once; a missing item scores 0 on the full
    denominator (the task's item count, whatever ``--limit`` the run used);
-2. provenance: task name and version, package, ``dataset_version``, ``comparison_version``
-   and engine as the run recorded them against ours; each item's prompt against the prompt
-   the task builds now (sha256 of both; a chat template may wrap ours, but not change it);
+2. provenance: task name and version, package, lm-eval, ``dataset_version``,
+   ``comparison_version`` and engine as the run recorded them against ours; the task
+   definition in the results file (``doc_to_text``, ``description``, the YAML it came from);
+   each logged document's question and gold; each item's prompt against the prompt the task
+   builds now (sha256 of both; a chat template the run records may put its own markers around
+   ours, nothing else, in any turn);
 3. settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
    not sampled (the sampled ones: their own sampling settings), chat template and system
    instruction, the generation limit and how many outputs it cut, and prompts too long for
@@ -37,7 +40,8 @@ Checks, in order:
    numbers the run claims, per item and in aggregate; each mismatch names its items and the
    likely cause;
 5. integrity: answers that read no table (``table_reads``), answers that are the gold SQL
-   verbatim, and (:func:`cross_run_findings`) runs whose raw outputs equal another run's.
+   (compared as parsed), and (:func:`cross_run_findings`) runs whose raw outputs equal another
+   run's, whole or on a large share of the items.
 
 The report carries a digest: the sha256 of the files read and the findings, which a
 leaderboard can cite. Published numbers are ours, on the full denominator.
@@ -647,6 +651,15 @@ def _provenance(
             key in answer.doc and answer.doc[key] != ours[item_id].get(key) for key in _ASKED_FIELDS
         ):
             edited_docs.append(item_id)
+    if by_state.get("not_logged") and logged.samples is not None:
+        add(
+            "provenance",
+            "prompt_not_logged",
+            UNATTESTED_SEVERITY,
+            f"{len(by_state['not_logged'])} line(s) of the samples log hold no prompt: nothing "
+            "records what the model was asked there",
+            by_state["not_logged"],
+        )
     if by_state.get("edited"):
         add(
             "provenance",

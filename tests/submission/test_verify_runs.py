@@ -185,6 +185,18 @@ def _chatml(line, prompt):
     return CHATML.format(prompt)
 
 
+def test_a_samples_log_without_prompts_is_unattested(runs, cache, tmp_path):
+    # Deleting the prompts must not hide what was asked: nothing then records it.
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        del line["arguments"]
+    write_samples_lines(folder, lines)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"prompt_not_logged": tuple(range(1, 100))}
+    assert verification.verdict == UNATTESTED
+
+
 def test_a_chat_wrap_stands_only_inside_a_recorded_template(runs, cache, tmp_path):
     folder = edited(runs, tmp_path)
     edit_prompts(folder, _chatml)
