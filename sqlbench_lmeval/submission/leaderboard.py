@@ -2,14 +2,16 @@
 
 Each run is verified (``verify``), with our own re-scored numbers over every item of a task
 (missing items score 0), and cached by the content of its files: a verification is stored
-under the sha256 of the run's inputs, the scorer's versions and the scoring limits, so adding
-a run to a leaderboard re-scores that run only. Runs whose raw outputs equal another run's get
-a finding.
+under the sha256 of the run's inputs, the scorer's versions and the scoring limits (never the
+run's name: a renamed run comes from the cache), so adding a run to a leaderboard re-scores
+that run only. The names are checked before any scoring. Runs whose raw outputs equal another
+run's, or share a large part of them, get a finding.
 
 Per task (and dataset version: runs on other data are not ranked together), every model's EX
 with its 95% bootstrap interval, VES, EX per category, EX on healthy gold, EX counting answers
-that read no table as wrong, the share of truncated outputs and the verdict. Models that were
-not rejected are ranked by EX:
+that read no table as wrong, the share of truncated outputs and the verdict. Models verified
+(with or without findings) are ranked by EX; rejected and unattested ones are listed apart
+(``not_ranked``) with the findings that keep them off the ranking:
 
 - rank: 1 + the number of models with a higher EX; its 95% interval comes from a paired
   bootstrap over items (``report.stats.bootstrap_ranks``: each resample draws the same items
@@ -17,7 +19,9 @@ not rejected are ranked by EX:
 - groups: every two models are compared with the exact McNemar test on their EX item by item,
   the p-values adjusted for all pairs of the task with Holm's method; a group is a run of
   consecutive models (by EX) no two of which differ at the 5% level (a compact letter display:
-  models sharing a letter are not significantly different).
+  models sharing a letter are not significantly different);
+- on a category: the rank among the ranked models by their EX there (no interval, no group:
+  those are the whole task's).
 
 Writes ``leaderboard.html`` (one self-contained page: data inline, sortable, filterable by
 category, each model linking to its verification report; every text from a run goes into the
@@ -133,7 +137,7 @@ def build_leaderboard(
     for submission in submissions:
         limits = run_limits(submission, options, timeout_s, max_rows)
         # By content only: a renamed run is the same run (its name is set on reading).
-        key = _cache_key(submission.inputs, limits, options)
+        key = _cache_key(submission.inputs, limits, options, [t.name for t in submission.tasks])
         path = reports / f"cache-{key}.json"
         if path.exists():
             verification = dataclasses.replace(
@@ -218,8 +222,11 @@ class _FileHashes:
         self.path.write_text(json.dumps(self.known), encoding="utf-8")
 
 
-def _cache_key(inputs, limits: Limits, options=None) -> str:
+def _cache_key(inputs, limits: Limits, options=None, tasks=()) -> str:
+    """The cache entry of a run's verification: its files' contents, the tasks taken from
+    them, the data options, the scorer's versions and the limits; never its name."""
     content = {
+        "tasks": list(tasks),
         "options": {key: str(value) for key, value in sorted((options or {}).items())},
         "inputs": [list(entry) for entry in inputs],
         "sqlbench_lmeval_version": __version__,

@@ -103,7 +103,9 @@ def test_written_files(tmp_path, monkeypatch):
     monkeypatch.setattr(leaderboard, "read_submissions", lambda spec, **_: [spec])
     # Each "run" verifies to its hand-made verification; nothing reads a file. The cache is
     # keyed by content, which these stand-ins carry as their inputs.
-    monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, limits, options=None: inputs)
+    monkeypatch.setattr(
+        leaderboard, "_cache_key", lambda inputs, limits, options=None, tasks=(): inputs
+    )
     monkeypatch.setattr(
         leaderboard, "verify_submission", lambda submission, **options: runs[submission.name]
     )
