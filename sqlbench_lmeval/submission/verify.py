@@ -705,6 +705,12 @@ _TEMPLATE_MARKER = re.compile(
     r"<\|[^<>|\s]{1,40}\|>|</?[A-Za-z_][\w-]{0,30}>|\[/?INST\]|<</?SYS>>|<｜[^<>｜]{1,40}｜>"
 )
 _ROLE_WORDS = frozenset({"system", "user", "assistant", "model", "human", "gpt", "bot"})
+#: A date a template writes when it renders (Llama 3.1's "Today Date: 26 Jul 2024"): the
+#: template holds the text around it, never the date itself.
+_RENDERED_DATE = re.compile(
+    r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b"
+)
 
 
 def chat_run(settings: Mapping) -> str | None:
@@ -807,8 +813,13 @@ def _template_only(text: str, template: str | None) -> bool:
     recorded template itself writes (a default system message)."""
     for piece in _TEMPLATE_MARKER.sub("\n", text).split("\n"):
         piece = piece.strip()
-        if piece and piece.casefold() not in _ROLE_WORDS and not (template and piece in template):
-            return False
+        if not piece or piece.casefold() in _ROLE_WORDS:
+            continue
+        if template and all(
+            part.strip() in template for part in _RENDERED_DATE.split(piece) if part.strip()
+        ):
+            continue
+        return False
     return True
 
 
