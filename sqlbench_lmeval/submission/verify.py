@@ -61,6 +61,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module
@@ -1141,15 +1143,11 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
             "does not",
             constant,
         )
-    verbatim = []
-    for score in scores:
-        answers = _answers(score)
-        if not answers:
-            continue
-        item = by_id[score["id"]]
-        gold = _sql_key(item.gold_sql, item.dialect)
-        if gold in {_sql_key(sql, item.prompted_dialect) for sql in answers}:
-            verbatim.append(score["id"])
+    verbatim = [
+        score["id"]
+        for score in scores
+        if (answers := _answers(score)) and _is_gold(by_id[score["id"]], answers)
+    ]
     if verbatim:
         sampled = any("samples" in score for score in scores)
         add(
@@ -1171,18 +1169,66 @@ def _answers(score: Mapping) -> list[str]:
     return [sql for sql in [score.get("extracted_sql"), *found] if sql]
 
 
+def _is_gold(item: Item, answers: Sequence[str]) -> bool:
+    """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`_sql_key`).
+
+    Parsing and normalising costs milliseconds a query, too much for every answer of a
+    LogicCat run; the text (whitespace and case aside) and the token shape (sqlglot's tokens
+    without comments and names) are compared first, and only an answer of gold's shape is
+    parsed."""
+    plain = _text_key(item.gold_sql)
+    if any(_text_key(sql) == plain for sql in answers):
+        return True
+    shape = _shape(item.gold_sql, item.dialect)
+    alike = [
+        sql for sql in answers if shape is not None and _shape(sql, item.prompted_dialect) == shape
+    ]
+    if not alike:
+        return False
+    gold = _sql_key(item.gold_sql, item.dialect)
+    return any(_sql_key(sql, item.prompted_dialect) == gold for sql in alike)
+
+
+def _text_key(sql: str) -> str:
+    return normalized_sql(sql).rstrip(";").strip().casefold()
+
+
+def _shape(sql: str, dialect: str) -> tuple | None:
+    """The kinds and texts of ``sql``'s tokens without its comments, names and final ``;``
+    (None: it does not tokenize): equal for two spellings of one query up to names."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except Exception:  # sqlglot's TokenError and whatever odd input makes it raise
+        return None
+    kept = [
+        (token.token_type, token.text.casefold())
+        for token in tokens
+        if token.token_type not in _NAME_TOKENS
+    ]
+    while kept and kept[-1][0] == TokenType.SEMICOLON:
+        kept.pop()
+    return tuple(kept)
+
+
+#: ``;`` and the comments after it, at the end of a query.
+_TRAILING_COMMENTS = re.compile(r";(?:\s|--[^\n]*(?:\n|$)|/\*.*?\*/)*\Z", re.S)
+#: Tokens that name something (a table, column, alias or CTE): the author's choice.
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.ALIAS})
+
+
 def _sql_key(sql: str, dialect: str) -> str:
     """``sql`` as a canonical text: sqlglot's normalised tree (``sql.normalization``: aliases
     and CTE names canonical, unquoted names in one case) written without comments; the text
     with its whitespace and case folded when it does not parse as one query."""
-    tree = parse_one(sql, dialect)
+    # A comment after the final ``;`` reads as a statement of its own (sqlglot's Semicolon).
+    tree = parse_one(_TRAILING_COMMENTS.sub("", sql), dialect)
     if tree is not None:
         try:
             normalised, _ = normalize(tree, dialect)
             return "tree:" + render(_canonical_names(normalised)).casefold()
         except Exception:  # sqlglot fails on odd input: fall back to the text, never stop
             pass
-    return "text:" + normalized_sql(sql).rstrip(";").strip().casefold()
+    return "text:" + _text_key(sql)
 
 
 def _canonical_names(tree: exp.Expression) -> exp.Expression:
