@@ -1173,16 +1173,18 @@ def _is_gold(item: Item, answers: Sequence[str]) -> bool:
     """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`_sql_key`).
 
     Parsing and normalising costs milliseconds a query, too much for every answer of a
-    LogicCat run; the text (whitespace and case aside) and the token shape (sqlglot's tokens
-    without comments and names) are compared first, and only an answer of gold's shape is
-    parsed."""
-    plain = _text_key(item.gold_sql)
-    if any(_text_key(sql) == plain for sql in answers):
-        return True
-    shape = _shape(item.gold_sql, item.dialect)
-    alike = [
-        sql for sql in answers if shape is not None and _shape(sql, item.prompted_dialect) == shape
-    ]
+    LogicCat run: the tokens are compared first (sqlglot's, without comments, case folded),
+    and only an answer of gold's shape whose names differ (another alias) is parsed."""
+    gold_tokens = _tokens(item.gold_sql, item.dialect)
+    if gold_tokens is None:
+        return any(_text_key(sql) == _text_key(item.gold_sql) for sql in answers)
+    alike = []
+    for sql in answers:
+        tokens = _tokens(sql, item.prompted_dialect)
+        if tokens == gold_tokens:
+            return True
+        if tokens is not None and _shape(tokens) == _shape(gold_tokens):
+            alike.append(sql)
     if not alike:
         return False
     gold = _sql_key(item.gold_sql, item.dialect)
@@ -1193,21 +1195,22 @@ def _text_key(sql: str) -> str:
     return normalized_sql(sql).rstrip(";").strip().casefold()
 
 
-def _shape(sql: str, dialect: str) -> tuple | None:
-    """The kinds and texts of ``sql``'s tokens without its comments, names and final ``;``
-    (None: it does not tokenize): equal for two spellings of one query up to names."""
+def _tokens(sql: str, dialect: str) -> tuple | None:
+    """The kinds and texts (case folded) of ``sql``'s tokens, without its comments and final
+    ``;`` (None: it does not tokenize)."""
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(sql)
     except Exception:  # sqlglot's TokenError and whatever odd input makes it raise
         return None
-    kept = [
-        (token.token_type, token.text.casefold())
-        for token in tokens
-        if token.token_type not in _NAME_TOKENS
-    ]
+    kept = [(token.token_type, token.text.casefold()) for token in tokens]
     while kept and kept[-1][0] == TokenType.SEMICOLON:
         kept.pop()
     return tuple(kept)
+
+
+def _shape(tokens: tuple) -> tuple:
+    """``tokens`` without the names (tables, columns, aliases): the author's choice."""
+    return tuple(token for token in tokens if token[0] not in _NAME_TOKENS)
 
 
 #: ``;`` and the comments after it, at the end of a query.
