@@ -700,6 +700,11 @@ def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
         ("pasted", "", "unattested"),
     }
     assert "not_zero_shot" in next(r for r in rows if r["model"] == "three-shot")["reasons"]
+    markdown = files.markdown.read_text(encoding="utf-8")
+    ranked_part, _, apart_part = markdown.partition("Not ranked:")
+    assert "| honest |" in ranked_part and "| constant |" in ranked_part
+    assert "| three-shot | rejected |" in apart_part and "| pasted | unattested |" in apart_part
+    assert "three-shot" not in ranked_part and "pasted" not in ranked_part
     with chromium(tmp_path / "chromium-profile") as driver:
         driver.get(files.html.as_uri())
         for _ in range(200):
