@@ -724,3 +724,23 @@ def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
         assert set(shown) == {"three-shot", "pasted"}
         assert shown["three-shot"][0] == "rejected" and "3-shot" in shown["three-shot"][1]
         assert shown["pasted"][0] == "unattested" and "predictions file" in shown["pasted"][1]
+
+
+def test_a_verification_whose_scoring_failed_is_never_cached(runs, cache, tmp_path):
+    """A damaged database (its first 8 KiB zeroed: DuckDB refuses it) stops the leaderboard
+    naming the cause, and leaves no cached verification: the next build scores the run."""
+    import shutil
+
+    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+    from sqlbench_lmeval.tpcds.data import database_dir
+
+    damaged = tmp_path / "damaged-cache"
+    shutil.copytree(database_dir(cache, SCALE_FACTOR), database_dir(damaged, SCALE_FACTOR))
+    with open(database_dir(damaged, SCALE_FACTOR) / "tpcds.duckdb", "r+b") as handle:
+        handle.write(b"\0" * 8192)
+    out = tmp_path / "board"
+    with pytest.raises(EvaluationUnavailable, match="tpcds.duckdb"):
+        build_leaderboard([f"clean={runs['clean']}"], out, cache_dir=damaged, resamples=200)
+    assert list((out / "verifications").glob("cache-*")) == []
+    files = build_leaderboard([f"clean={runs['clean']}"], out, cache_dir=cache, resamples=200)
+    assert (files.verified, files.cached) == (("clean",), ())
