@@ -82,12 +82,16 @@ def score_runs(
         yield Run(phase, seconds, cpu, peak_mib, json.loads(output.read_text()))
 
 
-def timed(command: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
-    """Run ``command`` (it must succeed); its wall time, CPU time (user + system of it and its
-    children) and completed process."""
+def timed(
+    command: list[str], ok: tuple[int, ...] = (0,)
+) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Run ``command`` (it must succeed: exit with one of ``ok``); its wall time, CPU time (user
+    + system of it and its children) and completed process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode not in ok:
+        raise subprocess.CalledProcessError(done.returncode, command, done.stdout, done.stderr)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

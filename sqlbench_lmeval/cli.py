@@ -570,16 +570,18 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 @_register(
     "verify",
     "verify runs from their raw outputs: completeness, provenance, settings, re-scoring, "
-    "integrity; a verdict and a digest per run (exit 1 if any run is rejected)",
+    "integrity; a verdict and a digest per run (exit 0 verified, 4 verified with findings, "
+    "5 unattested, 1 rejected: the worst run's)",
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
 
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
-        REJECTED,
+        EXIT_CODES,
         cross_run_findings,
         run_limits,
         verify_submission,
+        worst_verdict,
     )
     from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
 
@@ -602,7 +604,8 @@ def _verify(args: argparse.Namespace) -> int:
         ]
     )
     for verification in verifications:
-        paths = write_verification(verification, Path(args.output), report_stem(verification.run))
+        stem = report_stem(verification.run, verification.inputs)
+        paths = write_verification(verification, Path(args.output), stem)
         counts = ", ".join(f"{task.task} {task.verdict}" for task in verification.tasks)
         print(
             f"{verification.run}: {verification.verdict} ({counts}); digest "
@@ -612,7 +615,7 @@ def _verify(args: argparse.Namespace) -> int:
             if finding.severity != "info":
                 where = f"{finding.task}: " if finding.task else ""
                 print(f"  [{finding.severity}] {where}{finding.code}: {finding.message}")
-    return 1 if any(v.verdict == REJECTED for v in verifications) else 0
+    return EXIT_CODES[worst_verdict(v.verdict for v in verifications)]
 
 
 def _verify_data(args: argparse.Namespace) -> dict:
@@ -635,6 +638,7 @@ def _leaderboard_args(parser: argparse.ArgumentParser) -> None:
         "--resamples", type=int, default=2_000, help="bootstrap resamples (default: 2000)"
     )
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: a fixed one)")
+    parser.add_argument("--task", help="the task of predictions files (or one task of a run)")
     _verify_options(parser)
 
 
@@ -661,6 +665,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         source=args.source,
         options=_verify_data(args),
+        task=args.task,
     )
     print(
         f"leaderboard: re-scored {len(files.verified)} run(s), {len(files.cached)} from the "

@@ -138,7 +138,10 @@ class Metric:
     description: str
     defined_on: str  # which items carry it
     family: str
-    higher_is_better: bool = True
+    #: lm-eval's direction of the number (its table's arrow); None for a number that is no
+    #: score at all (a complexity count, gold's own count): lm-eval 0.4.13 takes ``null`` and
+    #: shows no arrow.
+    higher_is_better: bool | None = True
     aggregation: str = "mean"  # lm-eval's aggregation of the per-item values
     benchmarks: tuple[str, ...] | None = None  # whose tasks report it; None: every benchmark
     kinds: frozenset[str] = frozenset({SINGLE, SAMPLED})
@@ -453,7 +456,7 @@ def _structure() -> list[Metric]:
                 "a score",
                 on,
                 COMPLEXITY_COUNT,
-                higher_is_better=False,
+                higher_is_better=None,
                 benchmarks=_TPCDS,
                 kinds=single,
                 made_by=made_by,
@@ -467,7 +470,7 @@ def _structure() -> list[Metric]:
                 f"gold's {count.replace('_', ' ')}: not a score",
                 "every TPC-DS item",
                 GOLD_COMPLEXITY_COUNT,
-                higher_is_better=False,
+                higher_is_better=None,
                 benchmarks=_TPCDS,
                 kinds=single,
                 made_by=made_by,

@@ -2,14 +2,16 @@
 
 Each run is verified (``verify``), with our own re-scored numbers over every item of a task
 (missing items score 0), and cached by the content of its files: a verification is stored
-under the sha256 of the run's inputs, the scorer's versions and the scoring limits, so adding
-a run to a leaderboard re-scores that run only. Runs whose raw outputs equal another run's get
-a finding.
+under the sha256 of the run's inputs, the scorer's versions and the scoring limits (never the
+run's name: a renamed run comes from the cache), so adding a run to a leaderboard re-scores
+that run only. The names are checked before any scoring. Runs whose raw outputs equal another
+run's, or share a large part of them, get a finding.
 
 Per task (and dataset version: runs on other data are not ranked together), every model's EX
 with its 95% bootstrap interval, VES, EX per category, EX on healthy gold, EX counting answers
-that read no table as wrong, the share of truncated outputs and the verdict. Models that were
-not rejected are ranked by EX:
+that read no table as wrong, the share of truncated outputs and the verdict. Models verified
+(with or without findings) are ranked by EX; rejected and unattested ones are listed apart
+(``not_ranked``) with the findings that keep them off the ranking:
 
 - rank: 1 + the number of models with a higher EX; its 95% interval comes from a paired
   bootstrap over items (``report.stats.bootstrap_ranks``: each resample draws the same items
@@ -17,7 +19,9 @@ not rejected are ranked by EX:
 - groups: every two models are compared with the exact McNemar test on their EX item by item,
   the p-values adjusted for all pairs of the task with Holm's method; a group is a run of
   consecutive models (by EX) no two of which differ at the 5% level (a compact letter display:
-  models sharing a letter are not significantly different).
+  models sharing a letter are not significantly different);
+- on a category: the rank among the ranked models by their EX there (no interval, no group:
+  those are the whole task's).
 
 Writes ``leaderboard.html`` (one self-contained page: data inline, sortable, filterable by
 category, each model linking to its verification report; every text from a run goes into the
@@ -28,6 +32,7 @@ page as text), ``leaderboard.csv``, ``leaderboard.json``, ``leaderboard.md`` and
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import html
 import json
@@ -61,7 +66,9 @@ from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
-    REJECTED,
+    RANKED_VERDICTS,
+    REJECT,
+    UNATTESTED_SEVERITY,
     TaskVerification,
     Verification,
     cross_run_findings,
@@ -71,6 +78,8 @@ from sqlbench_lmeval.submission.verify import (
 )
 from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
 
+#: Severities of the findings that keep a run off the ranking (its reasons).
+NOT_RANKED_SEVERITIES = (REJECT, UNATTESTED_SEVERITY)
 #: Family-wise error level of the groups.
 ALPHA = 0.05
 LEADERBOARD_FILE = "leaderboard.html"
@@ -100,47 +109,65 @@ def build_leaderboard(
     progress: bool = False,
     source=None,
     options=None,
+    task: str | None = None,
 ) -> LeaderboardFiles:
     """Verify (or take from the cache) every run of ``specs`` and write the leaderboard. Each
     run is re-scored with ``max_rows`` and ``timeout_s``, else its engine's default time limit
-    (``verify.run_limits``)."""
+    (``verify.run_limits``). ``task``: the task of predictions files (and the one task taken
+    from every other run)."""
     folder = Path(output)
     reports = folder / REPORTS
     reports.mkdir(parents=True, exist_ok=True)
     verifications, verified, cached = [], [], []
     hashes = _FileHashes(reports / "file-hashes.json")
-    for spec in specs:
-        for submission in read_submissions(spec, hasher=hashes):
-            limits = run_limits(submission, options, timeout_s, max_rows)
-            key = _cache_key(submission.inputs, submission.name, limits, options)
-            path = reports / f"cache-{key}.json"
-            if path.exists():
-                verification = Verification.from_json(json.loads(path.read_text("utf-8")))
-                cached.append(submission.name)
-            else:
-                verification = verify_submission(
-                    submission,
-                    cache_dir=cache_dir,
-                    limits=limits,
-                    workers=workers,
-                    progress=progress,
-                    source=source,
-                    options=options,
-                )
-                text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False)
-                path.write_text(text, encoding="utf-8", errors="backslashreplace")
-                verified.append(submission.name)
-            verifications.append(verification)
+    submissions = [
+        sub for spec in specs for sub in read_submissions(spec, task=task, hasher=hashes)
+    ]
     hashes.save()
-    if not verifications:
+    if not submissions:
         raise UserError("no runs given")
-    names = [v.run for v in verifications]
-    if len(set(names)) != len(names):
-        raise UserError("two runs have the same name; name them with NAME=PATH")
+    # Before any scoring: two runs of one name could not be told apart on the board.
+    names = [submission.name for submission in submissions]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        sources = "; ".join(f"{sub.name}: {sub.source}" for sub in submissions if sub.name in twice)
+        raise UserError(
+            f"two runs have the same name ({', '.join(twice)}: {sources}); name them with NAME=PATH"
+        )
+    for submission in submissions:
+        limits = run_limits(submission, options, timeout_s, max_rows)
+        # By content only: a renamed run is the same run (its name is set on reading).
+        key = _cache_key(submission.inputs, limits, options, [t.name for t in submission.tasks])
+        path = reports / f"cache-{key}.json"
+        if path.exists():
+            verification = dataclasses.replace(
+                Verification.from_json(json.loads(path.read_text("utf-8"))),
+                run=submission.name,
+                source=submission.source,
+            )
+            cached.append(submission.name)
+        else:
+            verification = verify_submission(
+                submission,
+                cache_dir=cache_dir,
+                limits=limits,
+                workers=workers,
+                progress=progress,
+                source=source,
+                options=options,
+            )
+            # Written only once scoring finished (a failure raised above), and whole: a run
+            # stopped mid-write leaves no cache entry behind.
+            text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False)
+            partial = path.with_suffix(".partial")
+            partial.write_text(text, encoding="utf-8", errors="backslashreplace")
+            partial.replace(path)
+            verified.append(submission.name)
+        verifications.append(verification)
     verifications = cross_run_findings(verifications)
     links = {}
     for verification in verifications:
-        stem = report_stem(verification.run)
+        stem = report_stem(verification.run, verification.inputs)
         # A report whose digest is unchanged (same files, versions and findings) stays.
         marker = reports / f"{stem}.digest"
         digest = verification.digest()
@@ -195,11 +222,13 @@ class _FileHashes:
         self.path.write_text(json.dumps(self.known), encoding="utf-8")
 
 
-def _cache_key(inputs, name: str, limits: Limits, options=None) -> str:
+def _cache_key(inputs, limits: Limits, options=None, tasks=()) -> str:
+    """The cache entry of a run's verification: its files' contents, the tasks taken from
+    them, the data options, the scorer's versions and the limits; never its name."""
     content = {
+        "tasks": list(tasks),
         "options": {key: str(value) for key, value in sorted((options or {}).items())},
         "inputs": [list(entry) for entry in inputs],
-        "name": name,
         "sqlbench_lmeval_version": __version__,
         "comparison_version": COMPARISON_VERSION,
         "limits": [limits.timeout_s, limits.max_rows],
@@ -297,6 +326,10 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             EX_READS_DATA: _mean(rows, EX_READS_DATA),
             "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
             "findings": sum(1 for f in findings if f.severity != "info"),
+            # Why a run is not ranked (rejected, unattested): the findings the verdict rests on.
+            "reasons": [
+                f"{f.code}: {f.message}" for f in findings if f.severity in NOT_RANKED_SEVERITIES
+            ],
         }
         ex = [_value(r, EX) for r in rows]
         model.update(_interval(EX, ex, resamples, seed))
@@ -313,7 +346,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             model[STRUCTURAL_SIMILARITY] = _mean(rows, STRUCTURAL_SIMILARITY)
         model["_ex"] = ex
         models.append(model)
-    ranked = [m for m in models if m["verdict"] != REJECTED]
+    ranked = [m for m in models if m["verdict"] in RANKED_VERDICTS]
     if ranked:
         matrix = np.array([m["_ex"] for m in ranked], dtype=float).T
         for model, interval in zip(
@@ -333,6 +366,13 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         for index, group in enumerate(groups):
             for member in group:
                 ranked[member]["groups"] += _letter(index)
+        # On a category, a model's rank is its place among the ranked models there.
+        for category in categories:
+            values = [m["by_category"][category][EX] for m in ranked]
+            for model in ranked:
+                mine = model["by_category"][category][EX]
+                higher = sum(1 for v in values if not _missing(v) and v > mine)
+                model["by_category"][category]["rank"] = None if _missing(mine) else 1 + higher
     for model in models:
         del model["_ex"]
         model.setdefault("rank", None)
@@ -340,6 +380,8 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         model.setdefault("rank_high", None)
         model.setdefault("groups", "")
     models.sort(key=lambda m: (m["rank"] is None, m["rank"] or 0, -m[EX], m["name"]))
+    apart = [m for m in models if m["verdict"] not in RANKED_VERDICTS]
+    apart.sort(key=lambda m: (m["verdict"], m["name"]))
     return {
         "task": task_name,
         "dataset_version": dataset_version,
@@ -347,8 +389,14 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         "categories": categories,
         # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
         "similarity": any(STRUCTURAL_SIMILARITY in model for model in models),
-        "models": [_finite(model) for model in models],
+        "models": [_finite(model) for model in models if model["verdict"] in RANKED_VERDICTS],
+        # Rejected and unattested runs: listed apart with their reasons, never ranked.
+        "not_ranked": [_finite(model) for model in apart],
     }
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _letter(index: int) -> str:
@@ -404,7 +452,10 @@ def _sections(data) -> list[Section]:
         "from the run's raw outputs over every item of the task (missing items score 0). Rank "
         "interval: paired bootstrap over items. Group: models sharing a letter are not "
         f"significantly different (exact McNemar on EX, Holm-adjusted over all pairs, "
-        f"alpha {data['alpha']}). Rejected runs are listed, not ranked."
+        f"alpha {data['alpha']}). Only verified runs (with or without findings) are ranked; "
+        "rejected runs (the protocol is not the benchmark's, or claims that do not stand) and "
+        "unattested ones (nothing records how their outputs were made) are listed apart with "
+        "their reasons. On a category, the rank is the place among the ranked models there."
     )
     sections = [Section("Method", (method,))]
     for board in data["tasks"]:
@@ -447,9 +498,19 @@ def _sections(data) -> list[Section]:
         title = board["task"] + (
             f" ({board['dataset_version']})" if board["dataset_version"] else ""
         )
-        sections.append(
-            Section(title, (f"{board['n_items']} items.", Table(columns, tuple(rows))), level=2)
-        )
+        blocks = [f"{board['n_items']} items.", Table(columns, tuple(rows))]
+        if board["not_ranked"]:
+            blocks += [
+                "Not ranked:",
+                Table(
+                    ("Model", "Verdict", "EX (re-scored, not ranked)", "Reasons"),
+                    tuple(
+                        (m["name"], m["verdict"], _ci(m), "; ".join(m["reasons"]) or "–")
+                        for m in board["not_ranked"]
+                    ),
+                ),
+            ]
+        sections.append(Section(title, tuple(blocks), level=2))
     return sections
 
 
@@ -477,10 +538,11 @@ def _write_csv(data, path: Path) -> None:
                 "verdict",
                 "digest",
                 "report",
+                "reasons",
             ]
         )
         for board in data["tasks"]:
-            for model in board["models"]:
+            for model in [*board["models"], *board["not_ranked"]]:
                 base = [
                     board["task"],
                     board["dataset_version"],
@@ -491,6 +553,7 @@ def _write_csv(data, path: Path) -> None:
                     model["name"],
                 ]
                 tail = [model["verdict"], model["digest"], model["report"]]
+                tail.append(" | ".join(model["reasons"]))
                 writer.writerow(
                     [
                         *base,
@@ -507,9 +570,17 @@ def _write_csv(data, path: Path) -> None:
                     ]
                 )
                 for category, values in model["by_category"].items():
+                    # A category row carries the rank within the category (no interval, no
+                    # group: those are the whole task's).
                     writer.writerow(
                         [
-                            *base,
+                            base[0],
+                            base[1],
+                            values.get("rank"),
+                            "",
+                            "",
+                            "",
+                            base[6],
                             values[EX],
                             values["ex_low"],
                             values["ex_high"],

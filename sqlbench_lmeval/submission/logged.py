@@ -247,7 +247,7 @@ def _read_samples(path: Path) -> tuple[LoggedAnswer, ...]:
                 where=where,
                 item_id=_item_id(doc.get("id")),
                 doc=doc,
-                prompt=first.get("arg_0") if isinstance(first.get("arg_0"), str) else None,
+                prompt=_prompt_text(first.get("arg_0")),
                 generation=first.get("arg_1") if isinstance(first.get("arg_1"), Mapping) else None,
                 outputs=_responses(line.get("resps")),
                 claimed_raw=line.get("filtered_resps"),
@@ -255,6 +255,14 @@ def _read_samples(path: Path) -> tuple[LoggedAnswer, ...]:
             )
         )
     return tuple(answers)
+
+
+def _prompt_text(argument) -> str | None:
+    """The logged prompt: a string, or (API chat models) a one-element list holding the chat
+    messages as JSON text."""
+    if isinstance(argument, list) and len(argument) == 1:
+        argument = argument[0]
+    return argument if isinstance(argument, str) else None
 
 
 def _responses(resps) -> tuple[str, ...]:

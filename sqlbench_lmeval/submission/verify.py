@@ -3,23 +3,33 @@
 For every task of ours in a run (see ``submission`` for what a run is), the checks below give
 findings, each naming the items it concerns, and a severity:
 
-- ``reject``: the run cannot stand as a result (an item logged twice, an id the task does not
-  have, nothing of ours to check);
-- ``finding``: the run stands, re-scored by us, but a reader must know this (items missing,
-  an edited prompt, sampling on a greedy task, numbers that differ from ours, constant
-  answers, ...);
+- ``reject``: the run cannot stand as a result: its protocol is not the benchmark's (prompt
+  text beyond what a recorded chat template adds, in any turn; few-shot, sampling on a greedy
+  task, a system instruction, another task version or task definition), its claimed numbers
+  differ from ours without a benign named cause, or its ids are duplicated or unknown;
+- ``unattested``: nothing in the run records how its outputs were made (a predictions file or a
+  ``score`` output: no prompt, model or settings); it is scored and checked for completeness,
+  never shown as a verified run;
+- ``finding``: the run stands, re-scored by us, but a reader must know something about its
+  answers (items missing, constant answers, gold verbatim, truncation, outputs shared with
+  another run, numbers that differ for a benign named cause, ...);
 - ``info``: recorded facts (versions, settings, counts), never a problem.
 
-The verdict of a task (and of the run: its worst task) is ``rejected`` with any reject,
-``verified with findings`` with any finding, else ``verified``.
+The verdict of a task (and of the run: its worst task) is ``rejected`` with any reject, else
+``unattested`` with an unattested finding, else ``verified with findings`` with any finding,
+else ``verified``. ``sqlbench-lmeval verify`` exits 0 for verified, 4 when the worst run is
+verified with findings, 5 unattested, 1 rejected (:data:`EXIT_CODES`).
 
 Checks, in order:
 
 1. completeness: every item of the task exactly once; a missing item scores 0 on the full
    denominator (the task's item count, whatever ``--limit`` the run used);
-2. provenance: task name and version, package, ``dataset_version``, ``comparison_version``
-   and engine as the run recorded them against ours; each item's prompt against the prompt
-   the task builds now (sha256 of both; a chat template may wrap ours, but not change it);
+2. provenance: task name and version, package, lm-eval, ``dataset_version``,
+   ``comparison_version`` and engine as the run recorded them against ours; the task
+   definition in the results file (``doc_to_text``, ``description``, the YAML it came from);
+   each logged document's question and gold; each item's prompt against the prompt the task
+   builds now (sha256 of both; a chat template the run records may put its own markers around
+   ours, nothing else, in any turn);
 3. settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
    not sampled (the sampled ones: their own sampling settings), chat template and system
    instruction, the generation limit and how many outputs it cut, and prompts too long for
@@ -30,7 +40,8 @@ Checks, in order:
    numbers the run claims, per item and in aggregate; each mismatch names its items and the
    likely cause;
 5. integrity: answers that read no table (``table_reads``), answers that are the gold SQL
-   verbatim, and (:func:`cross_run_findings`) runs whose raw outputs equal another run's.
+   (compared as parsed), and (:func:`cross_run_findings`) runs whose raw outputs equal another
+   run's, whole or on a large share of the items.
 
 The report carries a digest: the sha256 of the files read and the findings, which a
 leaderboard can cite. Published numbers are ours, on the full denominator.
@@ -40,11 +51,18 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import inspect
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import metadata
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.benchmarks import benchmark_module
@@ -65,6 +83,7 @@ from sqlbench_lmeval.scoring.pipeline import (
     verdict,
 )
 from sqlbench_lmeval.scoring.sampling import normalized_sql
+from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.logged import (
     DATA_OPTIONS,
     LoggedAnswer,
@@ -74,9 +93,25 @@ from sqlbench_lmeval.submission.logged import (
     outputs_fingerprint,
 )
 
-REJECT, FINDING, INFO = "reject", "finding", "info"
-_RANK = {REJECT: 2, FINDING: 1, INFO: 0}
+#: The lm-eval release this checkout's tasks are verified with (the installed one).
+LM_EVAL_VERSION = metadata.version("lm_eval")
+#: A fact the run does not record (shown as such, never as the task's default).
+NOT_RECORDED = "not recorded"
+REJECT, UNATTESTED_SEVERITY, FINDING, INFO = "reject", "unattested", "finding", "info"
+_RANK = {REJECT: 3, UNATTESTED_SEVERITY: 2, FINDING: 1, INFO: 0}
 VERIFIED, WITH_FINDINGS, REJECTED = "verified", "verified with findings", "rejected"
+UNATTESTED = "unattested"
+#: The verdicts a leaderboard ranks; the others are listed apart with their reasons.
+RANKED_VERDICTS = (VERIFIED, WITH_FINDINGS)
+#: ``sqlbench-lmeval verify``'s exit code for the worst verdict of the runs it was given (3 is
+#: the command line's own: the evaluation machinery failed).
+EXIT_CODES = {VERIFIED: 0, WITH_FINDINGS: 4, UNATTESTED: 5, REJECTED: 1}
+_VERDICTS = {3: REJECTED, 2: UNATTESTED, 1: WITH_FINDINGS, 0: VERIFIED}
+
+#: Share of a run's answered items whose raw output is byte for byte another run's (given in
+#: the same verify or leaderboard call) from which that is a finding naming both runs. Two
+#: models that write SQL independently rarely agree to the byte on a quarter of the items.
+SHARED_OUTPUTS_SHARE = 0.25
 
 #: Numbers closer than this are equal (scores are means of 0/1 or similarities in [0, 1]).
 TOLERANCE = 1e-9
@@ -242,9 +277,16 @@ class Verification:
 
 
 def verdict_of(findings: Iterable[Finding]) -> str:
-    """rejected, verified with findings or verified: the worst severity of ``findings``."""
+    """rejected, unattested, verified with findings or verified: the worst severity of
+    ``findings``."""
     worst = max((_RANK[finding.severity] for finding in findings), default=0)
-    return {2: REJECTED, 1: WITH_FINDINGS, 0: VERIFIED}[worst]
+    return _VERDICTS[worst]
+
+
+def worst_verdict(verdicts: Iterable[str]) -> str:
+    """The worst of ``verdicts`` (verified when there are none)."""
+    rank = {verdict: level for level, verdict in _VERDICTS.items()}
+    return _VERDICTS[max((rank[v] for v in verdicts), default=0)]
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -391,7 +433,22 @@ def _check_task(submission, logged: LoggedTask, cache_dir, source, given) -> _Ch
     task = _Checked(logged, spec, [], docs, items, {}, {}, {}, {})
     by_id = {item.id: item for item in items}
     task.answers = _completeness(logged, by_id, submission, task.add)
-    task.prompts = _provenance(spec, logged, docs, task.answers, task.add, task.facts)
+    if submission.kind != "lm-eval":
+        task.add(
+            "provenance",
+            "unattested",
+            UNATTESTED_SEVERITY,
+            f"a {submission.kind} file records no prompt, model or generation settings: its "
+            "outputs are scored and checked for completeness, but nothing shows how they were "
+            "made, so it is not a verified run",
+        )
+    chat = chat_run(submission.settings)
+    template = submission.settings.get("chat_template")
+    task.prompts = _provenance(
+        spec, logged, docs, task.answers, task.add, task.facts, chat, template or None
+    )
+    if submission.kind == "lm-eval":
+        _task_definition(spec, logged, submission, task.add, task.facts)
     task.facts.update(_settings(spec, logged, submission, task.answers, task.prompts, task.add))
     task.predictions = {
         item_id: _prediction(answer, spec)
@@ -429,7 +486,10 @@ def _finish_task(task: _Checked) -> TaskVerification:
         metrics_logged=aggregate(logged_scores),
         claimed=dict(task.logged.claimed_metrics),
         facts=task.facts,
-        items=tuple(_item_row(score, task.prompts.get(score["id"])) for score in scores),
+        items=tuple(
+            _item_row(score, task.prompts.get(score["id"]), task.answers.get(score["id"]))
+            for score in scores
+        ),
         outputs_sha256=outputs_fingerprint(task.logged),
         dataset_version=next(iter(dataset_versions), None),
     )
@@ -500,15 +560,26 @@ def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, Logge
     return answers
 
 
-def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add, facts) -> dict[int, dict]:
+def _provenance(
+    spec: TaskSpec,
+    logged: LoggedTask,
+    docs,
+    answers,
+    add,
+    facts,
+    chat: str | None,
+    template: str | None,
+) -> dict[int, dict]:
     """Versions as recorded against ours (into ``facts``), and each item's prompt against the
-    one we build (per item: both hashes and ``same``/``wrapped``/``edited``/``not_logged``)."""
+    one we build (per item: both hashes and ``same``/``wrapped``/``added_text``/``edited``/
+    ``not_logged``; ``chat``: the chat template or chat model the run records, None: none;
+    ``template``: the recorded template's text, when the run holds it)."""
     if logged.version is not None and spec.version is not None:
         if _as_version(logged.version) != _as_version(spec.version):
             add(
                 "provenance",
                 "task_version",
-                FINDING,
+                REJECT,
                 f"task version {logged.version}, ours is {spec.version}",
             )
     run_docs = [answer.doc for answer in answers.values() if answer.doc]
@@ -567,42 +638,191 @@ def _provenance(spec: TaskSpec, logged: LoggedTask, docs, answers, add, facts) -
         )
     build = spec.prompt_function()
     prompts: dict[int, dict] = {}
-    edited = []
+    by_state: dict[str, list[int]] = {}
+    edited_docs = []
     for item_id, answer in answers.items():
         prompt = build(ours[item_id])
-        state = _prompt_state(answer.prompt, prompt)
+        state = _prompt_state(answer.prompt, prompt, chat, template)
         prompts[item_id] = {
             "prompt_sha256": _sha256(prompt),
             "logged_prompt_sha256": None if answer.prompt is None else _sha256(answer.prompt),
             "prompt": state,
         }
-        if state == "edited":
-            edited.append(item_id)
-    if edited:
+        by_state.setdefault(state, []).append(item_id)
+        if any(
+            key in answer.doc and answer.doc[key] != ours[item_id].get(key) for key in _ASKED_FIELDS
+        ):
+            edited_docs.append(item_id)
+    if by_state.get("not_logged") and logged.samples is not None:
+        add(
+            "provenance",
+            "prompt_not_logged",
+            UNATTESTED_SEVERITY,
+            f"{len(by_state['not_logged'])} line(s) of the samples log hold no prompt: nothing "
+            "records what the model was asked there",
+            by_state["not_logged"],
+        )
+    if by_state.get("edited"):
         add(
             "provenance",
             "edited_prompt",
+            REJECT,
+            f"{len(by_state['edited'])} logged prompt(s) differ from the prompt the task builds "
+            "(an edited question, schema or instruction)",
+            by_state["edited"],
+        )
+    if by_state.get("added_text"):
+        how = (
+            f"the run's chat template ({chat})"
+            if chat
+            else "a chat template (the run records none)"
+        )
+        add(
+            "provenance",
+            "added_prompt_text",
+            REJECT,
+            f"{len(by_state['added_text'])} logged prompt(s) hold the task's prompt with text "
+            f"around it that {how} does not add (a hint, an example, a system turn): the model "
+            "was not asked the benchmark's question alone",
+            by_state["added_text"],
+        )
+    if edited_docs:
+        add(
+            "provenance",
+            "edited_documents",
             FINDING,
-            f"{len(edited)} logged prompt(s) differ from the prompt the task builds (an "
-            "edited question, schema or instruction)",
-            edited,
+            f"{len(edited_docs)} logged document(s) hold another question or gold than the "
+            "task's (the log was edited, or made from other data)",
+            edited_docs,
         )
     return prompts
 
 
-def _prompt_state(logged: str | None, ours: str) -> str:
-    """``same``, ``wrapped`` (inside a chat template or a system turn), ``edited`` or
-    ``not_logged``."""
+#: Fields of a logged document that make the question asked; another value is another item.
+_ASKED_FIELDS = ("question", "gold_sql")
+
+#: What chat templates put around a message: special tokens (``<|im_start|>``, ``<s>``,
+#: ``<start_of_turn>``, ``[INST]``, ``<<SYS>>``) and the role names they introduce.
+_TEMPLATE_MARKER = re.compile(
+    r"<\|[^<>|\s]{1,40}\|>|</?[A-Za-z_][\w-]{0,30}>|\[/?INST\]|<</?SYS>>|<｜[^<>｜]{1,40}｜>"
+)
+_ROLE_WORDS = frozenset({"system", "user", "assistant", "model", "human", "gpt", "bot"})
+#: A date a template writes when it renders (Llama 3.1's "Today Date: 26 Jul 2024"): the
+#: template holds the text around it, never the date itself.
+_RENDERED_DATE = re.compile(
+    r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b"
+)
+
+
+def chat_run(settings: Mapping) -> str | None:
+    """The chat template or chat model a run records (lm-eval's results file), as a short text;
+    None when it records neither (a completions model without ``--apply_chat_template``).
+
+    lm-eval writes ``chat_template`` null without ``--apply_chat_template``, the template's text
+    (or name) with it, and ``""`` for an API chat model, which formats the messages itself."""
+    template = settings.get("chat_template")
+    model = str((settings.get("config") or {}).get("model") or settings.get("model_source") or "")
+    if isinstance(template, str) and template:
+        sha = settings.get("chat_template_sha")
+        return f"template sha256 {str(sha)[:12]}" if sha else f"template {template[:40]!r}"
+    if isinstance(template, str) or model.endswith("chat-completions"):
+        return f"chat model {model or 'unnamed'}"
+    return None
+
+
+def _task_definition(spec: TaskSpec, logged: LoggedTask, submission, add, facts) -> None:
+    """The task as the results file records it (lm-eval's config: ``doc_to_text`` as source
+    text, ``description``, the YAML file it came from) against ours.
+
+    A task override (``--include_path`` with a YAML of its own) that changes the prompt shows
+    here even when the samples log was edited back to our prompts."""
+    config = logged.config
+    if not config:
+        add(
+            "provenance",
+            "task_config_missing",
+            FINDING,
+            "the results file records no config for this task: its definition was not compared",
+        )
+        return
+    source = (config.get("metadata") or {}).get("config_source")
+    facts["config_source"] = source or NOT_RECORDED
+    recorded = config.get("doc_to_text")
+    ours = _source_of(spec.prompt_function())
+    packages = {str(a.doc.get("sqlbench_lmeval_version")) for a in logged.answers if a.doc} - {
+        "None"
+    }
+    if isinstance(recorded, str) and ours is not None and recorded.strip() != ours.strip():
+        # The same release writes the same source; another release may have edited a
+        # docstring, and its prompts are compared item by item anyway.
+        same_release = packages == {__version__}
+        add(
+            "provenance",
+            "task_definition",
+            REJECT if same_release else FINDING,
+            f"the results file's doc_to_text is not this task's ({recorded.strip()[:120]!r}"
+            + (f", from {source}" if source else "")
+            + ("" if same_release else f"; run made with sqlbench-lmeval {', '.join(packages)}")
+            + ")",
+        )
+    description = config.get("description")
+    if description:
+        add(
+            "provenance",
+            "task_description",
+            REJECT,
+            f"the task config adds a description before every prompt: {str(description)[:200]!r}",
+        )
+
+
+def _source_of(function) -> str | None:
+    """The source text of ``function``, as lm-eval records a ``!function`` in its config."""
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return None
+
+
+def _prompt_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
+    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only),
+    ``added_text`` (our prompt, with other text around it), ``edited`` or ``not_logged``."""
     if logged is None:
         return "not_logged"
     if logged == ours:
         return "same"
     messages = _chat_messages(logged)
     if messages is not None:
-        users = [m.get("content") for m in messages if m.get("role") == "user"]
-        return "wrapped" if users and users[-1] == ours else "edited"
+        # An API chat request: exactly one user turn holding our prompt, nothing else (a system
+        # turn or an earlier exchange is text the benchmark does not give).
+        contents = [m.get("content") for m in messages]
+        if chat and len(messages) == 1 and messages[0].get("role") == "user":
+            if contents[0] in (ours, ours.strip()):
+                return "wrapped"
+        return "added_text" if any(ours.strip() in str(c) for c in contents) else "edited"
     # A template adds markers around the text; lm-eval's chat formatting may strip its ends.
-    return "wrapped" if ours.strip() and ours.strip() in logged else "edited"
+    core = ours if ours in logged else ours.strip()
+    if not core or core not in logged:
+        return "edited"
+    before, _, after = logged.partition(core)
+    if chat and _template_only(before, template) and _template_only(after, template):
+        return "wrapped"
+    return "added_text"
+
+
+def _template_only(text: str, template: str | None) -> bool:
+    """Whether ``text`` holds nothing but a chat template's markers, role names and text the
+    recorded template itself writes (a default system message)."""
+    for piece in _TEMPLATE_MARKER.sub("\n", text).split("\n"):
+        piece = piece.strip()
+        if not piece or piece.casefold() in _ROLE_WORDS:
+            continue
+        if template and all(
+            part.strip() in template for part in _RENDERED_DATE.split(piece) if part.strip()
+        ):
+            continue
+        return False
+    return True
 
 
 def _chat_messages(text: str) -> list[dict] | None:
@@ -634,7 +854,7 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
         add(
             "settings",
             "not_zero_shot",
-            FINDING,
+            REJECT,
             f"{shots}-shot: the benchmark is zero-shot (examples change every prompt)",
         )
     if spec.greedy:
@@ -655,7 +875,7 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
             add(
                 "settings",
                 "sampling_on_greedy_task",
-                FINDING,
+                REJECT,
                 f"sampled decoding (do_sample={shown.get('do_sample')}, temperature="
                 f"{shown.get('temperature')}) on a greedy task: {spec.name} is defined with "
                 "do_sample false, temperature 0",
@@ -668,7 +888,7 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
             add(
                 "settings",
                 "sampling_settings",
-                FINDING,
+                REJECT,
                 f"sampling settings differ from the task's {wanted}: {differ[0]}",
             )
         repeats = config.get("repeats")
@@ -676,11 +896,13 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
             add(
                 "settings",
                 "repeats",
-                FINDING,
+                REJECT,
                 f"{repeats} samples per item; the task asks for {spec.repeats}",
             )
     limits = sorted({kw.get("max_gen_toks") for kw in observed if kw.get("max_gen_toks")})
-    facts["max_gen_toks"] = limits[-1] if limits else spec.max_gen_toks
+    # What the run records, never the task's defaults in its place: a predictions file or a
+    # score output records no settings at all.
+    facts["max_gen_toks"] = limits[-1] if limits else NOT_RECORDED
     if limits and limits != [spec.max_gen_toks]:
         add(
             "settings",
@@ -689,15 +911,31 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
             f"max_gen_toks {', '.join(map(str, limits))} (task default {spec.max_gen_toks})",
         )
     run = submission.settings
-    template = run.get("chat_template")
-    chat = bool(template) or any(p["prompt"] == "wrapped" for p in prompts.values())
-    facts["chat_template"] = "on" if chat else "off"
+    attested = submission.kind == "lm-eval"
+    chat = chat_run(run)
+    facts["chat_template"] = (f"on ({chat})" if chat else "off") if attested else NOT_RECORDED
     facts["chat_template_sha"] = run.get("chat_template_sha")
+    if not attested:
+        for key in ("num_fewshot", "generation_kwargs", "repeats"):
+            if facts.get(key) is None:
+                facts[key] = NOT_RECORDED
+    recorded = run.get("lm_eval_version")
+    facts["lm_eval_version"] = recorded or NOT_RECORDED
+    if attested and recorded and str(recorded) != LM_EVAL_VERSION:
+        add(
+            "provenance",
+            "lm_eval_version",
+            FINDING,
+            f"the run records lm-eval {recorded}; this benchmark's tasks are defined for, and "
+            f"verified with, lm-eval {LM_EVAL_VERSION}",
+        )
+    elif attested and not recorded:
+        add("provenance", "lm_eval_version", FINDING, "the results file records no lm-eval version")
     if run.get("system_instruction"):
         add(
             "settings",
             "system_instruction",
-            FINDING,
+            REJECT,
             "a system instruction was added to every prompt: "
             f"{str(run['system_instruction'])[:200]!r}",
         )
@@ -796,13 +1034,16 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
                 mismatched.setdefault(cause, []).append(item_id)
                 break
     for cause, ids in mismatched.items():
+        benign = cause.startswith(BENIGN_CAUSES)
         add(
             "rescoring",
             "item_mismatch",
-            FINDING,
-            f"{len(ids)} item(s) claim numbers this scorer does not give; likely cause: {cause}",
+            FINDING if benign else REJECT,
+            f"{len(ids)} item(s) claim numbers this scorer does not give; likely cause: {cause}"
+            + ("" if benign else " (no benign cause: the claims do not stand)"),
             sorted(set(ids)),
         )
+    explained = bool(mismatched) and all(c.startswith(BENIGN_CAUSES) for c in mismatched)
     effective = (logged.n_samples or {}).get("effective")
     if effective is not None and int(effective) != len(logged.answers):
         add(
@@ -823,11 +1064,21 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
         add(
             "rescoring",
             "aggregate_mismatch",
-            FINDING,
+            FINDING if explained else REJECT,
             "the run's aggregate numbers differ from the re-scored ones over the same items: "
             + "; ".join(differ[:8])
-            + (" ..." if len(differ) > 8 else ""),
+            + (" ..." if len(differ) > 8 else "")
+            + (
+                " (explained by the items' benign differences above)"
+                if explained
+                else " (no item explains it: the claimed numbers do not stand)"
+            ),
         )
+
+
+#: Causes of a claimed number differing from ours that leave the run standing (re-scored by
+#: us): another comparison version, or an answer that hit a time limit here or there.
+BENIGN_CAUSES = ("the run was judged under comparison version", "execution limits or machine speed")
 
 
 def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, beside) -> str:
@@ -841,8 +1092,8 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
     if status is not None and status != mine["status"]:
         if {status, mine["status"]} & {"timeout", "crashed"}:
             return (
-                f"status {status} in the run, {mine['status']} here: execution limits or "
-                "machine speed"
+                f"execution limits or machine speed: status {status} in the run, "
+                f"{mine['status']} here"
             )
         if claimed.get("gold_status") not in (None, mine["gold_status"]):
             return (
@@ -895,8 +1146,7 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
     verbatim = [
         score["id"]
         for score in scores
-        if (answers := _answers(score))
-        and _sql_key(by_id[score["id"]].gold_sql) in {_sql_key(sql) for sql in answers}
+        if (answers := _answers(score)) and _is_gold(by_id[score["id"]], answers)
     ]
     if verbatim:
         sampled = any("samples" in score for score in scores)
@@ -905,7 +1155,8 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
             "gold_verbatim",
             FINDING,
             f"{len(verbatim)} answer(s) ({len(verbatim) / len(scores):.1%} of the items) are "
-            "the gold SQL verbatim (whitespace aside"
+            "the gold SQL (compared as parsed: comments, spacing, the case of names and the "
+            "names of aliases aside"
             + ("; in this sampled run, any of an item's samples)" if sampled else ")"),
             verbatim,
         )
@@ -918,26 +1169,114 @@ def _answers(score: Mapping) -> list[str]:
     return [sql for sql in [score.get("extracted_sql"), *found] if sql]
 
 
-def _sql_key(sql: str) -> str:
+def _is_gold(item: Item, answers: Sequence[str]) -> bool:
+    """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`_sql_key`).
+
+    Parsing and normalising costs milliseconds a query, too much for every answer of a
+    LogicCat run: the tokens are compared first (sqlglot's, without comments, case folded),
+    and only an answer of gold's shape whose names differ (another alias) is parsed."""
+    gold_tokens = _tokens(item.gold_sql, item.dialect)
+    if gold_tokens is None:
+        return any(_text_key(sql) == _text_key(item.gold_sql) for sql in answers)
+    alike = []
+    for sql in answers:
+        tokens = _tokens(sql, item.prompted_dialect)
+        if tokens == gold_tokens:
+            return True
+        if tokens is not None and _shape(tokens) == _shape(gold_tokens):
+            alike.append(sql)
+    if not alike:
+        return False
+    gold = _sql_key(item.gold_sql, item.dialect)
+    return any(_sql_key(sql, item.prompted_dialect) == gold for sql in alike)
+
+
+def _text_key(sql: str) -> str:
     return normalized_sql(sql).rstrip(";").strip().casefold()
 
 
+def _tokens(sql: str, dialect: str) -> tuple | None:
+    """The kinds and texts (case folded) of ``sql``'s tokens, without its comments and final
+    ``;`` (None: it does not tokenize)."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except Exception:  # sqlglot's TokenError and whatever odd input makes it raise
+        return None
+    kept = [(token.token_type, token.text.casefold()) for token in tokens]
+    while kept and kept[-1][0] == TokenType.SEMICOLON:
+        kept.pop()
+    return tuple(kept)
+
+
+def _shape(tokens: tuple) -> tuple:
+    """``tokens`` without the names (tables, columns, aliases): the author's choice."""
+    return tuple(token for token in tokens if token[0] not in _NAME_TOKENS)
+
+
+#: ``;`` and the comments after it, at the end of a query.
+_TRAILING_COMMENTS = re.compile(r";(?:\s|--[^\n]*(?:\n|$)|/\*.*?\*/)*\Z", re.S)
+#: Tokens that name something (a table, column, alias or CTE): the author's choice.
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.ALIAS})
+
+
+def _sql_key(sql: str, dialect: str) -> str:
+    """``sql`` as a canonical text: sqlglot's normalised tree (``sql.normalization``: aliases
+    and CTE names canonical, unquoted names in one case) written without comments; the text
+    with its whitespace and case folded when it does not parse as one query."""
+    # A comment after the final ``;`` reads as a statement of its own (sqlglot's Semicolon).
+    tree = parse_one(_TRAILING_COMMENTS.sub("", sql), dialect)
+    if tree is not None:
+        try:
+            normalised, _ = normalize(tree, dialect)
+            return "tree:" + render(_canonical_names(normalised)).casefold()
+        except Exception:  # sqlglot fails on odd input: fall back to the text, never stop
+            pass
+    return "text:" + _text_key(sql)
+
+
+def _canonical_names(tree: exp.Expression) -> exp.Expression:
+    """``tree`` (normalised: column references name their tables) with the names its author
+    chose made canonical: CTEs numbered in order, table aliases dropped."""
+    ctes: dict[str, str] = {}
+    for number, cte in enumerate(tree.find_all(exp.CTE)):
+        ctes[cte.alias_or_name.casefold()] = f"cte_{number}"
+        cte.set("alias", exp.TableAlias(this=exp.to_identifier(f"cte_{number}")))
+    for table in tree.find_all(exp.Table):
+        table.set("alias", None)
+        if not table.db and table.name.casefold() in ctes:
+            table.set("this", exp.to_identifier(ctes[table.name.casefold()]))
+    for column in tree.find_all(exp.Column):
+        if column.table and column.table.casefold() in ctes:
+            column.set("table", exp.to_identifier(ctes[column.table.casefold()]))
+    return tree
+
+
 def cross_run_findings(verifications: Sequence[Verification]) -> list[Verification]:
-    """``verifications`` with a finding on each task whose raw outputs equal another run's."""
-    by_print: dict[tuple[str, str], list[str]] = {}
-    for verification in verifications:
+    """``verifications`` with a finding on each task whose raw outputs equal another run's
+    (``identical_outputs``), or share at least :data:`SHARED_OUTPUTS_SHARE` of its answers
+    with another run's, item by item (``shared_outputs``, naming both). Runs are told apart by
+    position, so two runs of one name are compared too."""
+    labels = [_label(v, verifications) for v in verifications]
+    by_print: dict[tuple[str, str], list[int]] = {}
+    for index, verification in enumerate(verifications):
         for task in verification.tasks:
             if task.items and any(item["verdict"] != "missing" for item in task.items):
-                key = (task.task, task.outputs_sha256)
-                by_print.setdefault(key, []).append(verification.run)
+                by_print.setdefault((task.task, task.outputs_sha256), []).append(index)
+    outputs = {
+        (index, task.task): {
+            item["id"]: item["output_sha256"] for item in task.items if item.get("output_sha256")
+        }
+        for index, verification in enumerate(verifications)
+        for task in verification.tasks
+    }
     updated = []
-    for verification in verifications:
+    for index, verification in enumerate(verifications):
         extra = []
         for task in verification.tasks:
             twins = [
-                run
-                for run in by_print.get((task.task, task.outputs_sha256), [])
-                if run != verification.run
+                other
+                for other in by_print.get((task.task, task.outputs_sha256), [])
+                if other != index
             ]
             if twins:
                 extra.append(
@@ -946,18 +1285,45 @@ def cross_run_findings(verifications: Sequence[Verification]) -> list[Verificati
                         "identical_outputs",
                         FINDING,
                         f"raw outputs identical, item by item, to run(s) "
-                        f"{', '.join(twins)}: the same model run twice, or a copy",
+                        f"{', '.join(labels[i] for i in twins)}: the same model run twice, or a "
+                        "copy",
                         task=task.task,
                     )
                 )
+            mine = outputs[(index, task.task)]
+            for other in range(len(verifications)):
+                theirs = outputs.get((other, task.task))
+                if other == index or theirs is None or other in twins or not mine:
+                    continue
+                shared = sorted(i for i, sha in mine.items() if theirs.get(i) == sha)
+                if len(shared) >= SHARED_OUTPUTS_SHARE * len(mine):
+                    extra.append(
+                        Finding(
+                            "integrity",
+                            "shared_outputs",
+                            FINDING,
+                            f"run {labels[index]} shares {len(shared)} of its {len(mine)} "
+                            f"answers ({len(shared) / len(mine):.0%}) byte for byte with run "
+                            f"{labels[other]}: outputs copied from it, the same model, or a run "
+                            "assembled from several",
+                            tuple(shared),
+                            task.task,
+                        )
+                    )
         updated.append(verification.with_findings(extra) if extra else verification)
     return updated
+
+
+def _label(verification: Verification, verifications: Sequence[Verification]) -> str:
+    """A run's name, with its source when another run given with it has the same name."""
+    same = sum(1 for other in verifications if other.run == verification.run)
+    return verification.run if same == 1 else f"{verification.run} ({verification.source})"
 
 
 # --- per-item rows and small helpers ------------------------------------------------------------
 
 
-def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
+def _item_row(score: Mapping, prompt: Mapping | None, answer: LoggedAnswer | None) -> dict:
     row = {
         "id": score["id"],
         "category": score.get("category"),
@@ -974,6 +1340,9 @@ def _item_row(score: Mapping, prompt: Mapping | None) -> dict:
             row[name] = score[name]
     if prompt is not None:
         row.update(prompt)
+    if answer is not None and answer.outputs:
+        # The raw outputs' fingerprint, for the overlap between runs (cross_run_findings).
+        row["output_sha256"] = _sha256(json.dumps(list(answer.outputs), ensure_ascii=True))
     return row
 
 
@@ -1044,7 +1413,12 @@ __all__ = [
     "Finding",
     "TaskVerification",
     "Verification",
+    "EXIT_CODES",
+    "RANKED_VERDICTS",
+    "UNATTESTED",
+    "chat_run",
     "cross_run_findings",
     "verdict_of",
+    "worst_verdict",
     "verify_submission",
 ]

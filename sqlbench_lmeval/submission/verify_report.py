@@ -51,10 +51,14 @@ def sections(verification: Verification, data: dict | None = None) -> list[Secti
     )
     blocks = [
         overview,
-        "Verdict: rejected when any finding rejects the run (an item answered twice, an id "
-        "the task does not have), verified with findings when a reader must know something, "
-        "else verified. Numbers are re-scored from the raw outputs with the installed scorer, "
-        "over every item of the task (a missing item scores 0).",
+        "Verdict: rejected when the protocol is not the benchmark's (prompt text beyond what a "
+        "recorded chat template adds, few-shot, sampling on a greedy task, another task "
+        "version or definition), when claimed numbers differ from ours without a benign named "
+        "cause, or when ids are duplicated or unknown; unattested when nothing records how the "
+        "outputs were made (a predictions file or a score output); verified with findings when "
+        "a reader must know something about the answers; else verified. Numbers are re-scored "
+        "from the raw outputs with the installed scorer, over every item of the task (a "
+        "missing item scores 0).",
     ]
     result = [Section("Verification", tuple(blocks))]
     if verification.findings:
@@ -142,11 +146,14 @@ def _text(value) -> str:
     return str(value)
 
 
-def report_stem(text: str) -> str:
-    """A file name for run ``text``'s report: its name made safe, and a hash to keep apart
-    names that become the same."""
+def report_stem(text: str, inputs=()) -> str:
+    """A file name for the report of run ``text`` made of the files ``inputs`` ((name, sha256)
+    pairs): its name made safe, and a hash of the name and the files' contents, so that names
+    that become the same, and two runs of one name (a model run into two output folders), never
+    write one file."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "run"
-    return f"{slug[:60]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    content = json.dumps([text, [list(entry) for entry in inputs]], ensure_ascii=True)
+    return f"{slug[:60]}-{hashlib.sha256(content.encode('ascii')).hexdigest()[:12]}"
 
 
 def write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:

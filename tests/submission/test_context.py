@@ -70,3 +70,7 @@ def test_prompts_beyond_the_context_are_flagged(tpcds_cache, tmp_path):
     assert f"{MAX_LENGTH - MAX_GEN_TOKS} tokens" in finding.message
     assert task.facts["prompt_tokens_max"] == max(lengths)
     assert task.facts["context_check"] == f"counted with {model}"
+    # The run itself stands: our prompts, as built (no chat template), two items of 99.
+    assert {item["prompt"] for item in task.items if item["verdict"] != "missing"} == {"same"}
+    assert task.facts["chat_template"] == "off"
+    assert verification.verdict == "verified with findings"

@@ -14,21 +14,32 @@ from sqlbench_lmeval.submission.leaderboard import leaderboard_data, render_lead
 
 def test_ranks_intervals_and_groups_of_a_small_board():
     # 12 items (the case of tests/report/test_ranks.py): A right on all, B on 1-9, C on 1-2;
-    # D is rejected (listed, never ranked). Ranks 1, 2, 3; A and B share group a (McNemar
-    # p = 0.25 after Holm), C differs from both (group b).
+    # D is rejected and E unattested (listed apart with their reasons, never ranked, though
+    # both answer every item). Ranks 1, 2, 3; A and B share group a (McNemar p = 0.25 after
+    # Holm), C differs from both (group b).
     runs = [
         verification("C", [1] * 2 + [0] * 10),
         verification("A", [1] * 12),
         verification("B", [1] * 9 + [0] * 3),
         verification("D", [1] * 12, reject=True),
+        verification("E", [1] * 12, unattested=True),
     ]
     data = leaderboard_data(runs, {r.run: f"verifications/{r.run}.html" for r in runs})
     (board,) = data["tasks"]
     models = {m["name"]: m for m in board["models"]}
-    assert [m["name"] for m in board["models"]] == ["A", "B", "C", "D"]
+    assert [m["name"] for m in board["models"]] == ["A", "B", "C"]
     assert (models["A"]["rank"], models["B"]["rank"], models["C"]["rank"]) == (1, 2, 3)
     assert (models["A"]["groups"], models["B"]["groups"], models["C"]["groups"]) == ("a", "a", "b")
-    assert models["D"]["rank"] is None and models["D"]["verdict"] == "rejected"
+    apart = {m["name"]: m for m in board["not_ranked"]}
+    assert set(apart) == {"D", "E"}
+    assert (apart["D"]["rank"], apart["D"]["verdict"], apart["D"]["groups"]) == (
+        None,
+        "rejected",
+        "",
+    )
+    assert apart["D"]["reasons"] == ["duplicate_items: item 1 twice"]
+    assert apart["E"]["verdict"] == "unattested" and apart["E"]["rank"] is None
+    assert apart["E"]["reasons"][0].startswith("unattested: a predictions file records no")
     assert models["A"]["ex"] == 1.0 and models["B"]["ex"] == pytest.approx(0.75)
     # A is 1.0 on every resample: its interval is the point; C's lies inside [0, 0.5].
     assert (models["A"]["ex_low"], models["A"]["ex_high"]) == (1.0, 1.0)
@@ -43,7 +54,7 @@ def test_ranks_intervals_and_groups_of_a_small_board():
     assert models["B"]["rank_low"] in (1, 2) and models["B"]["rank_high"] == 2
 
 
-def test_categories_runs_on_other_data_and_the_page_escapes_names():
+def test_categories_runs_on_other_data_and_the_page_escapes_names(tmp_path):
     runs = [
         verification(HOSTILE, [1, 0, 1, 0], categories=["physical", "physical", "math", "math"]),
         verification("plain", [0, 0, 1, 1], categories=["physical", "physical", "math", "math"]),
@@ -54,6 +65,21 @@ def test_categories_runs_on_other_data_and_the_page_escapes_names():
     hostile = next(m for m in board["models"] if m["name"] == HOSTILE)
     assert hostile["by_category"]["physical"]["ex"] == 1 / 2
     assert hostile["by_category"]["math"]["ex"] == 1 / 2
+    # Both 0.5 overall (rank 1, tied); on a category each ranks by its EX there.
+    plain = next(m for m in board["models"] if m["name"] == "plain")
+    assert hostile["rank"] == plain["rank"] == 1
+    assert (
+        hostile["by_category"]["physical"]["rank"],
+        plain["by_category"]["physical"]["rank"],
+    ) == (1, 2)
+    assert (hostile["by_category"]["math"]["rank"], plain["by_category"]["math"]["rank"]) == (2, 1)
+    from sqlbench_lmeval.submission.leaderboard import _write_csv
+
+    _write_csv(data, tmp_path / "board.csv")
+    rows = list(csv.DictReader((tmp_path / "board.csv").open(encoding="utf-8")))
+    math_rows = {row["model"]: row for row in rows if row["category"] == "math"}
+    assert (math_rows["plain"]["rank"], math_rows[HOSTILE]["rank"]) == ("1", "2")
+    assert math_rows["plain"]["group"] == "" and math_rows["plain"]["rank_low"] == ""
     from sqlbench_lmeval.report.tables import to_markdown
     from sqlbench_lmeval.submission.leaderboard import _sections
 
@@ -75,15 +101,18 @@ def test_written_files(tmp_path, monkeypatch):
         "B": verification("B", [1, 0, 0, 0]),
     }
     monkeypatch.setattr(leaderboard, "read_submissions", lambda spec, **_: [spec])
-    # Each "run" verifies to its hand-made verification; nothing reads a file.
-    monkeypatch.setattr(leaderboard, "_cache_key", lambda inputs, name, limits, options=None: name)
+    # Each "run" verifies to its hand-made verification; nothing reads a file. The cache is
+    # keyed by content, which these stand-ins carry as their inputs.
+    monkeypatch.setattr(
+        leaderboard, "_cache_key", lambda inputs, limits, options=None, tasks=(): inputs
+    )
     monkeypatch.setattr(
         leaderboard, "verify_submission", lambda submission, **options: runs[submission.name]
     )
 
     class Run:
         def __init__(self, name):
-            self.name, self.inputs, self.tasks = name, (), ()
+            self.name, self.inputs, self.tasks, self.source = name, f"content-{name}", (), name
 
     files = leaderboard.build_leaderboard([Run("A"), Run("B")], tmp_path, resamples=200)
     assert files.verified == ("A", "B") and files.cached == ()

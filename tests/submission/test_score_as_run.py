@@ -169,8 +169,10 @@ def test_verify_reads_a_score_output_and_a_predictions_file(run, cache, tmp_path
     verification = verify_submission(submission, cache_dir=cache, workers=2)
     (task,) = verification.tasks
     found = {f.code for f in task.findings if f.severity != "info"}
-    # Its claims are ours (no mismatch); the 93 items it never answered are missing.
-    assert found == {"missing_items", "truncated_outputs"}
+    # Its claims are ours (no mismatch); the 93 items it never answered are missing. A score
+    # output records no prompt, model or settings: unattested, whatever its numbers.
+    assert found == {"missing_items", "truncated_outputs", "unattested"}
+    assert verification.verdict == "unattested"
     assert task.metrics["verdict_counts"] == {**VERDICTS, "missing": 93}
 
     predictions = write_predictions(tmp_path / "predictions.jsonl")
@@ -188,12 +190,14 @@ def test_verify_reads_a_score_output_and_a_predictions_file(run, cache, tmp_path
         "--scale-factor",
         str(SCALE_FACTOR),
     ]
-    assert main(arguments) == 0
+    assert main(arguments) == 5  # unattested
     (report,) = out.glob("preds-*.json")
     data = json.loads(report.read_text(encoding="utf-8"))
     (task,) = data["tasks"]
+    assert data["verdict"] == "unattested"
     assert {f["code"] for f in task["findings"] if f["severity"] != "info"} == {
         "missing_items",
         "truncated_outputs",
+        "unattested",
     }
     assert task["metrics"]["verdict_counts"] == {**VERDICTS, "missing": 93}

@@ -1,23 +1,35 @@
-"""``verify`` on a real lm-eval output folder of a scripted TPC-DS model, untouched and edited.
+"""``verify`` on real lm-eval output folders of scripted TPC-DS models, untouched and edited.
 
 A model answers all 99 ``tpcds`` items through the real ``lm_eval`` CLI and the loopback
-server (``support.verify_runs``) with a query that reads ``store_sales`` and answers nothing.
-Each test edits a copy of that folder to make one problem, and each edited run must yield
-exactly its finding (findings of severity ``info`` are facts, not problems), while the
-untouched run verifies clean. Two edits are consistent, as a model's own answers would be
-(``answer_differently``: raw output, score dict, numbers and aggregates all rewritten): item 5
-answered ``SELECT 42 AS answer`` (it reads no table), item 7 answered with gold's SQL as the
-task logs it (its ``target``).
+server (``support.verify_runs``) with a query that reads ``store_sales`` and answers nothing
+(``local-completions``, no chat template). A second model answers through
+``local-chat-completions --apply_chat_template`` (lm-eval records ``"chat_template": ""``) with
+another such query per item. Each test edits a copy of a folder to make one problem, and each
+edited run must yield exactly its finding (findings of severity ``info`` are facts, not
+problems) and its verdict, while the untouched runs verify clean. Some edits are consistent, as
+a model's own answers would be (``answer_differently``: raw output, score dict, numbers and
+aggregates all rewritten): item 5 answered ``SELECT 42 AS answer`` (it reads no table), item 7
+answered with gold's SQL as the task logs it (its ``target``).
+
+Verdicts: ``verified``, ``verified with findings`` (a reader must know something about the
+answers), ``rejected`` (the protocol is not the benchmark's, claims that do not stand, ids
+duplicated or unknown) and ``unattested`` (a predictions file or score output: nothing records
+how the outputs were made).
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
+from support.browser import needs_chromium
 from support.verify_runs import (
+    SCALE_FACTOR,
     answer_differently,
     copy_run,
+    edit_prompts,
+    recompute_aggregates,
     results_json,
     run_tpcds,
     samples_lines,
@@ -26,11 +38,13 @@ from support.verify_runs import (
 )
 
 from sqlbench_lmeval.cli import main
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import parse_python_literal
 from sqlbench_lmeval.submission.leaderboard import build_leaderboard
 from sqlbench_lmeval.submission.logged import read_submissions
 from sqlbench_lmeval.submission.verify import (
     REJECTED,
+    UNATTESTED,
     VERIFIED,
     WITH_FINDINGS,
     cross_run_findings,
@@ -40,6 +54,10 @@ from sqlbench_lmeval.submission.verify import (
 pytestmark = pytest.mark.slow
 
 CONSTANT_ITEM, GOLD_ITEM = 5, 7
+#: The chat model's answer to item n: reads a table, answers nothing, differs per item.
+CHAT_ANSWER = "```sql\nSELECT 'chat answer {}' AS answer FROM store_sales LIMIT 1\n```"
+#: ChatML, as a chat template writes one user turn and opens the assistant's.
+CHATML = "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n"
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +79,14 @@ def runs(cache, items, tmp_path_factory):
     paster = copy_run(clean, root / "paster")
     (gold,) = [item.gold_sql for item in items if item.id == GOLD_ITEM]
     answer_differently(paster, "tpcds", GOLD_ITEM, f"```sql\n{gold}\n```")
-    return {"clean": clean, "constant": constant, "paster": paster}
+    chat = run_tpcds(
+        root / "chat",
+        cache,
+        items,
+        {item.id: CHAT_ANSWER.format(item.id) for item in items},
+        chat=True,
+    )
+    return {"clean": clean, "constant": constant, "paster": paster, "chat": chat}
 
 
 def verified(folder, cache, name="run"):
@@ -87,7 +112,181 @@ def test_the_untouched_run_verifies_clean(runs, cache):
     assert task.metrics["n"] == 99 and task.metrics["ves"] == 1.0
     assert task.metrics["verdict_counts"] == {"wrong_result": 99}
     assert task.facts["chat_template"] == "off" and task.facts["num_fewshot"] == 0
+    assert task.facts["lm_eval_version"] == results_json(runs["clean"])["lm_eval_version"]
+    assert task.facts["config_source"].endswith("tasks/tpcds/tpcds.yaml")
     assert {item["prompt"] for item in task.items} == {"same"}
+
+
+def test_an_api_chat_run_records_its_chat_template_on_and_verifies(runs, cache):
+    # lm-eval logs "chat_template": "" for local-chat-completions --apply_chat_template.
+    assert results_json(runs["chat"])["chat_template"] == ""
+    verification = verified(runs["chat"], cache)
+    assert problems(verification) == {} and verification.verdict == VERIFIED
+    (task,) = verification.tasks
+    assert task.facts["chat_template"] == "on (chat model local-chat-completions)"
+    assert {item["prompt"] for item in task.items} == {"wrapped"}
+
+
+def _gold(line) -> str:
+    return line["target"]
+
+
+def _hint(line, prompt):
+    return f"{prompt}\nHint (from the reference solution): ```sql\n{_gold(line)}\n```\n"
+
+
+def _prepended(line, prompt):
+    return f"```sql\n{_gold(line)}\n```\n{prompt}"
+
+
+def _few_shot(line, prompt):
+    example = "Question: How many stores are there?\n```sql\nSELECT COUNT(*) FROM store\n```"
+    return f"{example}\n\n{_gold(line)}\n\n{prompt}"
+
+
+@pytest.mark.parametrize(
+    "edit", [_hint, _prepended, _few_shot], ids=["hint", "prepended", "few-shot"]
+)
+def test_gold_around_the_prompt_rejects_the_run(runs, cache, tmp_path, edit):
+    folder = edited(runs, tmp_path)
+    edit_prompts(folder, edit)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"added_prompt_text": tuple(range(1, 100))}
+    assert verification.verdict == REJECTED
+    (task,) = verification.tasks
+    # No chat template was used, and the report says so.
+    assert task.facts["chat_template"] == "off"
+    assert {item["prompt"] for item in task.items} == {"added_text"}
+
+
+def test_a_task_override_of_doc_to_text_rejects_the_run(runs, cache, tmp_path):
+    # lm_eval --include_path with a YAML whose doc_to_text adds the hint: the results file
+    # records the override's source and file; the logged prompts carry the hint.
+    folder = edited(runs, tmp_path)
+    edit_prompts(folder, _hint)
+    data = results_json(folder)
+    config = data["configs"]["tpcds"]
+    config["doc_to_text"] = "{{question}}\nHint (from the reference solution): {{gold_sql}}"
+    config["metadata"]["config_source"] = "/home/someone/override/tpcds_hint.yaml"
+    write_results_json(folder, data)
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {"added_prompt_text", "task_definition"}
+    assert verification.verdict == REJECTED
+    (finding,) = [f for f in verification.all_findings if f.code == "task_definition"]
+    assert "tpcds_hint.yaml" in finding.message and finding.severity == "reject"
+    # Prompts edited back to ours in the samples log: the results file still tells.
+    write_samples_lines(folder, samples_lines(runs["clean"]))
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {"task_definition"}
+    assert verification.verdict == REJECTED
+
+
+def _chatml(line, prompt):
+    return CHATML.format(prompt)
+
+
+def test_a_samples_log_without_prompts_is_unattested(runs, cache, tmp_path):
+    # Deleting the prompts must not hide what was asked: nothing then records it.
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        del line["arguments"]
+    write_samples_lines(folder, lines)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"prompt_not_logged": tuple(range(1, 100))}
+    assert verification.verdict == UNATTESTED
+
+
+def test_a_chat_wrap_stands_only_inside_a_recorded_template(runs, cache, tmp_path):
+    folder = edited(runs, tmp_path)
+    edit_prompts(folder, _chatml)
+    # Without a recorded template, the markers are text the benchmark does not give.
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {"added_prompt_text"}
+    assert verification.verdict == REJECTED
+    # With one (lm-eval records the template's name or text), its markers alone are allowed.
+    data = results_json(folder)
+    data["chat_template"] = "chatml"
+    write_results_json(folder, data)
+    verification = verified(folder, cache)
+    assert problems(verification) == {} and verification.verdict == VERIFIED
+    (task,) = verification.tasks
+    assert task.facts["chat_template"].startswith("on (template")
+    assert {item["prompt"] for item in task.items} == {"wrapped"}
+    # Inside the template, a system turn or a hint after our prompt is still added text.
+    edit_prompts(
+        folder,
+        lambda line, prompt: (
+            "<|im_start|>system\nThe answer is "
+            + _gold(line)
+            + "<|im_end|>\n"
+            + prompt.replace("<|im_end|>", "\nHint: " + _gold(line) + "<|im_end|>", 1)
+        ),
+    )
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {"added_prompt_text"}
+    assert verification.verdict == REJECTED
+
+
+def _with_system_gold(line, prompt):
+    (text,) = prompt
+    messages = json.loads(text)
+    system = {"role": "system", "content": f"The reference solution is: {_gold(line)}"}
+    return [json.dumps([system, *messages])]
+
+
+def _with_earlier_turn(line, prompt):
+    (text,) = prompt
+    messages = json.loads(text)
+    earlier = [
+        {"role": "user", "content": "Show me a query."},
+        {"role": "assistant", "content": f"```sql\n{_gold(line)}\n```"},
+    ]
+    return [json.dumps([*earlier, *messages])]
+
+
+@pytest.mark.parametrize("edit", [_with_system_gold, _with_earlier_turn], ids=["system", "turn"])
+def test_gold_in_another_chat_turn_rejects_the_run(runs, cache, tmp_path, edit):
+    folder = copy_run(runs["chat"], tmp_path / "chat")
+    edit_prompts(folder, edit)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"added_prompt_text": tuple(range(1, 100))}
+    assert verification.verdict == REJECTED
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (lambda data: data["configs"]["tpcds"].update(num_fewshot=3), "not_zero_shot"),
+        (lambda data: data["versions"].update(tpcds=1.0), "task_version"),
+        (lambda data: data.update(system_instruction="Use the hint."), "system_instruction"),
+        (lambda data: data["configs"]["tpcds"].update(description="Hint: "), "task_description"),
+    ],
+    ids=["three-shot", "task-version", "system-instruction", "description"],
+)
+def test_a_protocol_change_rejects_the_run(runs, cache, tmp_path, edit, code):
+    folder = edited(runs, tmp_path)
+    data = results_json(folder)
+    edit(data)
+    write_results_json(folder, data)
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {code}
+    assert verification.verdict == REJECTED
+
+
+def test_facts_a_reader_needs_are_findings(runs, cache, tmp_path):
+    # Another lm-eval version and an edited logged question: the run stands, with findings.
+    folder = edited(runs, tmp_path)
+    data = results_json(folder)
+    data["lm_eval_version"] = "0.4.99"
+    write_results_json(folder, data)
+    lines = samples_lines(folder)
+    lines[2]["doc"]["question"] = "Which store sold the most?"
+    write_samples_lines(folder, lines)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"lm_eval_version": (), "edited_documents": (3,)}
+    assert verification.verdict == WITH_FINDINGS
+    assert verification.tasks[0].facts["lm_eval_version"] == "0.4.99"
 
 
 def test_a_missing_item_counts_zero_on_the_full_denominator(runs, cache, tmp_path):
@@ -123,15 +322,29 @@ def test_an_edited_prompt_is_found(runs, cache, tmp_path):
     write_samples_lines(folder, lines)
     verification = verified(folder, cache)
     assert problems(verification) == {"edited_prompt": (4,)}
+    assert verification.verdict == REJECTED
     row = next(item for item in verification.tasks[0].items if item["id"] == 4)
     assert row["prompt"] == "edited" and row["prompt_sha256"] != row["logged_prompt_sha256"]
+    # Another instruction on every item (an oracle-CoT prompt under our task's name).
+    edit_prompts(
+        folder,
+        lambda line, prompt: prompt.replace(
+            "Write one DuckDB SQL query", "Think step by step with the reference, then write one"
+        ),
+    )
+    verification = verified(folder, cache)
+    assert problems(verification) == {"edited_prompt": tuple(range(1, 100))}
+    assert verification.verdict == REJECTED
 
 
-def test_a_changed_claimed_metric_is_found_with_its_item(runs, cache, tmp_path):
+FORGED = tuple(range(6, 26))  # 20 items
+
+
+def test_changed_claimed_metrics_reject_the_run(runs, cache, tmp_path):
     folder = edited(runs, tmp_path)
     lines = samples_lines(folder)
     for line in lines:
-        if line["doc"]["id"] == 6:
+        if line["doc"]["id"] in FORGED:
             score = parse_python_literal(line["filtered_resps"][0])
             assert score["ex"] == 0
             score["ex"] = 1  # as if the run had been judged correct here
@@ -139,9 +352,37 @@ def test_a_changed_claimed_metric_is_found_with_its_item(runs, cache, tmp_path):
             line["ex"] = 1
     write_samples_lines(folder, lines)
     verification = verified(folder, cache)
-    assert problems(verification) == {"item_mismatch": (6,)}
+    assert problems(verification) == {"item_mismatch": FORGED}
+    assert verification.verdict == REJECTED
     (finding,) = [f for f in verification.all_findings if f.code == "item_mismatch"]
     assert "edited" in finding.message or "another verdict" in finding.message
+    # With the aggregates made to match the forged lines, both claims fall.
+    recompute_aggregates(folder, "tpcds")
+    verification = verified(folder, cache)
+    assert set(problems(verification)) == {"item_mismatch", "aggregate_mismatch"}
+    assert verification.verdict == REJECTED
+
+
+def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(runs, cache, tmp_path):
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] == 6:
+            score = parse_python_literal(line["filtered_resps"][0])
+            score.update(ex=1, comparison_version="0")
+            line["filtered_resps"] = [str(score)]
+            line["ex"] = 1
+    write_samples_lines(folder, lines)
+    recompute_aggregates(folder, "tpcds")
+    verification = verified(folder, cache)
+    assert problems(verification) == {
+        "comparison_version": (),
+        "item_mismatch": (6,),
+        "aggregate_mismatch": (),
+    }
+    assert verification.verdict == WITH_FINDINGS
+    (finding,) = [f for f in verification.all_findings if f.code == "item_mismatch"]
+    assert "comparison version 0" in finding.message
 
 
 def test_a_changed_aggregate_is_found(runs, cache, tmp_path):
@@ -151,6 +392,7 @@ def test_a_changed_aggregate_is_found(runs, cache, tmp_path):
     write_results_json(folder, data)
     verification = verified(folder, cache)
     assert set(problems(verification)) == {"aggregate_mismatch"}
+    assert verification.verdict == REJECTED
     (finding,) = [f for f in verification.all_findings if f.code == "aggregate_mismatch"]
     assert "ex claimed 0.5000, re-scored 0.0000" in finding.message
 
@@ -168,6 +410,7 @@ def test_sampling_settings_on_a_greedy_task_are_found(runs, cache, tmp_path):
     found = problems(verification)
     assert set(found) == {"sampling_on_greedy_task"}
     assert len(found["sampling_on_greedy_task"]) == 99
+    assert verification.verdict == REJECTED
 
 
 def test_a_constant_answer_is_flagged_and_keeps_its_status(runs, cache):
@@ -190,6 +433,16 @@ def test_gold_pasted_as_an_answer_is_found(runs, cache):
     assert row["ex"] == 1  # gold matches itself; the finding says how it got there
 
 
+def test_gold_with_a_comment_and_other_alias_names_is_still_gold(runs, cache, items, tmp_path):
+    folder = edited(runs, tmp_path)
+    (gold,) = [item.gold_sql for item in items if item.id == GOLD_ITEM]
+    assert " ss_customer_sk" in gold.lower() or "store_sales" in gold.lower()
+    answer_differently(folder, "tpcds", GOLD_ITEM, f"```sql\n{gold}\n-- done\n```")
+    verification = verified(folder, cache)
+    assert problems(verification) == {"gold_verbatim": (GOLD_ITEM,)}
+    assert verification.verdict == WITH_FINDINGS
+
+
 def test_two_identical_runs_are_found(runs, cache, tmp_path):
     twin = copy_run(runs["clean"], tmp_path / "twin")
     first, second = cross_run_findings(
@@ -199,9 +452,42 @@ def test_two_identical_runs_are_found(runs, cache, tmp_path):
     assert "b" in first.all_findings[-1].message and "a" in second.all_findings[-1].message
     # A run alone, or beside a different one, has no such finding.
     alone = cross_run_findings(
-        [verified(runs["clean"], cache, "a"), verified(runs["constant"], cache, "c")]
+        [verified(runs["clean"], cache, "a"), verified(runs["chat"], cache, "c")]
     )
-    assert "identical_outputs" not in problems(alone[0])
+    assert problems(alone[0]) == {} == problems(alone[1])
+
+
+def test_a_run_assembled_from_two_runs_is_found_naming_both(runs, cache, tmp_path):
+    # Items 1-50 from the completions run, 51-99 from the chat run (its raw outputs, score
+    # dicts and numbers; the prompts stay this run's): every claim holds, item by item.
+    folder = edited(runs, tmp_path)
+    chat = {line["doc"]["id"]: line for line in samples_lines(runs["chat"])}
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] > 50:
+            donor = chat[line["doc"]["id"]]
+            for key in ("resps", "filtered_resps", *(k for k in donor if k not in line)):
+                line[key] = donor[key]
+    write_samples_lines(folder, lines)
+    recompute_aggregates(folder, "tpcds")
+    clean, chat_run, mixed = cross_run_findings(
+        [
+            verified(runs["clean"], cache, "clean"),
+            verified(runs["chat"], cache, "chat"),
+            verified(folder, cache, "mixed"),
+        ]
+    )
+    assert {f.code for f in mixed.all_findings if f.severity != "info"} == {"shared_outputs"}
+    shared = [f for f in mixed.all_findings if f.code == "shared_outputs"]
+    assert sorted(f.items for f in shared) == [tuple(range(1, 51)), tuple(range(51, 100))]
+    assert all(f.message.startswith("run mixed shares") for f in shared)
+    assert any("with run clean" in f.message for f in shared)
+    assert any("with run chat" in f.message for f in shared)
+    assert mixed.verdict == WITH_FINDINGS
+    # Each source shares half its answers with the assembled run: a finding naming it too.
+    assert {f.code for f in clean.all_findings if f.severity != "info"} == {"shared_outputs"}
+    (theirs,) = [f for f in chat_run.all_findings if f.code == "shared_outputs"]
+    assert "run chat shares 49 of its 99" in theirs.message and "with run mixed" in theirs.message
 
 
 def test_verify_command_writes_reports_with_a_stable_digest(runs, cache, tmp_path, capsys):
@@ -264,13 +550,12 @@ def test_leaderboard_ranks_verified_runs_and_rescores_only_a_new_one(runs, cache
     data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
     (board,) = data["tasks"]
     models = {m["name"]: m for m in board["models"]}
-    # Neither answers any item (EX 0): they tie at rank 1, one group; the constant answer
-    # shows in its verdict.
+    # Neither answers any item (EX 0): they tie at rank 1, one group. Both stand with
+    # findings: they share 98 of 99 answers byte for byte (the same scripted model), and the
+    # constant answer is the other's.
     assert {(m["rank"], m["groups"], m["ex"]) for m in models.values()} == {(1, "a", 0.0)}
-    assert (models["clean"]["verdict"], models["constant"]["verdict"]) == (
-        "verified",
-        "verified with findings",
-    )
+    assert {m["verdict"] for m in models.values()} == {"verified with findings"}
+    assert board["not_ranked"] == []
     cached = sorted((out / "verifications").glob("cache-*.json"))
     stamps = [path.stat().st_mtime_ns for path in cached]
     assert len(cached) == 2
@@ -288,3 +573,174 @@ def test_leaderboard_ranks_verified_runs_and_rescores_only_a_new_one(runs, cache
     assert (first["name"], first["rank"], first["ex"]) == ("paster", 1, pytest.approx(1 / 99))
     page = files.html.read_text(encoding="utf-8")
     assert "leaderboard-data" in page and "verifications/" in page
+
+
+def _gold_predictions(items, path):
+    """A hand-written predictions file: gold's SQL with a comment for every item."""
+    lines = [{"id": item.id, "prediction": f"{item.gold_sql}\n-- done"} for item in items]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_predictions_file_and_its_score_output_are_unattested(cache, items, tmp_path):
+    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
+    (submission,) = read_submissions(f"gold={predictions}", task="tpcds")
+    # A predictions file records no data: the scale factor is given, as to `verify`.
+    verification = verify_submission(
+        submission, cache_dir=cache, workers=2, options={"scale_factor": SCALE_FACTOR}
+    )
+    assert verification.verdict == UNATTESTED
+    found = problems(verification)
+    assert set(found) == {"unattested", "gold_verbatim"} and len(found["gold_verbatim"]) == 99
+    (task,) = verification.tasks
+    # The task's defaults are not shown as if the file had recorded them.
+    assert (task.facts["max_gen_toks"], task.facts["chat_template"]) == (
+        "not recorded",
+        "not recorded",
+    )
+    assert task.facts["num_fewshot"] == "not recorded"
+    # Its score output (the same answers, scored by `score`) is no better attested.
+    scored = tmp_path / "gold-score.json"
+    arguments = ["score", "tpcds", str(predictions), "--output", str(scored)]
+    options = ["--cache-dir", str(cache), "--scale-factor", str(SCALE_FACTOR), "--no-progress"]
+    assert main([*arguments, *options]) == 0
+    (submission,) = read_submissions(str(scored))
+    verification = verify_submission(submission, cache_dir=cache, workers=2)
+    assert verification.verdict == UNATTESTED and "unattested" in problems(verification)
+
+
+def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys):
+    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
+    base = ["verify", "--output", str(tmp_path / "out"), "--no-progress"]
+    base += ["--cache-dir", str(cache)]
+    assert main([*base, str(runs["clean"])]) == 0
+    assert main([*base, str(runs["constant"])]) == 4
+    assert (
+        main([*base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)]) == 5
+    )
+    three_shot = edited(runs, tmp_path)
+    data = results_json(three_shot)
+    data["configs"]["tpcds"]["num_fewshot"] = 3
+    write_results_json(three_shot, data)
+    assert main([*base, str(three_shot)]) == 1
+    # The worst run decides.
+    assert main([*base, str(runs["clean"]), str(three_shot)]) == 1
+    capsys.readouterr()
+
+
+def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path):
+    out = tmp_path / "out"
+    arguments = ["verify", f"m={runs['clean']}", f"m={runs['constant']}", "--output", str(out)]
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
+    reports = sorted(out.glob("m-*.json"))
+    assert len(reports) == 2
+    verdicts = {json.loads(path.read_text(encoding="utf-8"))["verdict"] for path in reports}
+    assert verdicts == {"verified with findings"}  # each shares its outputs with the other
+    sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
+    assert sources == {str(runs["clean"]), str(runs["constant"])}
+
+
+def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_path):
+    out = tmp_path / "board"
+    with pytest.raises(UserError, match="same name"):
+        build_leaderboard([f"m={runs['clean']}", f"m={runs['constant']}"], out, cache_dir=cache)
+    assert list((out / "verifications").glob("cache-*.json")) == []
+    # A renamed run is the same content: its verification comes from the cache.
+    first = build_leaderboard([f"A={runs['clean']}"], out, cache_dir=cache, resamples=200)
+    again = build_leaderboard([f"modelA={runs['clean']}"], out, cache_dir=cache, resamples=200)
+    assert (first.verified, again.verified, again.cached) == (("A",), (), ("modelA",))
+    data = json.loads(again.json.read_text(encoding="utf-8"))
+    assert [m["name"] for m in data["tasks"][0]["models"]] == ["modelA"]
+
+
+@needs_chromium
+def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
+    """An honest run (the chat model), one with findings (the constant answer), a rejected
+    one (3-shot) and an unattested predictions file: the first two ranked, the others apart
+    with their reasons, in the JSON, the CSV and the page as Chromium shows it."""
+    import csv
+
+    from support.browser import chromium
+
+    three_shot = edited(runs, tmp_path)
+    data = results_json(three_shot)
+    data["configs"]["tpcds"]["num_fewshot"] = 3
+    write_results_json(three_shot, data)
+    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
+    files = build_leaderboard(
+        [
+            f"honest={runs['chat']}",
+            f"constant={runs['constant']}",
+            f"three-shot={three_shot}",
+            f"pasted={predictions}",
+        ],
+        tmp_path / "board",
+        cache_dir=cache,
+        resamples=200,
+        task="tpcds",
+        options={"scale_factor": SCALE_FACTOR},
+    )
+    (board,) = json.loads(files.json.read_text(encoding="utf-8"))["tasks"]
+    assert [(m["name"], m["rank"], m["verdict"]) for m in board["models"]] == [
+        ("constant", 1, "verified with findings"),
+        ("honest", 1, "verified"),
+    ]
+    apart = {m["name"]: m for m in board["not_ranked"]}
+    assert (apart["three-shot"]["verdict"], apart["pasted"]["verdict"]) == ("rejected", UNATTESTED)
+    assert apart["three-shot"]["reasons"][0].startswith("not_zero_shot: 3-shot")
+    assert apart["pasted"]["reasons"][0].startswith("unattested: a predictions file")
+    # The pasted gold scores 0.97 (TPC-DS gold is not its own answer on a few empty results) and
+    # still has no rank.
+    assert apart["pasted"]["ex"] > 0.9 and apart["pasted"]["rank"] is None
+    rows = [r for r in csv.DictReader(files.csv.open(encoding="utf-8")) if not r["category"]]
+    assert {(r["model"], r["rank"], r["verdict"]) for r in rows} == {
+        ("constant", "1", "verified with findings"),
+        ("honest", "1", "verified"),
+        ("three-shot", "", "rejected"),
+        ("pasted", "", "unattested"),
+    }
+    assert "not_zero_shot" in next(r for r in rows if r["model"] == "three-shot")["reasons"]
+    markdown = files.markdown.read_text(encoding="utf-8")
+    ranked_part, _, apart_part = markdown.partition("Not ranked:")
+    assert "| honest |" in ranked_part and "| constant |" in ranked_part
+    assert "| three-shot | rejected |" in apart_part and "| pasted | unattested |" in apart_part
+    assert "three-shot" not in ranked_part and "pasted" not in ranked_part
+    with chromium(tmp_path / "chromium-profile") as driver:
+        driver.get(files.html.as_uri())
+        for _ in range(200):
+            if driver.execute_script("return window.leaderboardReady === true"):
+                break
+            time.sleep(0.05)
+        ranked = driver.find_elements("css selector", ".board-table tbody tr")
+        assert sorted(row.get_attribute("data-model") for row in ranked) == ["constant", "honest"]
+        listed = driver.find_elements("css selector", ".apart-table tbody tr")
+        shown = {
+            row.get_attribute("data-model"): (
+                row.find_element("css selector", "td[data-col='verdict']").text,
+                row.find_element("css selector", "td[data-col='reasons']").text,
+            )
+            for row in listed
+        }
+        assert set(shown) == {"three-shot", "pasted"}
+        assert shown["three-shot"][0] == "rejected" and "3-shot" in shown["three-shot"][1]
+        assert shown["pasted"][0] == "unattested" and "predictions file" in shown["pasted"][1]
+
+
+def test_a_verification_whose_scoring_failed_is_never_cached(runs, cache, tmp_path):
+    """A damaged database (its first 8 KiB zeroed: DuckDB refuses it) stops the leaderboard
+    naming the cause, and leaves no cached verification: the next build scores the run."""
+    import shutil
+
+    from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+    from sqlbench_lmeval.tpcds.data import database_dir
+
+    damaged = tmp_path / "damaged-cache"
+    shutil.copytree(database_dir(cache, SCALE_FACTOR), database_dir(damaged, SCALE_FACTOR))
+    with open(database_dir(damaged, SCALE_FACTOR) / "tpcds.duckdb", "r+b") as handle:
+        handle.write(b"\0" * 8192)
+    out = tmp_path / "board"
+    with pytest.raises(EvaluationUnavailable, match="tpcds.duckdb"):
+        build_leaderboard([f"clean={runs['clean']}"], out, cache_dir=damaged, resamples=200)
+    assert list((out / "verifications").glob("cache-*")) == []
+    files = build_leaderboard([f"clean={runs['clean']}"], out, cache_dir=cache, resamples=200)
+    assert (files.verified, files.cached) == (("clean",), ())

@@ -1,6 +1,7 @@
 """Verifications made by hand (per-item EX chosen by the test) for the leaderboard tests:
-``verification(name, ex, categories=..., reject=...)`` is what ``Verification.from_json``
-reads back from a verify report of one task whose item i has EX ``ex[i]``."""
+``verification(name, ex, categories=..., reject=..., unattested=...)`` is what
+``Verification.from_json`` reads back from a verify report of one task whose item i has EX
+``ex[i]`` (``reject``: with a duplicated item; ``unattested``: a predictions file's)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,24 @@ from sqlbench_lmeval.submission.verify import Verification
 HOSTILE = '</script><img src=x onerror="alert(1)"> & "model"'
 
 
-def verification(name, ex, *, categories=None, task="logiccat_mini", reject=False, run=None):
+def verification(
+    name, ex, *, categories=None, task="logiccat_mini", reject=False, run=None, unattested=False
+):
     """A verification of one task whose item i has EX ``ex[i]`` (VES 1, healthy gold)."""
-    return Verification.from_json(_data(name, {task: ex}, categories, reject, run))
+    data = _data(name, {task: ex}, categories, reject, run)
+    if unattested:
+        data["kind"] = "predictions"
+        data["tasks"][0]["findings"].append(
+            {
+                "task": task,
+                "check": "provenance",
+                "code": "unattested",
+                "severity": "unattested",
+                "message": "a predictions file records no prompt, model or generation settings",
+                "items": [],
+            }
+        )
+    return Verification.from_json(data)
 
 
 def group_verification(name, ex_by_task: dict[str, list[int]]):

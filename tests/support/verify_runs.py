@@ -52,6 +52,7 @@ def run_tpcds(
     *,
     task: str = "tpcds",
     extra_args=(),
+    chat: bool = False,
 ) -> Path:
     """The model folder lm-eval wrote for ``task`` answered by :func:`scripted_tpcds`."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,7 @@ def run_tpcds(
         task,
         answer=scripted_tpcds(items, answers),
         workdir=workdir,
+        chat=chat,
         extra_args=["--metadata", json.dumps({"scale_factor": SCALE_FACTOR}), *extra_args],
         env={"SQLBENCH_LMEVAL_CACHE": str(cache), "SQLBENCH_LMEVAL_WORKERS": "2"},
     )
@@ -106,6 +108,28 @@ def write_results_json(folder: Path, data: dict) -> None:
     results_path(folder).write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
+def recompute_aggregates(folder: Path, task: str) -> None:
+    """The task's mean numbers in the results file made from the samples file's lines, as
+    lm-eval computes them."""
+    lines = samples_lines(folder)
+    data = results_json(folder)
+    block = data["results"][task]
+    for key in list(block):
+        name, _, kind = key.partition(",")
+        if kind and "_stderr" not in name and name in lines[0]:
+            block[key] = sum(line[name] for line in lines) / len(lines)
+    write_results_json(folder, data)
+
+
+def edit_prompts(folder: Path, edit) -> None:
+    """Every logged prompt replaced by ``edit(line, prompt)`` (``prompt``: as logged)."""
+    lines = samples_lines(folder)
+    for line in lines:
+        arguments = line["arguments"]["gen_args_0"]
+        arguments["arg_0"] = edit(line, arguments["arg_0"])
+    write_samples_lines(folder, lines)
+
+
 def answer_differently(folder: Path, task: str, item_id: int, output: str) -> None:
     """Make the run at ``folder`` look as if the model had answered ``item_id`` with ``output``:
     the raw response, the filter's score dict, the line's numbers (``process_results``) and the
@@ -120,10 +144,4 @@ def answer_differently(folder: Path, task: str, item_id: int, output: str) -> No
             line["filtered_resps"] = [str(score)]
             line.update(process_results(line["doc"], [score]))
     write_samples_lines(folder, lines)
-    data = results_json(folder)
-    block = data["results"][task]
-    for key in list(block):
-        name, _, kind = key.partition(",")
-        if kind and "_stderr" not in name and name in lines[0]:
-            block[key] = sum(line[name] for line in lines) / len(lines)
-    write_results_json(folder, data)
+    recompute_aggregates(folder, task)

@@ -20,10 +20,18 @@
     return c ? { mean: c.ex, low: c.ex_low, high: c.ex_high } : { mean: null, low: null, high: null };
   }
 
+  // Rank under the category filter: the place among the ranked models on that category; its
+  // interval and group letters are the whole task's, so a category shows none.
+  function rank(model) {
+    if (!state.category) return model.rank;
+    const c = model.by_category[state.category];
+    return c && c.rank !== undefined ? c.rank : null;
+  }
+
   const COLUMNS = [
-    ["rank", "Rank", (m) => m.rank, (m) => (m.rank === null ? "–" : String(m.rank))],
-    ["rank_interval", "Rank 95%", (m) => m.rank_low, (m) => (m.rank === null ? "–" : m.rank_low + "–" + m.rank_high)],
-    ["groups", "Group", (m) => m.groups, (m) => m.groups || "–"],
+    ["rank", "Rank", (m) => rank(m), (m) => (rank(m) === null ? "–" : String(rank(m)))],
+    ["rank_interval", "Rank 95%", (m) => (state.category ? null : m.rank_low), (m) => (m.rank === null || state.category ? "–" : m.rank_low + "–" + m.rank_high)],
+    ["groups", "Group", (m) => m.groups, (m) => (state.category ? "–" : m.groups || "–")],
     ["name", "Model", (m) => m.name, null],
     ["ex", "EX [95% CI]", (m) => ex(m).mean, (m) => {
       const v = ex(m);
@@ -90,7 +98,31 @@
     }
     table.append(el("thead", {}, head), body);
     section.append(table);
+    section.append(...renderApart(board));
     return section;
+  }
+
+  // Rejected and unattested runs: listed apart, with the findings that keep them off the ranking.
+  function renderApart(board) {
+    const apart = (board.not_ranked || []).filter((m) => !state.search || m.name.toLowerCase().includes(state.search));
+    if (!apart.length) return [];
+    const table = el("table", { className: "apart-table" });
+    const head = el("tr");
+    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "Reasons"]) head.append(el("th", { text: label }));
+    const body = el("tbody");
+    for (const model of apart) {
+      const tr = el("tr", { "data-model": model.name });
+      tr.append(el("td", { "data-col": "name" }, el("a", { href: model.report, text: model.name })));
+      tr.append(el("td", { "data-col": "verdict", className: "verdict-" + model.verdict.replace(/ /g, "-"), text: model.verdict }));
+      const v = ex(model);
+      tr.append(el("td", { "data-col": "ex", className: "num", text: v.mean === null ? "–" : number(v.mean) }));
+      const reasons = el("td", { "data-col": "reasons" });
+      for (const reason of model.reasons) reasons.append(el("div", { text: reason }));
+      tr.append(reasons);
+      body.append(tr);
+    }
+    table.append(el("thead", {}, head), body);
+    return [el("h3", { text: "Not ranked (rejected or unattested)" }), table];
   }
 
   const app = document.getElementById("app");
@@ -114,6 +146,7 @@
         "Numbers are re-scored from each run's raw outputs over every item of the task (missing items score 0). " +
         "EX with its " + Math.round(DATA.level * 100) + "% bootstrap interval over items; rank interval from a paired bootstrap; " +
         "models sharing a group letter are not significantly different (exact McNemar on EX, Holm-adjusted, alpha " + DATA.alpha + "). " +
+        "Only verified runs are ranked; rejected and unattested runs are listed apart with their reasons. " +
         "Each model links to its verification report.",
     })
   );
