@@ -78,7 +78,7 @@ def test_lmeval_samples_give_question_prompt_and_raw_output(tmp_path):
     first = data["items"][0]
     assert first["question"].startswith("Names and prices of products")
     assert first["prompt"].startswith("Schema: product(id, name, price)")
-    assert first["db_path"] == str(tmp_path / "shop.db")
+    assert first["db_path"] == "shop.db"  # outside the cache: named by its file
     assert [r["raw_output"] for r in first["results"]] == [ANSWERS["alpha"][1], ANSWERS["beta"][1]]
     assert first["results"][1]["preview"]["rows"] == [["dates", "8.0"], ["cheese", "14.5"]]
 

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.browser import chromium, needs_chromium
-from support.explorer_runs import HOSTILE, scripted_runs, tie_runs
+from support.browser import chromium, needs_chromium, page_problems
+from support.explorer_runs import GOLD, HOSTILE, scripted_runs, tie_runs
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE
@@ -334,3 +334,47 @@ def test_ten_runs_of_4036_items_load_and_filter(browser, tmp_path):
             }
         )
     )
+
+
+def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, tmp_path):
+    """Opening an item keeps the list where it was; the list shows the question and the
+    engine's own error message; the detail sets gold and the answer side by side, line by
+    line; the page names no folder of this machine and fetches nothing."""
+    page = _built_explorer(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    assert str(tmp_path) not in html  # shop.db is named by its file, not by this folder
+    browser.get_log("browser")  # drop what earlier pages logged
+    _open(browser, page)
+    header = [th.text for th in browser.find_elements("css selector", "#items th")]
+    assert header == ["Item", "Question", "Category", "alpha", "beta", "Gold", "Flags"]
+    row = browser.find_element("css selector", "#items tr[data-key='shop/2']")
+    cells = row.find_elements("tag name", "td")
+    assert cells[1].text == "How many products are there?"
+    assert cells[2].text == "aggregate"
+    # alpha's cell: the class it is counted by, then SQLite's own message.
+    assert cells[3].find_element("css selector", ".error-message").text == (
+        "no such table: produce"
+    )
+    # The detail opens beside the list, and the window does not scroll to it.
+    browser.execute_script("window.scrollTo(0, 0)")
+    before = browser.execute_script("return window.scrollY")
+    browser.find_element("css selector", "#items tr[data-key='shop/1']").click()
+    assert browser.execute_script("return window.scrollY") == before
+    listed = browser.find_element("id", "list").rect
+    detail = browser.find_element("id", "detail")
+    assert detail.rect["x"] >= listed["x"] + listed["width"]  # to the right of the list
+    assert detail.value_of_css_property("position") == "sticky"
+    alpha, beta = detail.find_elements("css selector", ".run table.sql-diff")
+    # alpha answered gold's SQL: one line, the same on both sides.
+    assert [tr.get_attribute("class") for tr in alpha.find_elements("css selector", "tbody tr")] == [
+        "same"
+    ]
+    # beta doubled the price: gold's line faces beta's line, marked removed and added.
+    (changed,) = beta.find_elements("css selector", "tbody tr")
+    left, right = changed.find_elements("tag name", "td")
+    assert (left.get_attribute("class"), left.text) == ("del", GOLD[1])
+    assert right.get_attribute("class") == "ins" and "price * 2" in right.text
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
+    screenshot = tmp_path / "explorer-side-by-side.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")
