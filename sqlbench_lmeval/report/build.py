@@ -1,4 +1,5 @@
-"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out.
+"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out (the
+HTML embeds the charts, so it is the one file to share; the Markdown links the PNGs).
 
 The report is the sections of :data:`SECTIONS`, in that order; each is a module of
 ``report.sections`` whose ``sections(runs, context)`` reads the runs itself (see that package
@@ -76,7 +77,7 @@ def write_report(
     markdown = folder / "report.md"
     page = folder / "report.html"
     markdown.write_text(to_markdown(title, sections), encoding="utf-8")
-    page.write_text(to_html(title, sections), encoding="utf-8")
+    page.write_text(to_html(title, sections, images=folder), encoding="utf-8")
     return ReportFiles(markdown=markdown, html=page, images=tuple(charts.images))
 
 
