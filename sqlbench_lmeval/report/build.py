@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.analysis import check_comparable, grouped_tasks, view_names
+from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.plots import Charts
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import (
@@ -65,6 +66,7 @@ def write_report(
     if not runs:
         raise UserError("no runs to report on")
     check_comparable(runs)
+    runs = marked(runs)  # a --limit run says so in its name, wherever its numbers appear
     folder = Path(output)
     try:
         folder.mkdir(parents=True, exist_ok=True)

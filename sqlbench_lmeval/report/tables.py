@@ -148,7 +148,8 @@ def _contents(sections: Sequence[Section], anchors: Sequence[str]) -> str:
         else:
             entries[-1][1].append(link)
     items = [
-        f"<li>{link}" + ("<ul>" + "".join(f"<li>{s}</li>" for s in subs) + "</ul>" if subs else "")
+        f"<li>{link}"
+        + ("<ul>" + "".join(f"<li>{s}</li>" for s in subs) + "</ul>" if subs else "")
         + "</li>"
         for link, subs in entries
     ]

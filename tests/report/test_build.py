@@ -142,7 +142,12 @@ def test_report_files_tables_and_charts(two_runs, tmp_path):
     assert "| 5 | 0 | 0.0625 |" in markdown
     assert "300 resamples" in markdown
     names = sorted(path.name for path in files.images)
-    assert names == ["outcomes-logiccat.png", "paired-logiccat.png", "scores-logiccat.png"]
+    assert names == [
+        "categories-logiccat.png",
+        "outcomes-logiccat.png",
+        "paired-logiccat.png",
+        "scores-logiccat.png",
+    ]
     # The page embeds every chart (one file to share); the Markdown links the PNGs beside it.
     embedded = [
         base64.b64decode(source)
@@ -275,6 +280,7 @@ def test_report_over_lmeval_folders(write_lmeval_run, score_item, tmp_path):
     # Every view gets tables; only the group gets charts (its tasks are its categories).
     assert "### logiccat_physical" in files.markdown.read_text()
     assert sorted(path.name for path in files.images) == [
+        "categories-logiccat.png",
         "outcomes-logiccat.png",
         "paired-logiccat.png",
         "scores-logiccat.png",

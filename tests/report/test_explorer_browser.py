@@ -366,9 +366,9 @@ def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, 
     assert detail.value_of_css_property("position") == "sticky"
     alpha, beta = detail.find_elements("css selector", ".run table.sql-diff")
     # alpha answered gold's SQL: one line, the same on both sides.
-    assert [tr.get_attribute("class") for tr in alpha.find_elements("css selector", "tbody tr")] == [
-        "same"
-    ]
+    assert [
+        tr.get_attribute("class") for tr in alpha.find_elements("css selector", "tbody tr")
+    ] == ["same"]
     # beta doubled the price: gold's line faces beta's line, marked removed and added.
     (changed,) = beta.find_elements("css selector", "tbody tr")
     left, right = changed.find_elements("tag name", "td")
