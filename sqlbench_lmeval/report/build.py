@@ -21,6 +21,7 @@ from sqlbench_lmeval.report.sections import (
     Context,
     SectionBuilder,
     complexity,
+    databases,
     engines,
     outcomes,
     overview,
@@ -37,6 +38,7 @@ from sqlbench_lmeval.report.tables import to_html, to_markdown
 SECTIONS: tuple[SectionBuilder, ...] = (
     overview.sections,  # Runs: views, versions, sources; how the numbers are computed
     scores.sections,  # Scores: VES, EX variants (and structural similarity) with intervals
+    databases.sections,  # Scores by database: EX of each run per database
     pairs.sections,  # Paired comparisons (EX): paired bootstrap, McNemar, Holm
     engines.sections,  # Cross-engine verdicts: items whose verdict changes with the engine
     outcomes.sections,  # Outcomes and failures, with notes on truncated outputs

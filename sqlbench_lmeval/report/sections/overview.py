@@ -3,7 +3,9 @@ dataset versions and source, and how the numbers of the report are computed."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlbench_lmeval.report.metadata import run_metadata
 from sqlbench_lmeval.report.runs import Run
@@ -25,7 +27,7 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
                     str(len(result.items)),
                     result.comparison_version or "unknown",
                     result.dataset_version or "unknown",
-                    run.source,
+                    _shown(run.source),
                 )
             )
     table = Table(
@@ -41,6 +43,14 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
         "discordant items."
     )
     return [Section(TITLE, (table, *_details(runs), method))]
+
+
+def _shown(source: str) -> str:
+    """A run's path as a shared page shows it: the user's home folder written as ``~``."""
+    home = str(Path.home())
+    if home not in ("", "/") and (source == home or source.startswith(home + os.sep)):
+        return "~" + source[len(home) :]
+    return source
 
 
 def _details(runs: Sequence[Run]) -> list:
