@@ -34,6 +34,7 @@ from sqlbench_lmeval.report.analysis import (
     label,
     outcome_of,
 )
+from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 from sqlbench_lmeval.scoring.efficiency import r_ves_reward, work_ratio
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NO_GOLD_RESULT, NONE, NOT_HANDLED
@@ -260,6 +261,7 @@ def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
     folder = Path(output)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / EXPLORER_FILE
+    runs = marked(runs)  # a --limit run says so in its name, in the counts and the columns
     names = ", ".join(run.name for run in runs)
     path.write_text(render_explorer(explorer_data(runs), f"Explorer: {names}"), encoding="utf-8")
     return path

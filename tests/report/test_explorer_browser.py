@@ -378,3 +378,27 @@ def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, 
     screenshot = tmp_path / "explorer-side-by-side.png"
     assert browser.save_screenshot(str(screenshot))
     print(f"screenshot: {screenshot}")
+
+
+def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file):
+    """TPC-DS items have no category (no column for it) and a structural similarity per run
+    (a column per run, sortable: 0.25 < 0.75, no similarity first)."""
+    from sqlbench_lmeval.report.explorer import write_explorer
+    from sqlbench_lmeval.report.runs import read_runs
+
+    items = [
+        score_item(1, 1, structural_similarity=0.75),
+        score_item(2, 0, structural_similarity=0.25),
+        score_item(3, 0, status="no_sql"),
+    ]
+    path = write_score_file("tpc", items, task="tpcds")
+    page = write_explorer(read_runs([f"m={path}"]), tmp_path / "out")
+    browser.get_log("browser")
+    _open(browser, page)
+    header = [th.text for th in browser.find_elements("css selector", "#items th")]
+    assert header == ["Item", "Question", "m", "Similarity: m", "Gold", "Flags"]
+    cells = [td.text for td in browser.find_elements("css selector", "#items td.similarity-cell")]
+    assert cells == ["0.75", "0.25", "–"]
+    browser.find_element("css selector", "#items th[data-sort='sim0']").click()
+    assert _shown_keys(browser) == ["tpcds/3", "tpcds/2", "tpcds/1"]
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
