@@ -402,3 +402,33 @@ def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file
     browser.find_element("css selector", "#items th[data-sort='sim0']").click()
     assert _shown_keys(browser) == ["tpcds/3", "tpcds/2", "tpcds/1"]
     assert page_problems(browser) == {"console_errors": [], "fetched": []}
+
+
+def test_opening_an_item_far_down_the_list_keeps_the_list_in_place(browser, tmp_path):
+    from sqlbench_lmeval.report.explorer import render_explorer
+
+    page = tmp_path / "long.html"
+    page.write_text(render_explorer(_large_data(2, 150)), encoding="utf-8")
+    _open(browser, page)
+    row = browser.find_element("css selector", "#items tr[data-key='logiccat/120']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    before = browser.execute_script("return window.scrollY")
+    assert before > 1000  # far down a list taller than the window
+    where = "return arguments[0].getBoundingClientRect().top"
+    on_screen = browser.execute_script(where, row)
+    row.click()
+    # Neither the window nor the row moved.
+    assert browser.execute_script("return window.scrollY") == before
+    assert browser.execute_script(where, row) == on_screen
+    # The item view is on screen beside the row that opened it.
+    box = browser.execute_script(
+        "const r = document.getElementById('detail').getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight];"
+    )
+    top, bottom, height = box
+    assert 0 <= top < height and bottom > 0
+    detail = browser.find_element("id", "detail")
+    assert detail.find_element("tag name", "h2").text == "logiccat/120"
+    screenshot = tmp_path / "explorer-far-down.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")

@@ -141,7 +141,9 @@
   const tbody = el("tbody");
   const more = el("button", { id: "more", type: "button" });
   const detail = el("section", { id: "detail" });
-  detail.hidden = true;
+  // The item column is there from the start, so opening the first item does not narrow the
+  // list (which would re-wrap its rows and move the one just clicked).
+  detail.append(el("p", { className: "muted placeholder", text: "Click an item to see it here." }));
 
   function buildFilters() {
     const filters = el("div", { id: "filters" });
@@ -528,7 +530,6 @@
     state.selected = key;
     for (const tr of tbody.querySelectorAll("tr")) tr.classList.toggle("selected", tr.dataset.key === key);
     detail.textContent = "";
-    detail.hidden = false;
     detail.dataset.key = key;
     const facts = [item.category && "category " + item.category, "gold " + item.gold_status];
     if (item.flags && item.flags.length) facts.push("flags " + item.flagText);
