@@ -4,9 +4,9 @@ generation settings, the lm-eval version and whether ``--limit`` cut the tasks s
 lm-eval writes these into its results file (``config``: ``model``, ``model_args``, ``limit``,
 ``gen_kwargs``; ``date``, a Unix time; ``lm_eval_version``; per task ``configs.<task>
 .generation_kwargs`` and ``n-samples.<task>``: ``original`` and ``effective`` counts). A
-``sqlbench-lmeval score`` file has none of that; its ``sqlbench_lmeval_version`` and
-``limits`` are shown instead. Read from ``Run.source`` (a folder or a file), so reading runs
-is unchanged; an absent or unreadable field is shown as unknown, never guessed.
+``sqlbench-lmeval score`` file records none of that. Read from ``Run.source`` (a folder or a
+file), so reading runs is unchanged; an absent or unreadable field is shown as unknown, never
+guessed.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def _limit(data: Mapping) -> str | None:
 
 def run_metadata(run: Run) -> RunMetadata:
     data = _results_file(Path(run.source))
-    if "items" in data and "task" in data:  # a `sqlbench-lmeval score` file
-        return RunMetadata(generation=_text(data.get("limits")))
+    if "items" in data and "task" in data:  # a `sqlbench-lmeval score` file: none of it
+        return RunMetadata()
     config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
     generation = _text(config.get("gen_kwargs"))
     if generation is None:
