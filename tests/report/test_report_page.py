@@ -162,5 +162,7 @@ def test_a_run_under_the_home_folder_is_shown_from_tilde(score_item, write_score
         files = write_report(read_runs([str(path)]), tmp_path / "r", resamples=50)
     markdown = files.markdown.read_text(encoding="utf-8")
     assert "| ~/m.json |" in markdown
+    # A score file records no model, date or generation settings: unknown, not guessed.
+    assert "| m | unknown | unknown | unknown | unknown | unknown | all items |" in markdown
     assert str(tmp_path) not in markdown
     assert str(tmp_path) not in files.html.read_text(encoding="utf-8")
