@@ -28,7 +28,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_many
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.lmeval.task_specs import task_spec
-from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.paths import gold_cache_dir, shared_path
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import R_VES_TIME
@@ -316,7 +316,7 @@ def score_aligned(
             "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
-            "db_path": item.database.public_path,
+            "db_path": shared_path(item.database.public_path, cache_dir),
         }
         for item, output, score in zip(items, outputs, scores, strict=True)
     ]

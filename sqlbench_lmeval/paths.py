@@ -20,6 +20,19 @@ def gold_cache_dir(override: str | os.PathLike | None = None) -> Path:
     return cache_dir(override) / "gold-results"
 
 
+def shared_path(path: str, cache: str | os.PathLike | None = None) -> str:
+    """A database path as shared outputs (score files, pages) show it: relative to the cache
+    root when the file lies in it, else the file's name, so no output carries a user's home
+    folder; a server URL or a relative path is returned as it is."""
+    local = Path(path)
+    if not local.is_absolute():
+        return path
+    try:
+        return local.resolve().relative_to(cache_dir(cache)).as_posix()
+    except ValueError:
+        return local.name
+
+
 def tasks_dir() -> Path:
     """The folder of our lm-eval YAML tasks.
 

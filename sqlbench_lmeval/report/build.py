@@ -1,4 +1,5 @@
-"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out.
+"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out (the
+HTML embeds the charts, so it is the one file to share; the Markdown links the PNGs).
 
 The report is the sections of :data:`SECTIONS`, in that order; each is a module of
 ``report.sections`` whose ``sections(runs, context)`` reads the runs itself (see that package
@@ -13,12 +14,14 @@ from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.analysis import check_comparable, grouped_tasks, view_names
+from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.plots import Charts
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import (
     Context,
     SectionBuilder,
     complexity,
+    databases,
     engines,
     outcomes,
     overview,
@@ -35,6 +38,7 @@ from sqlbench_lmeval.report.tables import to_html, to_markdown
 SECTIONS: tuple[SectionBuilder, ...] = (
     overview.sections,  # Runs: views, versions, sources; how the numbers are computed
     scores.sections,  # Scores: VES, EX variants (and structural similarity) with intervals
+    databases.sections,  # Scores by database: EX of each run per database
     pairs.sections,  # Paired comparisons (EX): paired bootstrap, McNemar, Holm
     engines.sections,  # Cross-engine verdicts: items whose verdict changes with the engine
     outcomes.sections,  # Outcomes and failures, with notes on truncated outputs
@@ -64,6 +68,7 @@ def write_report(
     if not runs:
         raise UserError("no runs to report on")
     check_comparable(runs)
+    runs = marked(runs)  # a --limit run says so in its name, wherever its numbers appear
     folder = Path(output)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -76,7 +81,7 @@ def write_report(
     markdown = folder / "report.md"
     page = folder / "report.html"
     markdown.write_text(to_markdown(title, sections), encoding="utf-8")
-    page.write_text(to_html(title, sections), encoding="utf-8")
+    page.write_text(to_html(title, sections, images=folder), encoding="utf-8")
     return ReportFiles(markdown=markdown, html=page, images=tuple(charts.images))
 
 

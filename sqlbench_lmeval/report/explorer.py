@@ -26,7 +26,15 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from sqlbench_lmeval.report.analysis import FEATURE_METRICS, error_kind, label, outcome_of
+from sqlbench_lmeval.paths import shared_path
+from sqlbench_lmeval.report.analysis import (
+    FEATURE_METRICS,
+    STRUCTURAL_SIMILARITY,
+    error_kind,
+    label,
+    outcome_of,
+)
+from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 from sqlbench_lmeval.scoring.efficiency import r_ves_reward, work_ratio
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NO_GOLD_RESULT, NONE, NOT_HANDLED
@@ -174,6 +182,11 @@ def _fill_shared(row: dict, item: ScoredItem) -> None:
     for name in (*shared, "gold_error"):
         if name not in row and item.details.get(name) is not None:
             row[name] = item.details[name]
+    if "db_path" in row:
+        # A shared page names the database, never the folder of the machine that made it.
+        row["db_path"] = shared_path(row["db_path"])
+    if not row["category"] and item.category:
+        row["category"] = item.category
 
 
 def _run_result(item: ScoredItem, engine: str | None) -> dict:
@@ -195,6 +208,7 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "executed_sql": item.details.get("executed_sql"),
         "preview": item.details.get("prediction_preview"),
         "similarity": similarities or None,
+        "structural_similarity": _finite(item.numbers.get(STRUCTURAL_SIMILARITY, math.nan)),
         "reason_text": REASONS.get(item.reason),
         TIE_STATUS: status,
         ACCEPTABLE: acceptable,
@@ -247,6 +261,7 @@ def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
     folder = Path(output)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / EXPLORER_FILE
+    runs = marked(runs)  # a --limit run says so in its name, in the counts and the columns
     names = ", ".join(run.name for run in runs)
     path.write_text(render_explorer(explorer_data(runs), f"Explorer: {names}"), encoding="utf-8")
     return path

@@ -1,12 +1,16 @@
 """A small document model (sections of paragraphs, tables and images) and its two renderings:
-Markdown and a self-contained HTML page (inline CSS; images referenced by relative path)."""
+Markdown and a self-contained HTML page (inline CSS, a table of contents, images embedded as
+``data:`` URIs so the page alone shows its charts)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlbench_lmeval.report.stats import Interval
 
@@ -120,16 +124,48 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 img { max-width: 100%; margin: 0.5em 0 1.5em; }
+nav.toc { border: 1px solid #ddd; background: #fafafa; padding: 0.5em 1.5em; margin: 1em 0; }
+nav.toc ul { margin: 0.2em 0; padding-left: 1.2em; }
 """
 
 
-def to_html(title: str, sections: Sequence[Section]) -> str:
-    """A standalone page: no scripts, no external styles; images by relative path."""
-    body = [f"<h1>{html.escape(title)}</h1>"]
-    for section in sections:
+def _anchors(sections: Sequence[Section]) -> list[str]:
+    """One unique ``id`` per section, from its title (a level-3 view heading repeats across
+    sections, so the section number keeps the ids apart)."""
+    return [
+        f"s{index}-" + (re.sub(r"[^a-z0-9]+", "-", section.title.lower()).strip("-") or "x")
+        for index, section in enumerate(sections, start=1)
+    ]
+
+
+def _contents(sections: Sequence[Section], anchors: Sequence[str]) -> str:
+    """The table of contents: every level-2 section, with its level-3 headings under it."""
+    entries: list[tuple[str, list[str]]] = []
+    for section, anchor in zip(sections, anchors, strict=True):
+        link = f'<a href="#{anchor}">{html.escape(section.title)}</a>'
+        if section.level <= 2 or not entries:
+            entries.append((link, []))
+        else:
+            entries[-1][1].append(link)
+    items = [
+        f"<li>{link}"
+        + ("<ul>" + "".join(f"<li>{s}</li>" for s in subs) + "</ul>" if subs else "")
+        + "</li>"
+        for link, subs in entries
+    ]
+    return '<nav class="toc"><strong>Contents</strong><ul>' + "".join(items) + "</ul></nav>"
+
+
+def to_html(title: str, sections: Sequence[Section], images: Path | None = None) -> str:
+    """A standalone page: no scripts, no external styles, a table of contents; with
+    ``images`` (the folder the PNGs were saved in) each image is embedded as a ``data:`` URI,
+    so the page needs nothing beside it; without, images are referenced by relative path."""
+    anchors = _anchors(sections)
+    body = [f"<h1>{html.escape(title)}</h1>", _contents(sections, anchors)]
+    for section, anchor in zip(sections, anchors, strict=True):
         level = min(max(section.level, 2), 6)
-        body.append(f"<h{level}>{html.escape(section.title)}</h{level}>")
-        body.extend(_block_html(block) for block in section.blocks)
+        body.append(f'<h{level} id="{anchor}">{html.escape(section.title)}</h{level}>')
+        body.extend(_block_html(block, images) for block in section.blocks)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
@@ -138,11 +174,15 @@ def to_html(title: str, sections: Sequence[Section]) -> str:
     )
 
 
-def _block_html(block: Block) -> str:
+def _block_html(block: Block, images: Path | None = None) -> str:
     if isinstance(block, Table):
         return _table_html(block)
     if isinstance(block, Image):
-        return f'<img src="{html.escape(block.path)}" alt="{html.escape(block.alt)}">'
+        source = block.path
+        if images is not None:
+            encoded = base64.b64encode((images / block.path).read_bytes()).decode("ascii")
+            source = f"data:image/png;base64,{encoded}"
+        return f'<img src="{html.escape(source)}" alt="{html.escape(block.alt)}">'
     return f"<p>{_inline_html(block)}</p>"
 
 

@@ -73,9 +73,12 @@ def write_score_file(tmp_path):
 @pytest.fixture
 def write_lmeval_run(tmp_path):
     """``write_lmeval_run(model, {task: [score dicts]}, groups={group: [tasks]},
-    output=tmp_path / "lmeval", dataset="data-v1")`` -> the output folder."""
+    output=tmp_path / "lmeval", dataset="data-v1", results=None)`` -> the output folder
+    (``results``: more top-level fields of the results file, as lm-eval's evaluator gives
+    them to the tracker: ``config``, ``date``, ``n-samples``)."""
 
-    def write(model, tasks, *, groups=None, output=None, dataset="data-v1"):
+    def write(model, tasks, *, groups=None, output=None, dataset="data-v1", results=None):
+        extra = results or {}
         output = output or tmp_path / "lmeval"
         tracker = lmeval_tracker(output, model)
         subtasks = {name: [] for name in tasks} | {g: list(t) for g, t in (groups or {}).items()}
@@ -83,6 +86,7 @@ def write_lmeval_run(tmp_path):
             "results": {name: {"alias": name} for name in subtasks},
             "group_subtasks": subtasks,
             "configs": {name: {"task": name} for name in tasks},
+            **extra,
         }
         tracker.save_results_aggregated(results=results, samples=None)
         for task, scores in tasks.items():

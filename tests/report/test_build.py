@@ -1,7 +1,9 @@
 """``sqlbench-lmeval report``: the numbers in the tables equal those computed by hand, the
 charts are real images, and runs that cannot be compared are refused."""
 
+import base64
 import math
+import re
 
 import pytest
 from PIL import Image
@@ -140,12 +142,29 @@ def test_report_files_tables_and_charts(two_runs, tmp_path):
     assert "| 5 | 0 | 0.0625 |" in markdown
     assert "300 resamples" in markdown
     names = sorted(path.name for path in files.images)
-    assert names == ["outcomes-logiccat.png", "paired-logiccat.png", "scores-logiccat.png"]
+    assert names == [
+        "categories-logiccat.png",
+        "outcomes-logiccat.png",
+        "paired-logiccat.png",
+        "scores-logiccat.png",
+    ]
+    # The page embeds every chart (one file to share); the Markdown links the PNGs beside it.
+    embedded = [
+        base64.b64decode(source)
+        for source in re.findall(r'<img src="data:image/png;base64,([^"]+)"', page)
+    ]
+    assert sorted(embedded) == sorted(path.read_bytes() for path in files.images)
     for path in files.images:
         assert f"]({path.name})" in markdown  # referenced relative to the report
-        assert f'<img src="{path.name}"' in page
+        assert path.name not in page
         _assert_real_image(path)
     assert "<script" not in page and "http" not in page.split("</title>")[1]
+    # The table of contents links every section heading, and each target exists once.
+    contents = page.split('<nav class="toc">')[1].split("</nav>")[0]
+    targets = re.findall(r'href="#([^"]+)"', contents)
+    assert "Scores" in contents and len(targets) == len(set(targets)) > 3
+    for target in targets:
+        assert page.count(f' id="{target}"') == 1
 
 
 def _assert_real_image(path):
@@ -261,6 +280,7 @@ def test_report_over_lmeval_folders(write_lmeval_run, score_item, tmp_path):
     # Every view gets tables; only the group gets charts (its tasks are its categories).
     assert "### logiccat_physical" in files.markdown.read_text()
     assert sorted(path.name for path in files.images) == [
+        "categories-logiccat.png",
         "outcomes-logiccat.png",
         "paired-logiccat.png",
         "scores-logiccat.png",

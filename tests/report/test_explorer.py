@@ -78,7 +78,7 @@ def test_lmeval_samples_give_question_prompt_and_raw_output(tmp_path):
     first = data["items"][0]
     assert first["question"].startswith("Names and prices of products")
     assert first["prompt"].startswith("Schema: product(id, name, price)")
-    assert first["db_path"] == str(tmp_path / "shop.db")
+    assert first["db_path"] == "shop.db"  # outside the cache: named by its file
     assert [r["raw_output"] for r in first["results"]] == [ANSWERS["alpha"][1], ANSWERS["beta"][1]]
     assert first["results"][1]["preview"]["rows"] == [["dates", "8.0"], ["cheese", "14.5"]]
 
@@ -152,3 +152,25 @@ def test_the_verdict_is_explained_in_words(score_item, write_score_file):
     assert postgres["ties_text"] is None and postgres[ACCEPTABLE] is None
     # In the page the count is a JSON string, never a number.
     assert f'"{ACCEPTABLE}":"{huge}"' in render_explorer(data)
+
+
+def test_similarity_and_shared_paths_of_score_files(score_item, write_score_file, tmp_path):
+    from sqlbench_lmeval.paths import shared_path
+
+    cache = tmp_path / "cache"
+    inside = cache / "tpcds" / "sf0.01" / "tpcds.duckdb"
+    # In the cache: relative to it; elsewhere: the file's name; a server URL: unchanged.
+    assert shared_path(str(inside), cache) == "tpcds/sf0.01/tpcds.duckdb"
+    assert shared_path(str(tmp_path / "mine" / "shop.db"), cache) == "shop.db"
+    url = "postgresql://reader@127.0.0.1:5432/tpcds"
+    assert shared_path(url, cache) == url
+    items = [
+        score_item(1, 1, structural_similarity=0.75, db_path=str(tmp_path / "x" / "t.duckdb")),
+        score_item(2, 0),
+    ]
+    data = explorer_data(read_runs([str(write_score_file("m", items, task="tpcds"))]))
+    first, second = data["items"]
+    assert first["results"][0]["structural_similarity"] == 0.75
+    assert second["results"][0]["structural_similarity"] is None
+    assert first["db_path"] == "t.duckdb"  # an old score file's absolute path, not shown
+    assert str(tmp_path) not in render_explorer(data)

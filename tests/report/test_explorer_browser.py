@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.browser import chromium, needs_chromium
-from support.explorer_runs import HOSTILE, scripted_runs, tie_runs
+from support.browser import chromium, needs_chromium, page_problems
+from support.explorer_runs import GOLD, HOSTILE, scripted_runs, tie_runs
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE
@@ -334,3 +334,101 @@ def test_ten_runs_of_4036_items_load_and_filter(browser, tmp_path):
             }
         )
     )
+
+
+def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, tmp_path):
+    """Opening an item keeps the list where it was; the list shows the question and the
+    engine's own error message; the detail sets gold and the answer side by side, line by
+    line; the page names no folder of this machine and fetches nothing."""
+    page = _built_explorer(tmp_path)
+    html = page.read_text(encoding="utf-8")
+    assert str(tmp_path) not in html  # shop.db is named by its file, not by this folder
+    browser.get_log("browser")  # drop what earlier pages logged
+    _open(browser, page)
+    header = [th.text for th in browser.find_elements("css selector", "#items th")]
+    assert header == ["Item", "Question", "Category", "alpha", "beta", "Gold", "Flags"]
+    row = browser.find_element("css selector", "#items tr[data-key='shop/2']")
+    cells = row.find_elements("tag name", "td")
+    assert cells[1].text == "How many products are there?"
+    assert cells[2].text == "aggregate"
+    # alpha's cell: the class it is counted by, then SQLite's own message.
+    assert cells[3].find_element("css selector", ".error-message").text == (
+        "no such table: produce"
+    )
+    # The detail opens beside the list, and the window does not scroll to it.
+    browser.execute_script("window.scrollTo(0, 0)")
+    before = browser.execute_script("return window.scrollY")
+    browser.find_element("css selector", "#items tr[data-key='shop/1']").click()
+    assert browser.execute_script("return window.scrollY") == before
+    listed = browser.find_element("id", "list").rect
+    detail = browser.find_element("id", "detail")
+    assert detail.rect["x"] >= listed["x"] + listed["width"]  # to the right of the list
+    assert detail.value_of_css_property("position") == "sticky"
+    alpha, beta = detail.find_elements("css selector", ".run table.sql-diff")
+    # alpha answered gold's SQL: one line, the same on both sides.
+    assert [
+        tr.get_attribute("class") for tr in alpha.find_elements("css selector", "tbody tr")
+    ] == ["same"]
+    # beta doubled the price: gold's line faces beta's line, marked removed and added.
+    (changed,) = beta.find_elements("css selector", "tbody tr")
+    left, right = changed.find_elements("tag name", "td")
+    assert (left.get_attribute("class"), left.text) == ("del", GOLD[1])
+    assert right.get_attribute("class") == "ins" and "price * 2" in right.text
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
+    screenshot = tmp_path / "explorer-side-by-side.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")
+
+
+def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file):
+    """TPC-DS items have no category (no column for it) and a structural similarity per run
+    (a column per run, sortable: 0.25 < 0.75, no similarity first)."""
+    from sqlbench_lmeval.report.explorer import write_explorer
+    from sqlbench_lmeval.report.runs import read_runs
+
+    items = [
+        score_item(1, 1, structural_similarity=0.75),
+        score_item(2, 0, structural_similarity=0.25),
+        score_item(3, 0, status="no_sql"),
+    ]
+    path = write_score_file("tpc", items, task="tpcds")
+    page = write_explorer(read_runs([f"m={path}"]), tmp_path / "out")
+    browser.get_log("browser")
+    _open(browser, page)
+    header = [th.text for th in browser.find_elements("css selector", "#items th")]
+    assert header == ["Item", "Question", "m", "Similarity: m", "Gold", "Flags"]
+    cells = [td.text for td in browser.find_elements("css selector", "#items td.similarity-cell")]
+    assert cells == ["0.75", "0.25", "–"]
+    browser.find_element("css selector", "#items th[data-sort='sim0']").click()
+    assert _shown_keys(browser) == ["tpcds/3", "tpcds/2", "tpcds/1"]
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
+
+
+def test_opening_an_item_far_down_the_list_keeps_the_list_in_place(browser, tmp_path):
+    from sqlbench_lmeval.report.explorer import render_explorer
+
+    page = tmp_path / "long.html"
+    page.write_text(render_explorer(_large_data(2, 150)), encoding="utf-8")
+    _open(browser, page)
+    row = browser.find_element("css selector", "#items tr[data-key='logiccat/120']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    before = browser.execute_script("return window.scrollY")
+    assert before > 1000  # far down a list taller than the window
+    where = "return arguments[0].getBoundingClientRect().top"
+    on_screen = browser.execute_script(where, row)
+    row.click()
+    # Neither the window nor the row moved.
+    assert browser.execute_script("return window.scrollY") == before
+    assert browser.execute_script(where, row) == on_screen
+    # The item view is on screen beside the row that opened it.
+    box = browser.execute_script(
+        "const r = document.getElementById('detail').getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight];"
+    )
+    top, bottom, height = box
+    assert 0 <= top < height and bottom > 0
+    detail = browser.find_element("id", "detail")
+    assert detail.find_element("tag name", "h2").text == "logiccat/120"
+    screenshot = tmp_path / "explorer-far-down.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")

@@ -44,7 +44,10 @@ def test_score_files_over_real_items_carry_what_the_explorer_shows(logiccat_cach
     item = by_id[first.id]
     assert item["question"] == first.question
     assert item["gold_sql"] == first.gold_sql
-    rows = _gold_rows(item["db_path"], first.gold_sql)
+    # The score file names the database relative to the cache, never by this machine's folders.
+    assert not item["db_path"].startswith("/")
+    assert str(logiccat_cache) not in scores["echo"].read_text(encoding="utf-8")
+    rows = _gold_rows(str(logiccat_cache / item["db_path"]), first.gold_sql)
     assert item["gold_preview"]["row_count"] == len(rows)
     assert len(item["gold_preview"]["rows"]) == min(3, len(rows))
     echo, broken = item["results"]

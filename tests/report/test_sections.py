@@ -34,6 +34,7 @@ def test_a_report_shows_every_section_in_the_listed_order(score_item, write_scor
             item_id,
             ex,
             category="c1" if item_id < 3 else "c2",
+            db_id="db1" if item_id % 2 else "db2",
             parsed=1.0,
             sim_tables=1.0,
             structural_similarity=1.0,
@@ -60,6 +61,7 @@ def test_a_report_shows_every_section_in_the_listed_order(score_item, write_scor
     assert headings == [
         "Runs",
         "Scores",
+        "Scores by database",
         "Paired comparisons (EX)",
         "Cross-engine verdicts",
         "Outcomes and failures",

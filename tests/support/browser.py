@@ -9,6 +9,7 @@ fresh profile folder and quits it on exit::
     def test_page(tmp_path):
         with chromium(tmp_path / "profile") as driver:
             driver.get(page.as_uri())
+            assert page_problems(driver) == {"console_errors": [], "fetched": []}
 """
 
 from __future__ import annotations
@@ -26,6 +27,20 @@ needs_chromium = pytest.mark.skipif(
     not CHROMEDRIVER.exists() or CHROMIUM is None,
     reason="needs Debian's chromium and chromium-driver (.ci/run installs them)",
 )
+
+
+def page_problems(driver) -> dict[str, list[str]]:
+    """What a page must not do, since it was opened: console errors (``SEVERE`` entries of the
+    browser log) and fetches of anything that is not part of the page itself (a resource
+    whose address is not a ``data:`` URI)."""
+    errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    fetched = driver.execute_script(
+        "return performance.getEntriesByType('resource').map((entry) => entry.name)"
+    )
+    return {
+        "console_errors": errors,
+        "fetched": [name for name in fetched if not name.startswith("data:")],
+    }
 
 
 @contextmanager
@@ -48,6 +63,8 @@ def chromium(profile: Path):
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
+    # Keeps the page's console for page_problems (the console errors a test must not see).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     try:
         yield driver

@@ -11,6 +11,11 @@
   const PAGE = 200; // rows drawn at once; "Show all" draws the rest
   const MAX_DIFF_CELLS = 250000; // token LCS table size above which SQL is shown undiffed
 
+  function shorten(text, length) {
+    const line = text.replace(/\s+/g, " ").trim();
+    return line.length > length ? line.slice(0, length - 1) + "…" : line;
+  }
+
   // Lower-case text the free-text search looks in: question, gold SQL, every extracted SQL.
   for (const item of ITEMS) {
     const parts = [item.question || "", item.gold_sql || ""];
@@ -20,10 +25,17 @@
     // Tie-aware EX: some run was right with another of gold's right answers; gold has more
     // than one right answer. "acceptable" stays a string: it reaches 1e140, and a JavaScript
     // number would round it, so it is only ever compared with "1" as text.
+    item.questionShort = shorten(item.question || "", 90);
     const results = item.results.filter(Boolean);
     item.tieEquivalent = results.some((result) => result.reason === "tie_equivalent");
     item.tied = results.some((result) => typeof result.acceptable === "string" && result.acceptable !== "1");
   }
+  // Columns shown only when some item has something for them (TPC-DS has no categories,
+  // LogicCat no structural similarity).
+  const HAS_CATEGORY = ITEMS.some((item) => item.category);
+  const HAS_SIMILARITY = ITEMS.some((item) =>
+    item.results.some((result) => result && typeof result.structural_similarity === "number")
+  );
   const TIE_FILTERS = {
     tie_equivalent: (item) => item.tieEquivalent,
     tied: (item) => item.tied,
@@ -86,13 +98,18 @@
   }
 
   function sortValue(item, key) {
+    if (key.startsWith("sim")) {
+      const result = item.results[Number(key.slice(3))];
+      const value = result ? result.structural_similarity : null;
+      return typeof value === "number" ? value : -1; // no similarity sorts first
+    }
     if (key.startsWith("run")) {
       const result = item.results[Number(key.slice(3))];
       return result ? result.label : "~"; // absent results sort last
     }
     if (key === "key") return [item.task, item.id];
     if (key === "flags") return item.flagText;
-    return item[key];
+    return item[key] === undefined || item[key] === null ? "" : item[key];
   }
 
   function compareValues(a, b) {
@@ -124,7 +141,9 @@
   const tbody = el("tbody");
   const more = el("button", { id: "more", type: "button" });
   const detail = el("section", { id: "detail" });
-  detail.hidden = true;
+  // The item column is there from the start, so opening the first item does not narrow the
+  // list (which would re-wrap its rows and move the one just clicked).
+  detail.append(el("p", { className: "muted placeholder", text: "Click an item to see it here." }));
 
   function buildFilters() {
     const filters = el("div", { id: "filters" });
@@ -199,13 +218,11 @@
   }
 
   function buildHeader() {
-    const columns = [
-      ["key", "Item"],
-      ["category", "Category"],
-      ...RUNS.map((name, run) => ["run" + run, name]),
-      ["gold_status", "Gold"],
-      ["flags", "Flags"],
-    ];
+    const columns = [["key", "Item"], ["question", "Question"]];
+    if (HAS_CATEGORY) columns.push(["category", "Category"]);
+    RUNS.forEach((name, run) => columns.push(["run" + run, name]));
+    if (HAS_SIMILARITY) RUNS.forEach((name, run) => columns.push(["sim" + run, "Similarity: " + name]));
+    columns.push(["gold_status", "Gold"], ["flags", "Flags"]);
     const row = el("tr");
     for (const [key, title] of columns) {
       const th = el("th", { "data-sort": key, text: title });
@@ -246,10 +263,24 @@
     for (const item of rows.slice(0, state.shown)) {
       const tr = el("tr", { "data-key": item.key });
       if (item.key === state.selected) tr.className = "selected";
-      tr.append(el("td", { text: item.key }), el("td", { text: item.category }));
+      tr.append(el("td", { text: item.key }));
+      tr.append(el("td", { className: "question", title: item.question || "", text: item.questionShort }));
+      if (HAS_CATEGORY) tr.append(el("td", { className: "category", text: item.category }));
       for (const result of item.results) {
         const verdict = result ? result.verdict : "absent";
-        tr.append(el("td", { className: "v-" + verdict, text: result ? result.label : "—" }));
+        const cell = el("td", { className: "v-" + verdict, text: result ? result.label : "—" });
+        if (result && result.verdict === "error" && result.error) {
+          // The engine's own words, not only the class the label counts by.
+          cell.append(el("div", { className: "error-message", title: result.error, text: shorten(result.error, 80) }));
+        }
+        tr.append(cell);
+      }
+      if (HAS_SIMILARITY) {
+        for (const result of item.results) {
+          const value = result ? result.structural_similarity : null;
+          const text = typeof value === "number" ? value.toFixed(2) : "–";
+          tr.append(el("td", { className: "num similarity-cell", text: text }));
+        }
       }
       tr.append(el("td", { text: item.gold_status }), el("td", { text: item.flagText }));
       tr.addEventListener("click", () => openItem(item.key));
@@ -322,6 +353,66 @@
       word++;
     }
     return node;
+  }
+
+  // Gold and the answer side by side, line against line: a longest common subsequence of
+  // their lines (compared without case and surrounding blanks) pairs equal lines; between two
+  // equal lines, gold's other lines face the answer's other lines and are marked as changed.
+  function sqlLines(sql) {
+    return (sql || "").replace(/\r\n?/g, "\n").split("\n");
+  }
+
+  function sideBySide(gold, answer) {
+    const left = sqlLines(gold), right = sqlLines(answer);
+    const a = left.map((line) => line.trim().toLowerCase());
+    const b = right.map((line) => line.trim().toLowerCase());
+    const n = a.length, m = b.length;
+    const box = el("table", { className: "sql-diff" });
+    box.append(el("thead", {}, el("tr", {}, el("th", { text: "Gold" }), el("th", { text: "Answer" }))));
+    const body = el("tbody");
+    box.append(body);
+    if (n * m > MAX_DIFF_CELLS) {
+      body.append(el("tr", {}, el("td", { text: gold }), el("td", { text: answer })));
+      return box;
+    }
+    const lcs = new Array(n + 1);
+    for (let i = 0; i <= n; i++) lcs[i] = new Uint32Array(m + 1);
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      }
+    }
+    let goldOnly = [], answerOnly = [];
+    function flush() {
+      for (let k = 0; k < Math.max(goldOnly.length, answerOnly.length); k++) {
+        const g = goldOnly[k], p = answerOnly[k];
+        body.append(
+          el(
+            "tr",
+            { className: "changed" },
+            el("td", { className: g === undefined ? "empty" : "del", text: g === undefined ? "" : g }),
+            el("td", { className: p === undefined ? "empty" : "ins", text: p === undefined ? "" : p })
+          )
+        );
+      }
+      goldOnly = [];
+      answerOnly = [];
+    }
+    let i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i] === b[j]) {
+        flush();
+        body.append(el("tr", { className: "same" }, el("td", { text: left[i] }), el("td", { text: right[j] })));
+        i++;
+        j++;
+      } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        goldOnly.push(left[i++]);
+      } else {
+        answerOnly.push(right[j++]);
+      }
+    }
+    flush();
+    return box;
   }
 
   // A result preview as a table; with `gold`, cells of rows gold's preview lacks are marked
@@ -408,10 +499,16 @@
     panel.append(el("p", { className: "status muted", text: status }));
     const why = whyBlock(result);
     if (why) panel.append(why);
-    if (result.error) panel.append(pre(result.error, "error"));
+    if (result.error) panel.append(el("h3", { text: "Error message" }), pre(result.error, "error"));
     panel.append(el("h3", { text: "Extracted SQL" }));
-    if (result.extracted_sql) panel.append(diffSql(result.extracted_sql, item.gold_sql));
-    else panel.append(el("p", { className: "muted", text: "none" }));
+    if (result.extracted_sql) {
+      panel.append(diffSql(result.extracted_sql, item.gold_sql));
+      if (item.gold_sql) {
+        const lines = el("details", { className: "line-diff", open: "" }, el("summary", { text: "Gold and answer, line by line" }));
+        lines.append(sideBySide(item.gold_sql, result.extracted_sql));
+        panel.append(lines);
+      }
+    } else panel.append(el("p", { className: "muted", text: "none" }));
     if (result.executed_sql && result.executed_sql !== result.extracted_sql) {
       panel.append(el("h3", { text: "Executed SQL (translated)" }), pre(result.executed_sql, "sql"));
     }
@@ -433,7 +530,6 @@
     state.selected = key;
     for (const tr of tbody.querySelectorAll("tr")) tr.classList.toggle("selected", tr.dataset.key === key);
     detail.textContent = "";
-    detail.hidden = false;
     detail.dataset.key = key;
     const facts = [item.category && "category " + item.category, "gold " + item.gold_status];
     if (item.flags && item.flags.length) facts.push("flags " + item.flagText);
@@ -461,7 +557,7 @@
     const panels = el("div", { className: "runs" });
     RUNS.forEach((name, run) => panels.append(runPanel(item, name, item.results[run])));
     detail.append(panels);
-    detail.scrollIntoView();
+    detail.scrollTop = 0; // the detail scrolls on its own; the list keeps its place
     if (location.hash !== "#" + encodeURIComponent(key)) history.replaceState(null, "", "#" + encodeURIComponent(key));
   }
 
@@ -471,7 +567,7 @@
     buildFilters(),
     summary,
     counts,
-    el("div", { id: "layout" }, detail, el("div", {}, table, more))
+    el("div", { id: "layout" }, el("div", { id: "list" }, table, more), detail)
   );
   refresh();
   if (location.hash.length > 1) openItem(decodeURIComponent(location.hash.slice(1)));

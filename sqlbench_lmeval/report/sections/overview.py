@@ -3,8 +3,11 @@ dataset versions and source, and how the numbers of the report are computed."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
+from sqlbench_lmeval.report.metadata import run_metadata
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context
 from sqlbench_lmeval.report.stats import LEVEL
@@ -26,7 +29,7 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
                     + (f" (+{len(result.excluded)} excluded)" if result.excluded else ""),
                     result.comparison_version or "unknown",
                     result.dataset_version or "unknown",
-                    run.source,
+                    _shown(run.source),
                 )
             )
     table = Table(
@@ -41,4 +44,43 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
         "item's two answers together), and test EX with the exact two-sided McNemar test on the "
         "discordant items."
     )
-    return [Section(TITLE, (table, method))]
+    return [Section(TITLE, (table, *_details(runs), method))]
+
+
+def _shown(source: str) -> str:
+    """A run's path as a shared page shows it: the user's home folder written as ``~``."""
+    home = str(Path.home())
+    if home not in ("", "/") and (source == home or source.startswith(home + os.sep)):
+        return "~" + source[len(home) :]
+    return source
+
+
+def _details(runs: Sequence[Run]) -> list:
+    """How each run was made, as its results file records it; a note on limited runs."""
+    known = [(run, run_metadata(run)) for run in runs]
+    rows = tuple(
+        (
+            run.name,
+            meta.model or "unknown",
+            meta.model_args or "unknown",
+            meta.date or "unknown",
+            meta.generation or "unknown",
+            meta.lm_eval_version or "unknown",
+            meta.limit or "all items",
+        )
+        for run, meta in known
+    )
+    table = Table(
+        ("Run", "Model", "Model arguments", "Date", "Generation", "lm-eval", "Items run"),
+        rows,
+    )
+    limited = [run.name for run, meta in known if meta.limit is not None]
+    if not limited:
+        return [table]
+    note = (
+        "Runs marked [--limit …] answered only the first items of their tasks: their means "
+        "are over those items and are not comparable with those of full runs: "
+        + ", ".join(limited)
+        + "."
+    )
+    return [table, note]

@@ -20,7 +20,14 @@ from sqlbench_lmeval.report.runs import Run, ScoredItem
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
-from sqlbench_lmeval.scoring.metrics import not_defined
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
+from sqlbench_lmeval.scoring.metrics import EX, is_metric, not_defined
+
+#: EX over the items whose gold is healthy (``gold_status`` "ok"): what EX says about the model
+#: once gold that is empty, erroring or otherwise doubtful is set aside. Computed here from
+#: each item's EX and gold status; a score that carries the metric itself is used as it is.
+HEALTHY_EX = "ex_on_healthy_gold"
+HEALTHY_EX_LABEL = "EX (healthy gold)"
 
 TITLE = "Scores"
 EXPLANATION = paragraph(
@@ -30,9 +37,21 @@ EXPLANATION = paragraph(
     numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
     (BIRD's rule). R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
     counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1; not
-    defined on an engine that counts no work (PostgreSQL).
+    defined on an engine that counts no work (PostgreSQL). EX (healthy gold): EX over the
+    items whose gold query was judged healthy when the data was built; the other items are
+    left out of that mean.
     """
 )
+
+
+def _label(name: str) -> str:
+    return HEALTHY_EX_LABEL if name == HEALTHY_EX and not is_metric(name) else label(name)
+
+
+def _value(item: ScoredItem, name: str) -> float:
+    if name == HEALTHY_EX and name not in item.numbers:
+        return item.ex if item.gold_status == GOLD_HEALTHY else float("nan")
+    return item_metric(item, name)
 
 
 @dataclass(frozen=True)
@@ -56,7 +75,7 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
 
 def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
     # Every row of a view has the same metrics, in column order (score_rows).
-    metrics = [(name, label(name)) for name in rows[0].intervals]
+    metrics = [(name, _label(name)) for name in rows[0].intervals]
     table = Table(
         ("Run", "Category", "n", *(title for _, title in metrics)),
         tuple(
@@ -81,8 +100,46 @@ def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
         for row in whole
         for name, reason in row.undefined.items()
     ]
-    charts = context.charts.draw("scores", view, "scores", plot_scores, whole, metrics)
+    bars, same = coinciding(whole, metrics)
+    notes += [
+        f"{' = '.join(titles)}: the same mean and interval for every run here, shown as one bar."
+        for titles in same
+    ]
+    charts = context.charts.draw("scores", view, "scores", plot_scores, whole, bars)
+    by_category = [row for row in rows if row.category is not None]
+    if by_category:
+        charts += context.charts.draw(
+            "categories", view, "EX by category", plot_categories, by_category
+        )
     return [table, *notes, *charts]
+
+
+def coinciding(
+    rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]
+) -> tuple[list[tuple[str, str]], list[list[str]]]:
+    """The metrics to draw, one bar for each set of metrics whose mean and interval are equal
+    for every run (EX = EX strict = EX set = R-VES in most runs: four equal bars say
+    nothing), titled "EX = EX strict"; and the title lists of those sets."""
+    groups: list[tuple[str, list[str], tuple]] = []
+    for name, title in metrics:
+        key = tuple(
+            (
+                round(r.intervals[name].mean, 12),
+                round(r.intervals[name].low, 12),
+                round(r.intervals[name].high, 12),
+            )
+            if name not in r.undefined and not np.isnan(r.intervals[name].mean)
+            else (name,)  # undefined or empty: never merged
+            for r in rows
+        )
+        for group in groups:
+            if group[2] == key:
+                group[1].append(title)
+                break
+        else:
+            groups.append((name, [title], key))
+    bars = [(name, " = ".join(titles)) for name, titles, _ in groups]
+    return bars, [titles for _, titles, _ in groups if len(titles) > 1]
 
 
 def score_metrics(items: Sequence[ScoredItem]) -> list[str]:
@@ -103,6 +160,8 @@ def score_rows(
     for view, results in runs_by_view(runs):
         # The same columns for every run of a view (a metric a run lacks shows as NaN).
         metrics = score_metrics([item for _, result in results for item in result.items])
+        if HEALTHY_EX not in metrics:
+            metrics.append(HEALTHY_EX)
         for run, result in results:
             undefined = _undefined(result.items, result.engine)
             common = (metrics, resamples, seed, undefined)
@@ -124,11 +183,42 @@ def _undefined(items: Sequence[ScoredItem], engine: str | None) -> dict[str, str
 
 def _score_row(view, category, run, items, metrics, resamples, seed, undefined) -> ScoreRow:
     values = np.array(
-        [[item_metric(item, name) for name in metrics] for item in items], dtype=float
+        [[_value(item, name) for name in metrics] for item in items], dtype=float
     ).reshape(len(items), len(metrics))
     intervals = bootstrap_cis(values, resamples=resamples, seed=seed)
     by_metric = dict(zip(metrics, intervals, strict=True))
     return ScoreRow(view, category, run, len(items), by_metric, undefined)
+
+
+def plot_categories(rows: Sequence[ScoreRow]):
+    """EX per category (x) and run (colour) with 95% bootstrap intervals, on one view."""
+    categories = sorted({row.category for row in rows})
+    runs = list(dict.fromkeys(row.run for row in rows))
+    at = {(row.category, row.run): row.intervals[EX] for row in rows}
+    figure = plots.new_figure(max(5.0, 0.9 * len(categories) * max(1, len(runs)) ** 0.5), 3.8)
+    axes = figure.subplots()
+    series, errors = {}, {}
+    for run in runs:
+        cells = [at.get((category, run)) for category in categories]
+        series[run] = [cell.mean if cell else float("nan") for cell in cells]
+        errors[run] = (
+            [cell.mean - cell.low if cell else float("nan") for cell in cells],
+            [cell.high - cell.mean if cell else float("nan") for cell in cells],
+        )
+    plots.grouped_bars(axes, categories, series, errors)
+    axes.set_ylim(0, 1.05)
+    axes.set_ylabel("EX (95% CI)")
+    if len(categories) > 4:
+        axes.tick_params(axis="x", labelrotation=30)
+    return figure
+
+
+def _tick(title: str) -> str:
+    """A bar's label on two metrics a line, so "EX = EX strict = EX set = ..." stays under
+    its bar instead of running into the next one."""
+    parts = title.split(" = ")
+    lines = [" = ".join(parts[i : i + 2]) for i in range(0, len(parts), 2)]
+    return "\n= ".join(lines)
 
 
 def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]):
@@ -143,7 +233,7 @@ def plot_scores(rows: Sequence[ScoreRow], metrics: Sequence[tuple[str, str]]):
             [row.intervals[name].mean - row.intervals[name].low for name, _ in metrics],
             [row.intervals[name].high - row.intervals[name].mean for name, _ in metrics],
         )
-    plots.grouped_bars(axes, [title for _, title in metrics], series, errors)
+    plots.grouped_bars(axes, [_tick(title) for _, title in metrics], series, errors)
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("mean over items (95% CI)")
     return figure
