@@ -58,8 +58,9 @@ from sqlbench_lmeval.scoring.tie_compare import (
 )
 from sqlbench_lmeval.scoring.tie_probe import TiePlan, plan_ties
 
-#: Version of what a tie record holds (the probe's text, the grouping, the checks).
-TIE_VERSION = "1"
+#: Version of what a tie record holds (the probe's text, the grouping, the checks). 2: keys
+#: equal under the ``ex`` value rules are one tie group.
+TIE_VERSION = "2"
 #: The tie store's file name, in the gold cache's folder.
 STORE_FILE = "tie-gold.sqlite"
 
@@ -135,7 +136,7 @@ def tie_verdict(
     ):
         return verdict
     answers = ties.answers
-    if answers is None or not accepts(predicted.rows, answers):
+    if answers is None or not accepts(predicted.rows, answers, gold_rows=gold.rows):
         return verdict
     return Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT)
 
