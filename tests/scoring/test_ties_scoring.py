@@ -50,7 +50,7 @@ def test_another_pick_from_the_tie_at_the_cut_is_right(database):
     eve = score(database, TOP3, "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3")
     assert (eve["ex"], eve["ex_strict"], eve["reason"]) == (1, 0, TIE_EQUIVALENT)
     assert eve[TIE_STATUS] == ANSWERS and eve[ACCEPTABLE] == "3"
-    assert eve["comparison_version"] == COMPARISON_VERSION == "3"
+    assert eve["comparison_version"] == COMPARISON_VERSION == "4"
     fay = score(database, TOP3, "SELECT name FROM scores WHERE name IN ('ann', 'bob', 'fay')")
     assert fay["ex"] == 0 and fay["reason"] != TIE_EQUIVALENT
     swapped = "SELECT 'bob' UNION ALL SELECT 'ann' UNION ALL SELECT 'cid'"
