@@ -24,7 +24,9 @@
   own size only, so ``ROUND(x, 2)`` (a move of up to 0.005) passes only where 0.005 is within
   1e-12 of the value itself, and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15)
   differ by far more. The cost: a residue beside mostly zeros or alone (gold 0.0, prediction
-  5.6e-17, little else beside it) is not forgiven.
+  5.6e-17, little else beside it) is not forgiven. The limit: where at least half of a
+  column's numbers are huge, a small value in it is a residue of them (gold 1e20 and 0.05
+  against 1e20 and 0 still match), as every value beside a huge one was before.
 - The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
   pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
 
