@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.scoring.tie_compare import TieGold, acceptable_count, accepts, tie_gold
 from sqlbench_lmeval.scoring.tie_probe import plan_ties
 
@@ -130,6 +130,13 @@ def main() -> int:
     )
     probe_s = time.perf_counter() - started
     probes: dict[int, Outcome] = dict(zip(probed, probe_outcomes, strict=True))
+    # A probe with a fallback (a key reading an alias or a table column of its name) that
+    # failed: the fallback, as scoring uses it (``gold_ties.TieBatch.finish``).
+    retry = [i for i in probed if plans[i].fallback_sql and probes[i].status is Status.ERROR]
+    fallbacks = execute_many(
+        [Job(golds[i].database, plans[i].fallback_sql) for i in retry], limits, workers=args.workers
+    )
+    probes.update(zip(retry, fallbacks, strict=True))
 
     counts: Counter = Counter()
     unusable: Counter = Counter()

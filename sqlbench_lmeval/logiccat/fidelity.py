@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import install
 from sqlbench_lmeval.scoring.gold_ties import plan_gold, record_from
@@ -220,6 +220,14 @@ def tie_answers(
             if plan is not None and plan.handled and plan.has_order_or_cut and plan.probe_sql
         }
     )
+    # A probe with a fallback that failed: the fallback, as scoring takes it
+    # (``gold_ties.TieBatch.finish``).
+    retry = {
+        item_id: plans[item_id].fallback_sql
+        for item_id, probe in probes.items()
+        if plans[item_id].fallback_sql and probe.status is Status.ERROR
+    }
+    probes = {**probes, **(run_probes(retry) if retry else {})}
     answers = {}
     for item_id, plan in plans.items():
         record = record_from(plan, golds[item_id][1], probes.get(item_id))

@@ -29,15 +29,17 @@ from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
+    EX_ON_HEALTHY_GOLD,
     EX_SET,
     EX_STRICT,
     GOLD_WORK,
     LOGGED_NUMBERS,
     TIE_STATUS,
     VES,
+    VOTED_EX,
     WORK,
 )
-from sqlbench_lmeval.scoring.pipeline import EXCLUDED, READS_NO_TABLE, TRUNCATED
+from sqlbench_lmeval.scoring.pipeline import EXCLUDED, READS_NO_TABLE, TRUNCATED, healthy_gold
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
 #: by the metric registry); every other number lands in ``ScoredItem.numbers``.
@@ -107,6 +109,15 @@ class ScoredItem:
             for name, value in score.items()
             if name not in _KNOWN_FIELDS and _is_number(value)
         }
+        # Scores made before items carried EX on healthy gold: the same number from the
+        # item's gold health and EX (single answers only: a sampled item's EX is no vote).
+        if (
+            EX_ON_HEALTHY_GOLD not in score
+            and VOTED_EX not in score
+            and healthy_gold(str(score.get("gold_status") or ""), score.get("flags") or ())
+            and _is_number(score.get(EX))
+        ):
+            numbers[EX_ON_HEALTHY_GOLD] = float(score[EX])
         return cls(
             id=int(score["id"]),
             status=str(score["status"]),

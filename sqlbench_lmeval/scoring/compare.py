@@ -6,30 +6,38 @@
 - rows compared as a multiset (duplicates count), or in order when the gold query's outermost
   ORDER BY defines an order (:func:`gold_order_matters`; the caller passes ``ordered``);
 - values: numbers (int, float, Decimal, bool as 0/1) are equal when they differ by at most
-  ``REL_TOL`` times the larger of their own magnitudes and their column's magnitude (the largest
-  finite magnitude of any number in that column of either result, lists included); two ints
-  must be exactly equal; infinities equal only themselves. NaN equals NaN; NULL equals only
-  NULL (never 0 or ''); strings and bytes are compared exactly; dates and other values with
-  ``==``; lists/structs element-wise by the same rules.
+  ``REL_TOL`` times the larger of their own magnitudes, or when both are *residues* of their
+  column: at most ``REL_TOL`` times the magnitude of at least half of the column's numbers
+  (both results, zeros included; :func:`column_magnitudes`). Two ints must be exactly equal;
+  infinities equal only themselves. NaN equals NaN; NULL equals only NULL (never 0 or '');
+  strings and bytes are compared exactly; dates and other values with ``==``; lists/structs
+  element-wise by the same rules.
 - Why this tolerance: gold and prediction run on the same engine over the same data, so an
   honest difference is float noise - a few units in the last place from another summation
   order or expression form (~1e-16 relative, 1e-12 leaves four orders of margin), or the
   residue of a cancellation (``0.1 + 0.2 - 0.3`` = 5.6e-17 where gold has 0), which is noise
-  relative to the operands, whose size the column's magnitude stands in for. A rounded answer
-  is not noise: ``ROUND(x, 2)`` moves a value by up to 0.005, which the rule only forgives once
-  the column's magnitude exceeds 5e9 (where 0.005 is a few thousand units in the last place),
-  and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15) differ by far more than
-  1e-12 of their column. The cost: a residue alone in an all-zero column (gold 0.0, prediction
-  5.6e-17 and nothing larger beside it) is not forgiven.
+  relative to the operands, whose size the bulk of the column stands in for. The bulk, not the
+  largest value: one huge value must not turn the column's ordinary values into "residues"
+  (item 1429's rate column holds -3.3e29 beside rates near -0.05, item 3681's holds 1e12 beside
+  0.0125-0.043; with the largest magnitude as the scale, 0 for every small rate and 0.5 for
+  every small value both matched). A value that is not a residue is compared relative to its
+  own size only, so ``ROUND(x, 2)`` (a move of up to 0.005) passes only where 0.005 is within
+  1e-12 of the value itself, and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15)
+  differ by far more. The cost: a residue beside mostly zeros or alone (gold 0.0, prediction
+  5.6e-17, little else beside it) is not forgiven. The limit: where at least half of a
+  column's numbers are huge, a small value in it is a residue of them (gold 1e20 and 0.05
+  against 1e20 and 0 still match), as every value beside a huge one was before.
 - The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
   pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
 
-``ex_strict`` - the LogicCat description's scoring recipe literally: ``pred_rows == gold_rows``
-(Python equality of the raw row lists, order and duplicates significant, 1 == 1.0, no
-tolerance).
+``ex_strict`` - the original scoring recipe literally: ``pred_rows == gold_rows`` (Python
+equality of the raw row lists, order and duplicates significant, 1 == 1.0, no tolerance).
 
 ``ex_set`` - BIRD's ``set(pred_rows) == set(gold_rows)``: order and duplicates ignored, exact
 values; reported for comparability with the literature (it hides a missing DISTINCT).
+
+Both also need as many columns as gold, as ``ex`` does: rows of other widths are never equal
+anyway, and without it an empty result of any width would match every empty gold.
 
 All three need both outcomes OK; a gold failure makes every mode false with reason
 ``gold_<status>`` (the caller reports the gold status separately).
@@ -64,11 +72,14 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 
 #: 3: ``ex`` is tie-aware (``gold_ties.tie_verdict`` above :func:`compare`): another of
 #: gold's right answers under its ORDER BY ties and LIMIT cut scores 1 (``tie_equivalent``).
-COMPARISON_VERSION = "3"
+#: 4: numbers compare per value (a column's scale forgives only residues, and the scale is
+#: its bulk, not its largest value); tie groups join sort keys equal under that rule;
+#: ``ex_strict``/``ex_set`` need gold's width where gold is empty.
+COMPARISON_VERSION = "4"
 # Float noise between two queries on the same engine and data is a few units in the last place
 # (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
-# where the column's magnitude is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative
-# plus 1e-9 absolute accepted ROUND(x, 2) above 5,000, and anything within 1e-9 of a tiny value).
+# where the value itself is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative plus
+# 1e-9 absolute accepted ROUND(x, 2) above 5,000, and anything within 1e-9 of a tiny value).
 REL_TOL = 1e-12
 
 
@@ -128,10 +139,12 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
     if pred.status is not Status.OK:
         return Verdict(False, False, False, f"pred_{pred.status.value}")
     pred_rows, gold_rows = list(pred.rows), list(gold.rows)
+    if len(pred.columns) != len(gold.columns):
+        # Rows of other widths never compare equal, except no rows at all: an empty result
+        # of any width would otherwise match every empty gold in the literal modes.
+        return Verdict(False, False, False, "column_count")
     ex_strict = _safe_eq(pred_rows, gold_rows)
     ex_set = _safe_set_eq(pred_rows, gold_rows)
-    if len(pred.columns) != len(gold.columns):
-        return Verdict(False, ex_strict, ex_set, "column_count")
     if len(pred_rows) != len(gold_rows):
         return Verdict(False, ex_strict, ex_set, "row_count")
     if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
@@ -201,9 +214,15 @@ def _numbers_close(a: Any, b: Any, magnitude: float) -> bool:
 
 
 def _float_close(x: float, y: float, magnitude: float) -> bool:
-    # isclose: |x - y| <= max(REL_TOL * max(|x|, |y|), abs_tol); infinities equal only
-    # themselves. ``magnitude`` is finite, so abs_tol is too.
-    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=REL_TOL * magnitude)
+    """Within REL_TOL of the larger of the two, or both residues next to ``magnitude`` (the
+    column's scale, :func:`column_magnitudes`): noise next to the column, never a value far
+    from its counterpart relative to its own size. Infinities equal only themselves."""
+    if x == y:
+        return True
+    if math.isclose(x, y, rel_tol=REL_TOL):
+        return True
+    bound = REL_TOL * magnitude  # finite: magnitudes are
+    return abs(x) <= bound and abs(y) <= bound
 
 
 def _same_width(pred: list[tuple], gold: list[tuple]) -> bool:
@@ -212,29 +231,35 @@ def _same_width(pred: list[tuple], gold: list[tuple]) -> bool:
 
 
 def column_magnitudes(rows: list[tuple]) -> list[float]:
-    """Per column, the largest finite magnitude of any number in it (lists included), or 0.
+    """Per column, its scale: the magnitude that at least half of its numbers reach.
 
-    ``rows`` are both results together: for rows to match at all, each side's largest number
-    must be close to the other's, so gold's magnitude and this one agree to within REL_TOL, and
-    taking both keeps the comparison symmetric.
+    Of the finite numbers in the column (lists count by their largest element; NULL, text,
+    NaN and infinities are not numbers here), sorted by magnitude, the one at position n // 2,
+    or 0 without numbers. A value at most REL_TOL times this is a residue (noise next to most
+    of the column). ``rows`` are both results together, which keeps the comparison symmetric.
     """
     if not rows:
         return []
-    return [max((_magnitude(row[c]) for row in rows), default=0.0) for c in range(len(rows[0]))]
+    scales = []
+    for c in range(len(rows[0])):
+        sizes = sorted(m for row in rows if (m := _magnitude(row[c])) is not None)
+        scales.append(sizes[len(sizes) // 2] if sizes else 0.0)
+    return scales
 
 
-def _magnitude(value: Any) -> float:
+def _magnitude(value: Any) -> float | None:
+    """|value| of a finite number (a list's largest, 0 for an empty one), else None."""
     if isinstance(value, (list, tuple)):
-        return max((_magnitude(v) for v in value), default=0.0)
+        return max((m for v in value if (m := _magnitude(v)) is not None), default=0.0)
     if isinstance(value, dict):
-        return max((_magnitude(v) for v in value.values()), default=0.0)
+        return max((m for v in value.values() if (m := _magnitude(v)) is not None), default=0.0)
     if not _is_number(value):
-        return 0.0
+        return None
     try:
         f = abs(float(value))
     except (OverflowError, ValueError):
-        return 0.0  # beyond float range: such ints compare exactly, Decimals by ==
-    return f if math.isfinite(f) else 0.0
+        return None  # beyond float range: such ints compare exactly, Decimals by ==
+    return f if math.isfinite(f) else None
 
 
 def values_close(a: Any, b: Any, magnitude: float = 0.0) -> bool:
@@ -260,10 +285,15 @@ def values_close(a: Any, b: Any, magnitude: float = 0.0) -> bool:
         return False
 
 
-def _rows_close(p: tuple, g: tuple, magnitudes: list[float]) -> bool:
+def rows_close(p: tuple, g: tuple, magnitudes: list[float]) -> bool:
+    """Two rows equal value by value under the ``ex`` rules (``magnitudes``: the columns'
+    scales, :func:`column_magnitudes`)."""
     return len(p) == len(g) and all(
         values_close(x, y, m) for x, y, m in zip(p, g, magnitudes, strict=True)
     )
+
+
+_rows_close = rows_close
 
 
 # -- multiset matching -------------------------------------------------------------------
@@ -275,9 +305,10 @@ def _rows_close(p: tuple, g: tuple, magnitudes: list[float]) -> bool:
 #    agree, done. This settles nearly every match.
 # 1. Otherwise each number gets the id of its tolerance cluster in its column: the column's
 #    numbers (both sides) sorted by float value and chained while neighbours are float-close.
-#    Within a column the tolerance is one absolute width (REL_TOL times the column's magnitude,
-#    which bounds every value in it), so for a <= b <= c, close(a, c) implies close(a, b) and
-#    close(b, c): two close values always share a cluster; rows can only match within a group
+#    Closeness is convex along the number line: for a <= b <= c, close(a, c) implies
+#    close(a, b) and close(b, c) (relatively close a and c have one sign and b between them is
+#    at least as close to each, relative to the larger; residues a and c bound b, a residue
+#    too), so two close values always share a cluster; rows can only match within a group
 #    of equal cluster/exact keys and the group sizes must agree on both sides. This settles
 #    nearly every mismatch.
 # 2. A cluster is "tight" when all its values are pairwise close: its extremes are float-close

@@ -58,8 +58,9 @@ from sqlbench_lmeval.scoring.tie_compare import (
 )
 from sqlbench_lmeval.scoring.tie_probe import TiePlan, plan_ties
 
-#: Version of what a tie record holds (the probe's text, the grouping, the checks).
-TIE_VERSION = "1"
+#: Version of what a tie record holds (the probe's text, the grouping, the checks). 2: keys
+#: equal under the ``ex`` value rules are one tie group.
+TIE_VERSION = "2"
 #: The tie store's file name, in the gold cache's folder.
 STORE_FILE = "tie-gold.sqlite"
 
@@ -135,7 +136,7 @@ def tie_verdict(
     ):
         return verdict
     answers = ties.answers
-    if answers is None or not accepts(predicted.rows, answers):
+    if answers is None or not accepts(predicted.rows, answers, gold_rows=gold.rows):
         return verdict
     return Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT)
 
@@ -174,6 +175,9 @@ class TieBatch:
     plans: list[TiePlan | None]
     probe_of: dict[int, int]  # item index -> index in ``probe_jobs``
     probe_jobs: list[Job]
+    #: item index -> index in ``probe_jobs`` of its plan's ``fallback_sql``: used in place of
+    #: the probe when the probe fails with an error.
+    fallback_of: dict[int, int]
     keys: list[str | None]  # per item: its record's key in the store (None: not storable)
     store: TieStore | None
     #: Per item, whether gold's outermost query has ORDER BY, from the plan's parse (gold is
@@ -189,6 +193,9 @@ class TieBatch:
             if record is None:
                 slot = self.probe_of.get(index)
                 probe = None if slot is None else probes[slot]
+                fallback = self.fallback_of.get(index)
+                if fallback is not None and probe is not None and probe.status is Status.ERROR:
+                    probe = probes[fallback]
                 record = record_from(plan, gold[index], probe)
                 key = self.keys[index]
                 if (
@@ -221,6 +228,7 @@ def plan_batch(
     plans: list[TiePlan | None] = []
     orders: list[bool | None] = []
     probe_of: dict[int, int] = {}
+    fallback_of: dict[int, int] = {}
     probe_jobs: list[Job] = []
     for index, (item, key) in enumerate(zip(items, keys, strict=True)):
         record = found.get(key) if key is not None else None
@@ -235,10 +243,13 @@ def plan_batch(
             elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
                 probe_of[index] = len(probe_jobs)
                 probe_jobs.append(Job(item.database, plan.probe_sql))
+                if plan.fallback_sql is not None:
+                    fallback_of[index] = len(probe_jobs)
+                    probe_jobs.append(Job(item.database, plan.fallback_sql))
         records.append(record)
         plans.append(plan)
         orders.append(order)
-    return TieBatch(records, plans, probe_of, probe_jobs, keys, store, orders)
+    return TieBatch(records, plans, probe_of, probe_jobs, fallback_of, keys, store, orders)
 
 
 def _record_key(gold_key: str, dialect: str) -> str:

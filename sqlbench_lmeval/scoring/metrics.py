@@ -67,6 +67,8 @@ EX = "ex"
 EX_STRICT = "ex_strict"
 EX_SET = "ex_set"
 EX_READS_DATA = "ex_reads_data"
+#: EX on the items whose gold is healthy (``pipeline.healthy_gold``); only those carry it.
+EX_ON_HEALTHY_GOLD = "ex_on_healthy_gold"
 #: Sampled runs: EX of the voted answer, VES and EX averaged over the samples, pass@k by k.
 VOTED_EX = "ex_maj"
 MEAN_VES = "ves_mean"
@@ -307,6 +309,20 @@ def _execution() -> list[Metric]:
             EXECUTION,
             compute=execution_accuracy_reading_data,
             in_group=True,
+        ),
+        Metric(
+            EX_ON_HEALTHY_GOLD,
+            "EX (healthy gold)",
+            "EX on the items whose gold returned a non-empty result with a non-NULL value and "
+            "can be repeated (no RAND()): an empty answer cannot score there, whatever share "
+            "of the task's gold is empty",
+            "the items with healthy gold only (absent from the others, so a mean over a run "
+            "is over those items)",
+            EXECUTION,
+            kinds=frozenset({SINGLE}),
+            made_by="scoring.pipeline.healthy_gold",  # the EX of the items it says
+            in_summary=True,
+            in_scores_table=True,
         ),
     ]
 
@@ -619,6 +635,7 @@ def group_metrics(benchmark: str) -> tuple[Metric, ...]:
 __all__ = [
     "COUNT_SIMILARITY",
     "EX",
+    "EX_ON_HEALTHY_GOLD",
     "EX_READS_DATA",
     "EX_SET",
     "EX_STRICT",

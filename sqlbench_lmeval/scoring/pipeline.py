@@ -64,6 +64,7 @@ from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
+    EX_ON_HEALTHY_GOLD,
     GOLD_WORK,
     LOGGED_NUMBERS,
     TIE_STATUS,
@@ -680,6 +681,9 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED
         result[READS_NO_TABLE] = constant
+    if healthy_gold(gold_status, item.flags):
+        # Carried by these items only: lm-eval's mean and ``aggregate``'s are over them.
+        result[EX_ON_HEALTHY_GOLD] = result[EX]
     if item_metrics is not None:
         # A refused or failed answer has no SQL to measure: its numbers are those of no SQL.
         sql = None if extraction is None or failure is not None else extraction.sql
@@ -696,6 +700,12 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             }
         )
     return result
+
+
+def healthy_gold(gold_status: str, flags) -> bool:
+    """Whether gold returned a non-empty, not all-NULL result that can be repeated (no
+    RAND()): the items ``ex_on_healthy_gold`` is over."""
+    return gold_status == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(flags)
 
 
 def aggregate(scores: Sequence[Mapping]) -> dict:
@@ -734,13 +744,9 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
         in_category = [s for s in scores if s.get("category") == category]
         metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
         metrics[f"n_{category}"] = len(in_category)
-    healthy = [
-        s
-        for s in scores
-        if s["gold_status"] == GOLD_HEALTHY and not UNREPEATABLE_FLAGS & set(s["flags"])
-    ]
+    healthy = [s for s in scores if healthy_gold(s["gold_status"], s["flags"])]
     metrics["n_healthy_gold"] = len(healthy)
-    metrics["ex_on_healthy_gold"] = fmean(s[EX] for s in healthy) if healthy else 0.0
+    metrics[EX_ON_HEALTHY_GOLD] = fmean(s[EX] for s in healthy) if healthy else 0.0
     metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))

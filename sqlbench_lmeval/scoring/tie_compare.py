@@ -4,7 +4,9 @@ Gold ``SELECT name, score FROM t ORDER BY score DESC LIMIT 3`` over scores 9, 8,
 three right answers: the engine keeps the 9 and the 8, then any one of the three 7s, and which
 one is an accident of its plan. Given gold's *tie probe* (``tie_probe``: gold's full result in
 gold's order with its sort keys, without the cut), :func:`tie_gold` groups the rows into *tie
-groups* (adjacent rows with equal keys) and keeps those the cut window touches, each with how
+groups* (adjacent rows whose keys are equal under the ``ex`` value rules: item 3086's keys
+1.0000000000000002, 1.0 and 0.9999999999999999 are one number computed three ways, item 2535's
+50.000000000000014 and 50.0 too) and keeps those the cut window touches, each with how
 many of its rows the answer holds. :func:`accepts` takes exactly the predictions that
 
 1. return every row of each group that lies wholly inside the window (the rows that sort
@@ -13,9 +15,10 @@ many of its rows the answer holds. :func:`accepts` takes exactly the predictions
 3. when gold is ordered, list the groups in gold's order (within a group any order).
 
 Rows and values are compared by the ``ex`` rules of ``compare`` (positional columns, numbers
-within ``REL_TOL`` of their column's magnitude, NULL equals only NULL), through
-``compare.multiset_within``; tie-awareness adds no value rule of its own. The magnitude of a
-column is taken over the prediction and every row of the groups involved.
+within ``REL_TOL`` of each other or both residues of their column, NULL equals only NULL),
+through ``compare.multiset_within``; tie-awareness adds no value rule of its own. A column's
+scale (``compare.column_magnitudes``) is taken over the two results compared, the prediction
+and gold's, never over rows that are in neither.
 
 :func:`compare_with_ties` is EX with ties: today's :func:`compare.compare` first (a literal
 match stays ``match``), then, if that fails, :func:`accepts`; a prediction it accepts scores
@@ -38,6 +41,7 @@ from sqlbench_lmeval.scoring.compare import (
     column_magnitudes,
     compare,
     multiset_within,
+    rows_close,
 )
 from sqlbench_lmeval.scoring.tie_probe import OutputKey, TiePlan
 
@@ -123,10 +127,11 @@ def tie_gold(plan: TiePlan, gold: Outcome, probe: Outcome | None) -> TieGold | s
         return PROBE_COLUMNS
     rows = [tuple(row[:width]) for row in source.rows]
     keys = [_keys(row, plan, width) for row in source.rows]
+    key_scales = column_magnitudes(keys + keys)
     if not plan.ordered:
         spans = [(0, len(rows))] if rows else []
     else:
-        spans = _runs(keys)
+        spans = _runs(keys, key_scales)
         if spans is None:
             return KEYS_NOT_SORTED
     start = min(plan.offset, len(rows))
@@ -140,7 +145,7 @@ def tie_gold(plan: TiePlan, gold: Outcome, probe: Outcome | None) -> TieGold | s
                 return PROBE_TRUNCATED
             groups.append(TieGroup(tuple(rows[first:end]), need))
     answers = TieGold(tuple(groups), plan.ordered)
-    if not accepts(gold.rows, answers):
+    if not accepts(gold.rows, answers, gold_rows=gold.rows):
         return GOLD_NOT_ACCEPTED
     return answers
 
@@ -153,41 +158,53 @@ def _keys(row: tuple, plan: TiePlan, width: int) -> tuple:
     )
 
 
-def _same(a: tuple, b: tuple) -> bool:
+def _same(a: tuple, b: tuple, scales: list[float]) -> bool:
     try:
-        return bool(a == b)
+        return bool(a == b) or rows_close(a, b, scales)
     except Exception:
         return False
 
 
-def _runs(keys: Sequence[tuple]) -> list[tuple[int, int]] | None:
-    """Maximal runs of equal adjacent keys as (first, end) spans; None if a key seen before
-    comes back after another one (the rows are then not sorted by these values)."""
+def _runs(keys: Sequence[tuple], scales: list[float]) -> list[tuple[int, int]] | None:
+    """Maximal runs of adjacent keys equal under the ``ex`` value rules (``scales`` per key
+    column, ``compare.column_magnitudes``) as (first, end) spans: two keys that ``ex`` would
+    call one number are one engine's float noise, and ordering them is no real order. None if a
+    key seen before comes back after another run (the rows are then not sorted by these
+    values)."""
     spans: list[tuple[int, int]] = []
     seen: set = set()
     first = 0
     for index in range(1, len(keys) + 1):
-        if index < len(keys) and _same(keys[index], keys[first]):
+        if index < len(keys) and _same(keys[index], keys[index - 1], scales):
             continue
-        try:
-            marker = _hashable(keys[first])
-            if marker in seen:
-                return None
-            seen.add(marker)
-        except TypeError:
-            pass  # an unhashable key cannot be checked for coming back; the run still counts
+        markers = set()
+        for key in keys[first:index]:
+            try:
+                markers.add(_hashable(key))
+            except TypeError:
+                pass  # an unhashable key cannot be checked for coming back; the run counts
+        if markers & seen:
+            return None
+        seen |= markers
         spans.append((first, index))
         first = index
     return spans if keys else []
 
 
-def accepts(rows: Sequence[tuple], answers: TieGold, *, within: RowsWithin | None = None) -> bool:
+def accepts(
+    rows: Sequence[tuple],
+    answers: TieGold,
+    *,
+    within: RowsWithin | None = None,
+    gold_rows: Sequence[tuple] | None = None,
+) -> bool:
     """Whether ``rows`` (a prediction's result) is one of the right answers.
 
     ``within(part, whole)`` decides whether ``part`` pairs row by row with rows of ``whole``;
-    by default the ``ex`` rules (``compare.multiset_within``, each column's magnitude taken over
-    the prediction and every candidate row). Another rule is for measurements only, e.g. the
-    cross-engine tolerance of ``logiccat.fidelity``.
+    by default the ``ex`` rules (``compare.multiset_within``, each column's scale taken over
+    the two results compared: ``rows`` and ``gold_rows``, gold's own result; without it,
+    ``rows`` alone). Another rule is for measurements only, e.g. the cross-engine tolerance of
+    ``logiccat.fidelity``.
     """
     rows = list(rows)
     if len(rows) != answers.size:
@@ -199,7 +216,7 @@ def accepts(rows: Sequence[tuple], answers: TieGold, *, within: RowsWithin | Non
     if any(len(row) != width for row in rows + candidates):
         return False
     if within is None:
-        magnitudes = column_magnitudes(rows + candidates)
+        magnitudes = column_magnitudes(rows + list(rows if gold_rows is None else gold_rows))
 
         def within(part: list[tuple], whole: list[tuple]) -> bool:
             return multiset_within(part, whole, magnitudes)
@@ -265,6 +282,8 @@ def compare_with_ties(
     acceptable = acceptable_count(answers)
     if verdict.ex or pred.status is not Status.OK or gold.status is not Status.OK:
         return TieVerdict(verdict, acceptable)
-    if len(pred.columns) != len(gold.columns) or not accepts(pred.rows, answers):
+    if len(pred.columns) != len(gold.columns) or not accepts(
+        pred.rows, answers, gold_rows=gold.rows
+    ):
         return TieVerdict(verdict, acceptable)
     return TieVerdict(Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT), acceptable)

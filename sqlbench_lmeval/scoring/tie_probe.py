@@ -31,7 +31,13 @@ Decisions, each with its reason:
   DISTINCT or a set operation an extra column would change which rows are distinct: such keys,
   when they read only output columns, are computed over gold's result by a wrapper query
   (``SELECT __tie_probe.*, <key> FROM (<gold>) AS __tie_probe ORDER BY <gold's ORDER BY>``).
-  Other keys of such queries are not handled (``reason``).
+  Other keys of such queries are not handled (``reason``). The wrapper alone is right on
+  MySQL only: SQLite, DuckDB and PostgreSQL read a table column of the alias's name in an
+  ORDER BY expression instead, and gold's text does not say whether one exists; there, under
+  DISTINCT or a set operation, such a key is not handled
+  (``alias_or_column``), except in a plain query: there the probe copies the key into gold's
+  select list, which reads such a column as ORDER BY does, and falls back to the wrapper
+  when the copy fails (no such column: the name is the alias's).
 - **LIMIT without ORDER BY**: any ``k`` rows of the full result are right. SQL leaves the row
   order of such a query unspecified and the engines do pick different rows (SQLite by rowid,
   MariaDB by its plan, DuckDB by thread); the query means "some k rows", exactly as
@@ -79,6 +85,16 @@ POSITION_OUT_OF_RANGE = "position_out_of_range"
 ORDER_ALL = "order_by_all"  # DuckDB's ORDER BY ALL over a SELECT *
 STAR_WITH_KEY = "star_with_key"  # MySQL: SELECT * over a join, ordered by a non-output value
 UNEXPECTED_TEXT = "unexpected_text"  # the tokens do not show the clauses the tree has
+#: A key expression reads a computed output alias's name, which a table column of that name
+#: would take from it (SQLite, DuckDB, PostgreSQL): which of the two the engine sorts by
+#: cannot be told from gold's text.
+ALIAS_OR_COLUMN = "alias_or_column"
+# Engines whose ORDER BY reads an output alias inside an expression before a table column of
+# the same name (MySQL/MariaDB); elsewhere the table column wins there (and only a bare name
+# is read as an alias first).
+_ALIAS_FIRST_DIALECTS = frozenset({"mysql"})
+# ``_needs_wrapper``: the copy into the select list first, the wrapper if that copy fails.
+_EITHER = "either"
 
 _SET_OPERATIONS = (exp.Union, exp.Except, exp.Intersect)
 _QUERIES = (exp.Select, *_SET_OPERATIONS)
@@ -110,7 +126,9 @@ class TiePlan:
     rows compare as a multiset and nothing is probed. Otherwise ``keys`` are the non-constant
     sort keys in ORDER BY order (empty: every row ties), ``offset``/``limit`` the cut (``limit``
     None: no LIMIT), and ``probe_sql`` the query to run on gold's engine, or None when gold's
-    own result holds every key and there is no cut.
+    own result holds every key and there is no cut. ``fallback_sql``: the probe to use when
+    ``probe_sql`` fails with an error, for a key that reads a name that is a computed output
+    alias and may also be a table column (see :func:`_needs_wrapper`).
     """
 
     handled: bool
@@ -119,6 +137,7 @@ class TiePlan:
     offset: int = 0
     limit: int | None = None
     probe_sql: str | None = None
+    fallback_sql: str | None = None
     probe_limit: int | None = None
     extra_columns: int = 0
     inner_cuts: bool = False
@@ -194,7 +213,9 @@ def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePla
     if extra_terms:
         extra_keys = [terms[i].this if isinstance(terms[i], exp.Ordered) else terms[i]
                       for i in extra_terms]  # fmt: skip
-        wrap = _needs_wrapper(query, extra_keys, projections)
+        wrap = _needs_wrapper(query, extra_keys, projections, dialect)
+        if isinstance(wrap, str) and wrap != _EITHER:
+            return _not_handled(wrap, inner_cuts)
         if wrap is None:
             return _not_handled(KEY_NOT_IN_OUTPUT, inner_cuts)
     plan = TiePlan(
@@ -212,18 +233,26 @@ def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePla
         star = _star_qualifier(query, dialect)
         if star is None:
             return _not_handled(STAR_WITH_KEY, inner_cuts)
-    probe, reason = _probe_text(sql, tokens, outer_depth(tree), len(terms), extra_terms, star, wrap)
-    if probe is None:
-        return _not_handled(reason or UNPARSED, inner_cuts)
-    # Bounded, so the probe of a large result stays under the row cap: rows past the group
-    # the cut goes through are never needed (``tie_compare`` refuses a probe cut inside it).
-    probe = f"{probe.rstrip()}\nLIMIT {int(max_rows)}"
-    return replace(plan, probe_sql=probe, probe_limit=int(max_rows))
+    texts = []
+    for wrapped in (False, True) if wrap == _EITHER else (wrap,):
+        probe, reason = _probe_text(
+            sql, tokens, outer_depth(tree), len(terms), extra_terms, star, wrapped
+        )
+        if probe is None:
+            return _not_handled(reason or UNPARSED, inner_cuts)
+        # Bounded, so the probe of a large result stays under the row cap: rows past the group
+        # the cut goes through are never needed (``tie_compare`` refuses a probe cut inside it).
+        texts.append(f"{probe.rstrip()}\nLIMIT {int(max_rows)}")
+    fallback = texts[1] if len(texts) > 1 else None
+    return replace(plan, probe_sql=texts[0], fallback_sql=fallback, probe_limit=int(max_rows))
 
 
 def _needs_wrapper(
-    query: exp.Expression, keys: list[exp.Expression], projections: list[exp.Expression] | None
-) -> bool | None:
+    query: exp.Expression,
+    keys: list[exp.Expression],
+    projections: list[exp.Expression] | None,
+    dialect: str = "",
+) -> bool | str | None:
     """How extra keys are computed: in gold's own select list (False), or by a wrapper query
     over gold's result (True), or not at all (None).
 
@@ -231,9 +260,21 @@ def _needs_wrapper(
     under DISTINCT or a set operation an extra column would change the rows. A key that reads
     only gold's output columns by name is computed over gold's result instead:
     ``SELECT *, <key> FROM (<gold without the cut>) ORDER BY <gold's ORDER BY>``; it then needs
-    unique output names. Under a table column of the same name, ORDER BY reads the table's
-    column where the wrapper reads the output's: the tie groups then come out unsorted or gold
-    outside its own answers, and ``tie_compare.tie_gold`` refuses the probe.
+    unique output names. Under a table column of the same name, SQLite, DuckDB and PostgreSQL
+    read the table's column in an ORDER BY expression where the wrapper reads the output's, and
+    the wrapper's groups can then hold rows the engine's real key tells apart (``ROUND(price)
+    AS price ... ORDER BY price + 0 LIMIT 1``: every rounded price ties, the real prices do
+    not), which no check of the probe's result can see. Whether such a column exists is not in
+    gold's text, so on those engines a key reading a computed alias is not handled
+    (``ALIAS_OR_COLUMN``: the literal comparison); on MySQL the alias wins and the wrapper
+    reads what ORDER BY reads.
+
+    On those engines a plain query whose key reads a computed alias gets both probes
+    (``_EITHER``): the key copied into gold's select list, where a table column of that name is
+    read exactly as ORDER BY reads it, and the wrapper as the fallback for when that copy
+    fails, which it does only when no such column exists (the name is then the alias's, in the
+    select list and in ORDER BY alike). Under DISTINCT or a set operation no copy is possible:
+    not handled (``ALIAS_OR_COLUMN``).
     """
     plain = isinstance(query, exp.Select) and not query.args.get("distinct")
     names = [_output_name(p) for p in projections or ()]
@@ -258,9 +299,14 @@ def _needs_wrapper(
     if plain and not reads_alias:
         return False
     unique = all(names) and len(set(names)) == len(names)
-    if projections is not None and unique and all(over_outputs(key) for key in keys):
-        return True
-    return None
+    wrappable = projections is not None and unique and all(over_outputs(key) for key in keys)
+    if reads_alias and dialect not in _ALIAS_FIRST_DIALECTS:
+        if not plain:
+            return ALIAS_OR_COLUMN
+        # A key reading other columns than outputs has no wrapper: the copy alone, which
+        # fails (probe_failed) where the alias's name is no table column.
+        return _EITHER if wrappable else False
+    return True if wrappable else None
 
 
 def outermost_query(tree: exp.Expression) -> exp.Expression:

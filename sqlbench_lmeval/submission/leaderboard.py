@@ -63,7 +63,13 @@ from sqlbench_lmeval.report.stats import (
 )
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_markdown
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
-from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EX_ON_HEALTHY_GOLD,
+    EX_READS_DATA,
+    STRUCTURAL_SIMILARITY,
+    VES,
+)
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
     RANKED_VERDICTS,
@@ -322,7 +328,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             "report": links.get(verification.run),
             "n": len(ids),
             VES: _mean(rows, VES),
-            "ex_on_healthy_gold": _mean([r for r in rows if r.get("healthy_gold")], EX),
+            EX_ON_HEALTHY_GOLD: _mean([r for r in rows if r.get("healthy_gold")], EX),
             EX_READS_DATA: _mean(rows, EX_READS_DATA),
             "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
             "findings": sum(1 for f in findings if f.severity != "info"),
@@ -487,7 +493,7 @@ def _sections(data) -> list[Section]:
                     *((fmt(model.get(STRUCTURAL_SIMILARITY)),) if similarity else ()),
                     fmt(model[VES]),
                     *(fmt(model["by_category"][c][EX]) for c in board["categories"]),
-                    fmt(model["ex_on_healthy_gold"]),
+                    fmt(model[EX_ON_HEALTHY_GOLD]),
                     fmt(model[EX_READS_DATA]),
                     f"{model['truncation_rate']:.1%}"
                     if model["truncation_rate"] is not None
@@ -530,7 +536,7 @@ def _write_csv(data, path: Path) -> None:
                 "ex_low",
                 "ex_high",
                 VES,
-                "ex_on_healthy_gold",
+                EX_ON_HEALTHY_GOLD,
                 EX_READS_DATA,
                 "truncation_rate",
                 STRUCTURAL_SIMILARITY,
@@ -561,7 +567,7 @@ def _write_csv(data, path: Path) -> None:
                         model["ex_low"],
                         model["ex_high"],
                         model[VES],
-                        model["ex_on_healthy_gold"],
+                        model[EX_ON_HEALTHY_GOLD],
                         model[EX_READS_DATA],
                         model["truncation_rate"],
                         model.get(STRUCTURAL_SIMILARITY, ""),

@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
 from sqlbench_lmeval.scoring.metrics import (
     EX,
+    EX_ON_HEALTHY_GOLD,
     EX_READS_DATA,
     EX_SET,
     EX_STRICT,
@@ -96,7 +97,7 @@ def sections(verification: Verification, data: dict | None = None) -> list[Secti
 
 
 def _shown_numbers(task) -> list[str]:
-    names = [VES, EX, EX_READS_DATA, EX_STRICT, EX_SET, "ex_on_healthy_gold"]
+    names = [VES, EX, EX_READS_DATA, EX_STRICT, EX_SET, EX_ON_HEALTHY_GOLD]
     names += [STRUCTURAL_SIMILARITY, VOTED_EX, PASS_AT[1]]
     names += sorted(
         name

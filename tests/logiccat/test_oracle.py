@@ -40,6 +40,9 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     ]
     assert failed == []
     assert aggregate(scores)["ex_on_healthy_gold"] == 1.0
+    # Exactly the healthy items carry EX on healthy gold, each with its EX.
+    assert [s["id"] for s in scores if "ex_on_healthy_gold" in s] == [s["id"] for s in healthy]
+    assert all(s["ex_on_healthy_gold"] == 1 for s in healthy)
     # Gold as its own answer did exactly gold's work (counted in another run, gold's from the
     # cache): r_ves 1.0 on every healthy item (issue 21).
     off = [(s["id"], s[WORK], s[GOLD_WORK]) for s in healthy if s[R_VES] != 1.0]

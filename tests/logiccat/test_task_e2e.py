@@ -220,6 +220,19 @@ def test_logiccat_group_scores_known_answers_exactly(completions_run, logiccat_c
                 for s in task_samples
             )
             assert results["results"][task][f"{metric},score"] == pytest.approx(want / 6)
+        # EX on healthy gold: lm-eval's mean over the samples of items with healthy gold only
+        # (they alone carry it), from the build's gold health.
+        healthy = [
+            s
+            for s in task_samples
+            if records_by_id[s["doc"]["id"]].gold_status == "ok"
+            and "random" not in records_by_id[s["doc"]["id"]].flags
+        ]
+        assert all(("ex_on_healthy_gold" in s) == (s in healthy) for s in task_samples)
+        if healthy:
+            want = sum(answers.known_answer_scores(records_by_id[s["doc"]["id"]])[1] for s in healthy)
+            got = results["results"][task]["ex_on_healthy_gold,score"]
+            assert got == pytest.approx(want / len(healthy))
     # The group's number is the mean over all its items (weighted by size).
     for metric in ("ves", "ex", "r_ves"):
         want = sum(

@@ -7,6 +7,7 @@ import pytest
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import parse_python_literal, read_run, read_runs
+from sqlbench_lmeval.scoring.metrics import EX_ON_HEALTHY_GOLD
 
 
 def test_a_score_file_is_one_run_named_after_the_file(write_score_file, score_item):
@@ -50,7 +51,21 @@ def test_extra_numbers_are_kept_and_nan_survives(write_score_file, score_item):
     )
     (run,) = read_run(str(path))
     item = run.tasks[0].items[0]
-    assert dict(item.numbers) == {"sim_tables": 0.5, "join_count": 2.0, "gold_join_count": 4.0}
+    # A score from before items carried EX on healthy gold gets it from its gold health.
+    numbers = {"sim_tables": 0.5, "join_count": 2.0, "gold_join_count": 4.0}
+    assert dict(item.numbers) == {**numbers, EX_ON_HEALTHY_GOLD: 1.0}
+
+
+def test_ex_on_healthy_gold_is_read_or_derived_only_where_gold_is_healthy(
+    write_score_file, score_item
+):
+    empty = {**score_item(2, 1), "gold_status": "empty"}
+    random_gold = {**score_item(3, 0), "flags": ["random"]}
+    carried = {**score_item(4, 0), EX_ON_HEALTHY_GOLD: 0}
+    path = write_score_file("h", [score_item(1, 1), empty, random_gold, carried])
+    (run,) = read_run(str(path))
+    got = [item.numbers.get(EX_ON_HEALTHY_GOLD) for item in run.tasks[0].items]
+    assert got == [1.0, None, None, 0.0]
 
 
 def test_items_with_different_comparison_versions_are_refused(write_score_file, score_item):

@@ -42,7 +42,8 @@ VERDICTS = [
     ("rounded_differs", ok((0.33,)), ok((1 / 3,)), False, (False, False, False, "values")),
     ("big_ints_exact", ok((2**62,)), ok((2**62 + 1,)), False, (False, False, False, "values")),
     # A subtraction's residue (1e-17) where gold has 0, beside values near 1: the column's
-    # magnitude is 1.0, so the tolerance is 1e-12 * 1.0 and 1e-17 is within it.
+    # scale (the magnitude at least half its numbers reach) is 1.0, and 1e-17 and 0 are both
+    # within 1e-12 of it: residues.
     (
         "residue_beside_ones",
         ok((1.0,), (1e-17,)),
@@ -50,10 +51,10 @@ VERDICTS = [
         False,
         (True, False, False, "match"),
     ),
-    # The same residue alone: the column's magnitude is 1e-17 itself, tolerance 1e-29.
+    # The same residue alone: the column's scale is 1e-17 itself, tolerance 1e-29.
     ("residue_alone", ok((1e-17,)), ok((0,)), False, (False, False, False, "values")),
-    # Item 809's kind of value (9.8e-18): 1000 times too big differs by 9.79e-15, far above
-    # 1e-12 times the column's magnitude (9.8e-15, both results' largest |value|).
+    # Item 809's kind of value (9.8e-18): 1000 times too big is no residue of the column
+    # (scale 9.8e-18) and far from 9.8e-18 relative to itself.
     (
         "tiny_1000x",
         ok((9.8e-15,), (1.6e-19,)),
@@ -61,7 +62,7 @@ VERDICTS = [
         False,
         (False, False, False, "values"),
     ),
-    # ROUND(9.8e-18, 2) = 0.0: differs by 9.8e-18, tolerance 1e-12 * 9.8e-18.
+    # ROUND(9.8e-18, 2) = 0.0: 9.8e-18 is the column's scale, not a residue of it.
     ("tiny_rounded_to_zero", ok((0.0,)), ok((9.8e-18,)), False, (False, False, False, "values")),
     # ROUND(x, 2) above 5,000: 5000.123456 -> 5000.12 moves 0.003456, tolerance 5e-9.
     ("round2_above_5000", ok((5000.12,)), ok((5000.123456,)), False, (False,) * 3 + ("values",)),
@@ -85,7 +86,7 @@ VERDICTS = [
         False,
         (True, False, False, "match"),
     ),
-    # A column mixing magnitudes: its magnitude (1e6) sets the absolute part, 1e-6, so the
+    # A column mixing magnitudes: its scale (1e6) makes values up to 1e-6 residues, so the
     # 1e-9 residue beside 1e6 is noise, while 0.5 vs 0.6 is not.
     (
         "mixed_column_residue",
@@ -101,13 +102,48 @@ VERDICTS = [
         False,
         (False, False, False, "values"),
     ),
-    # Magnitudes are per column: 1e6 in column 0 does not forgive 1e-9 vs 0 in column 1.
+    # Scales are per column: 1e6 in column 0 does not forgive 1e-9 vs 0 in column 1.
     (
         "magnitude_per_column",
         ok((1e6, 1e-9)),
         ok((1e6, 0.0)),
         False,
         (False, False, False, "values"),
+    ),
+    # Item 1429's shape: one huge rate (-3.3e29) among rates near -0.05. The largest magnitude
+    # no longer sets the scale: 0 for the small rates is far from them relative to their size,
+    # and the column's bulk (0.05) makes no residue of them.
+    (
+        "huge_value_forgives_no_small_one",
+        ok(("a", 0.0), ("b", 0.0), ("c", -3.3e29), ("d", 0.0)),
+        ok(("a", -0.0888), ("b", -0.0709), ("c", -3.3e29), ("d", -0.0444)),
+        False,
+        (False, False, False, "values"),
+    ),
+    # Item 3681's shape: 1e12 beside 0.0125-0.043, answered 0.5 for every small value.
+    (
+        "huge_value_forgives_no_wrong_value",
+        ok((1e12,), (0.5,), (0.5,), (0.5,)),
+        ok((1e12,), (0.0429,), (0.0359,), (0.0125,)),
+        True,
+        (False, False, False, "values"),
+    ),
+    # Noise relative to each value still passes beside a huge one.
+    (
+        "huge_value_noise_elsewhere",
+        ok((1e12,), (0.1 + 0.2,), (0.0125,)),
+        ok((1e12,), (0.3,), (0.0125,)),
+        True,
+        (True, False, False, "match"),
+    ),
+    # The literal modes need gold's width too: an empty answer of another width would
+    # otherwise match every empty gold.
+    (
+        "empty_of_another_width",
+        ok(columns=("a", "b")),
+        ok(columns=("x",)),
+        False,
+        (False, False, False, "column_count"),
     ),
     ("nan_vs_nan", ok((float("nan"),)), ok((float("nan"),)), False, (True, False, False, "match")),
     ("null_vs_zero", ok((None,)), ok((0,)), False, (False, False, False, "values")),
@@ -295,21 +331,30 @@ def test_the_tie_plan_reads_the_same_order_from_its_own_parse(sql, dialect, expe
 
 
 def test_tolerance_is_what_the_docs_say():
-    assert (REL_TOL, COMPARISON_VERSION) == (1e-12, "3")
+    assert (REL_TOL, COMPARISON_VERSION) == (1e-12, "4")
     assert values_close(1_000_000.0, 1_000_000.0000001)  # 1e-13 relative: noise
     assert not values_close(1_000_000.0, 1_000_000.00001)  # 1e-11 relative: not noise
     assert values_close(0.0, 1e-17, magnitude=1.0)  # residue in a column of ones
     assert not values_close(0.0, 1e-17)  # no column: nothing is relative to 0
+    assert values_close(1e-20, -2e-20, magnitude=1.0)  # two residues: both noise
+    # Not a residue: compared relative to itself, whatever the scale.
+    assert not values_close(0.5, 0.5 + 1e-7, magnitude=1e6)
+    assert not values_close(0.0, 1e-5, magnitude=1e6)
 
 
 def test_column_magnitudes():
-    # Largest finite |number| per column over both results; lists count, NaN/inf/text do not.
+    # Per column, of its finite numbers' magnitudes sorted, the one at position n // 2 (at
+    # least half the numbers reach it); lists count by their largest element, NaN, inf, NULL
+    # and text are no numbers; zeros are.
     rows = [
         (1, -5.5, "x", None, [2.0, -7]),
         (3, float("inf"), "yy", float("nan"), []),
         (Decimal("-4.25"), 2.0, 10**400, True, [1]),
+        (0, 0.0, None, 0, [0.5]),
     ]
-    assert column_magnitudes(rows) == [4.25, 5.5, 0.0, 1.0, 7.0]
+    assert column_magnitudes(rows) == [3.0, 2.0, 0.0, 1.0, 1.0]
+    # One huge value among small ones does not set the scale.
+    assert column_magnitudes([(-3.3e29,), (-0.05,), (-0.04,), (0.0,)]) == [0.05]
     assert column_magnitudes([]) == []
 
 
@@ -380,12 +425,17 @@ def test_multiset_match_agrees_with_brute_force(rows):
 
 def _brute_force(pred, gold) -> bool:
     """Some pairing of all rows where every pair is close, tried exhaustively, with the rule
-    written out independently: floats within 1e-12 of the largest |value| in their column
-    (both results); ints exactly."""
-    scale = max((abs(row[0]) for row in pred + gold), default=0.0)
+    written out independently: floats within 1e-12 of the larger of the two, or both within
+    1e-12 of the column's scale (the |value| that at least half of the column's values of
+    both results reach); ints exactly."""
+    sizes = sorted(abs(row[0]) for row in pred + gold)
+    scale = sizes[len(sizes) // 2] if sizes else 0.0
 
     def close(p, g) -> bool:
-        return abs(p[0] - g[0]) <= 1e-12 * scale and p[1] == g[1]
+        x, y = p[0], g[0]
+        relative = abs(x - y) <= 1e-12 * max(abs(x), abs(y))
+        residues = abs(x) <= 1e-12 * scale and abs(y) <= 1e-12 * scale
+        return (relative or residues) and p[1] == g[1]
 
     def search(pred, gold) -> bool:
         if not pred:

@@ -20,6 +20,7 @@ from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring import metrics as registry
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
+    EX_ON_HEALTHY_GOLD,
     EXECUTION,
     FAMILIES,
     METRICS,
@@ -87,14 +88,36 @@ def test_single_answers_carry_exactly_the_registered_execution_metrics(database)
     )
     for score in scores:
         assert numbers(score) == expected, score["status"]
-    # The per-answer metrics come first among the numbers, in registry order.
-    assert [n for n in scores[0] if n in expected] == [m.name for m in registry.COMPUTED]
+    # The per-answer metrics come first among the numbers, in registry order, then EX on
+    # healthy gold (this gold returns rows: every item has it, equal to its EX).
+    carried = [n for n in scores[0] if n in expected]
+    assert carried == [m.name for m in registry.COMPUTED] + [EX_ON_HEALTHY_GOLD]
+    assert all(score[EX_ON_HEALTHY_GOLD] == score["ex"] for score in scores)
     right, wrong, failed = scores[:3]
     assert (right["ves"], right["ex"], wrong["ves"], wrong["ex"]) == (1, 1, 1, 0)
     assert (failed["status"], failed["ves"], failed["ex"]) == ("error", 0, 0)
     constant = scores[3]
     assert (constant["ex"], constant["ex_reads_data"], constant["reads_no_table"]) == (1, 0, True)
     assert process_results({}, [scores[0]]).keys() == expected
+
+
+def test_only_items_with_healthy_gold_carry_ex_on_healthy_gold(database):
+    golds = {
+        "ok": "SELECT name FROM pump WHERE flow > 6",
+        "empty": "SELECT name FROM pump WHERE 0",
+        "all_null": "SELECT NULL AS n FROM pump",
+    }
+    items = [item(database, i, sql) for i, sql in enumerate(golds.values(), 1)]
+    # An empty answer of gold's width: right on the empty gold only.
+    empty = "SELECT name FROM pump WHERE 0"
+    scores = score_items(items, [empty] * 3, progress=False)
+    assert [s["gold_status"] for s in scores] == list(golds)
+    assert [s["ex"] for s in scores] == [0, 1, 0]
+    assert [s.get(EX_ON_HEALTHY_GOLD) for s in scores] == [0, None, None]
+    assert [process_results({}, [s]).get(EX_ON_HEALTHY_GOLD) for s in scores] == [0, None, None]
+    # An empty answer of another width matches no mode of the empty gold.
+    (other,) = score_items(items[1:2], ["SELECT name, flow FROM pump WHERE 0"], progress=False)
+    assert (other["ex"], other["ex_strict"], other["ex_set"]) == (0, 0, 0)
 
 
 def test_retried_answers_carry_the_retry_metrics(database):

@@ -328,3 +328,15 @@ def test_every_tie_resolution_is_accepted_and_an_outsider_is_not(keys, offset, l
         assert not accepts(swapped, answers)
     if len(resolution) >= 2:  # rows are distinct: one taken twice is not a subset of gold's
         assert not accepts(resolution[:-1] + [resolution[0]], answers)
+
+
+def test_column_scales_come_from_the_two_results_compared():
+    # LIMIT 2 without ORDER BY over six huge values and two small ones: any two rows are right.
+    # Gold kept the small ones; the answer gives them as 0. Rows in neither result (the six
+    # 1e20s) must not make 0.05 and 0.04 look like residues next to them.
+    rows = tuple((f"x{i}", 1e20) for i in range(6)) + (("a", 0.05), ("b", 0.04))
+    answers = TieGold((TieGroup(rows, 2),), ordered=False)
+    gold = [("a", 0.05), ("b", 0.04)]
+    assert accepts(gold, answers, gold_rows=gold)
+    assert accepts([("x3", 1e20), ("b", 0.04)], answers, gold_rows=gold)
+    assert not accepts([("a", 0.0), ("b", 0.0)], answers, gold_rows=gold)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sqlbench_lmeval.scoring.tie_probe import (
+    ALIAS_OR_COLUMN,
     KEY_NOT_IN_OUTPUT,
     LIMIT_NOT_LITERAL,
     NOT_A_QUERY,
@@ -82,13 +83,23 @@ def test_key_text_is_copied_without_direction_nulls_or_collation():
 
 
 def test_a_key_over_output_aliases_is_computed_over_golds_result():
-    # ``ABS(cov)`` in gold's select list could not read the alias cov on SQLite or MySQL.
-    plan = plan_ties("SELECT x AS cov, y FROM t ORDER BY ABS(cov) DESC LIMIT 3", "sqlite")
-    assert plan.keys == (ExtraKey(0),)
-    assert body(plan) == (
+    # ``ABS(cov)`` in gold's select list could not read the alias cov on SQLite or MySQL;
+    # MySQL's ORDER BY reads the alias before any table column of its name: the wrapper alone.
+    sql = "SELECT x AS cov, y FROM t ORDER BY ABS(cov) DESC LIMIT 3"
+    plan = plan_ties(sql, "mysql")
+    assert plan.keys == (ExtraKey(0),) and plan.fallback_sql is None
+    wrapper = (
         "SELECT __tie_probe.*, ABS(cov) AS __tie_key_0 FROM (SELECT x AS cov, y FROM t "
         "ORDER BY ABS(cov) DESC\n) AS __tie_probe ORDER BY ABS(cov) DESC"
     )
+    assert body(plan) == wrapper
+    # SQLite reads a table column cov there if t has one: the copy first (it reads what
+    # ORDER BY reads), the wrapper when the copy fails (t has no cov: the alias's name).
+    plan = plan_ties(sql, "sqlite")
+    assert body(plan) == (
+        "SELECT x AS cov, y, ABS(cov) AS __tie_key_0 FROM t ORDER BY ABS(cov) DESC"
+    )
+    assert plan.fallback_sql == wrapper + "\nLIMIT 10000"
 
 
 def test_distinct_ordered_by_a_function_of_its_output():
@@ -139,12 +150,24 @@ def test_set_operation_ordered_by_an_output_column():
     [
         "SELECT DISTINCT a FROM t ORDER BY b LIMIT 5",
         "SELECT a FROM t UNION SELECT b FROM u ORDER BY LENGTH(c) LIMIT 5",
-        "SELECT x AS cov FROM t ORDER BY ABS(cov) * z LIMIT 5",  # an alias and a table column
     ],
 )
 def test_a_key_that_cannot_be_computed_is_not_handled(sql):
     plan = plan_ties(sql, "sqlite")
     assert not plan.handled and plan.reason == KEY_NOT_IN_OUTPUT
+
+
+def test_a_key_reading_an_alias_and_a_table_column():
+    sql = "SELECT x AS cov FROM t ORDER BY ABS(cov) * z LIMIT 5"
+    # MySQL reads the alias cov: a wrapper cannot compute z over the output.
+    assert plan_ties(sql, "mysql").reason == KEY_NOT_IN_OUTPUT
+    # SQLite reads a table column cov if there is one: the copy, nothing to fall back on.
+    plan = plan_ties(sql, "sqlite")
+    assert plan.handled and plan.fallback_sql is None
+    assert body(plan) == "SELECT x AS cov, ABS(cov) * z AS __tie_key_0 FROM t ORDER BY ABS(cov) * z"
+    # Under DISTINCT no copy is possible and the wrapper may read the wrong one.
+    distinct = plan_ties("SELECT DISTINCT x AS c FROM t ORDER BY -c LIMIT 2", "sqlite")
+    assert distinct.reason == ALIAS_OR_COLUMN
 
 
 def test_mysql_star_gets_qualified_for_extra_columns():
@@ -187,7 +210,7 @@ def test_a_comment_before_the_cut_cannot_swallow_the_probes_limit():
     plan = plan_ties("SELECT a FROM t ORDER BY a -- biggest first\nLIMIT 3", "sqlite")
     assert plan.probe_sql == "SELECT a FROM t ORDER BY a -- biggest first\nLIMIT 10000"
     wrapped = plan_ties("SELECT x AS c FROM t ORDER BY -c -- note\nLIMIT 3", "sqlite")
-    assert wrapped.probe_sql == (
+    assert wrapped.fallback_sql == (
         "SELECT __tie_probe.*, -c AS __tie_key_0 FROM (SELECT x AS c FROM t ORDER BY -c -- note\n"
         "\n) AS __tie_probe ORDER BY -c\nLIMIT 10000"
     )

@@ -50,7 +50,7 @@ def test_another_pick_from_the_tie_at_the_cut_is_right(database):
     eve = score(database, TOP3, "SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3")
     assert (eve["ex"], eve["ex_strict"], eve["reason"]) == (1, 0, TIE_EQUIVALENT)
     assert eve[TIE_STATUS] == ANSWERS and eve[ACCEPTABLE] == "3"
-    assert eve["comparison_version"] == COMPARISON_VERSION == "3"
+    assert eve["comparison_version"] == COMPARISON_VERSION == "4"
     fay = score(database, TOP3, "SELECT name FROM scores WHERE name IN ('ann', 'bob', 'fay')")
     assert fay["ex"] == 0 and fay["reason"] != TIE_EQUIVALENT
     swapped = "SELECT 'bob' UNION ALL SELECT 'ann' UNION ALL SELECT 'cid'"
@@ -167,3 +167,36 @@ def test_gold_is_parsed_once_on_a_cold_run(database, tmp_path, monkeypatch):
     warm = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
     # Gold without ORDER, LIMIT, OFFSET or FETCH in its text is neither stored nor parsed.
     assert parsed == [golds[0], golds[2]] and warm == cold
+
+
+@pytest.fixture(scope="module")
+def prices(tmp_path_factory) -> Database:
+    path = tmp_path_factory.mktemp("shadow") / "prices.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE items (name TEXT, price REAL, cost REAL)")
+        conn.executemany(
+            "INSERT INTO items VALUES (?, ?, ?)",
+            [("bob", 9.2, 1), ("ann", 9.4, 1), ("cid", 8.7, 1), ("dan", 3.0, -1)],
+        )
+    conn.close()
+    return Database("sqlite", str(path))
+
+
+def test_an_alias_named_like_a_table_column_cannot_widen_the_tie(prices):
+    # ``price`` is both the alias of ROUND(price) and a table column; in ORDER BY's expression
+    # SQLite reads the table's 9.4, 9.2, 8.7, 3.0, so only ann is right. Over the output all
+    # three rounded 9.0s would tie.
+    gold = "SELECT name, ROUND(price) AS price FROM items ORDER BY price + 0 DESC LIMIT 1"
+    assert score(prices, gold, "SELECT 'ann', 9.0")["ex"] == 1
+    for wrong in ("bob", "cid"):
+        scored = score(prices, gold, f"SELECT '{wrong}', 9.0")
+        assert (scored["ex"], scored["reason"]) == (0, "values"), wrong
+        assert scored[TIE_STATUS] == ANSWERS and scored[ACCEPTABLE] == "1"
+
+
+def test_an_alias_without_a_table_column_keeps_its_ties(prices):
+    # ``c`` is an alias only: ORDER BY ABS(c) reads it, and |c| = 3 on every row.
+    gold = "SELECT name, cost * 3 AS c FROM items ORDER BY ABS(c) DESC LIMIT 2"
+    scored = score(prices, gold, "SELECT 'cid', 3.0 UNION ALL SELECT 'dan', -3.0")
+    assert (scored["ex"], scored["reason"]) == (1, TIE_EQUIVALENT)
+    assert scored[ACCEPTABLE] == "12"  # 2 of 4 rows, in either order

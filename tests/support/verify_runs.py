@@ -116,8 +116,11 @@ def recompute_aggregates(folder: Path, task: str) -> None:
     block = data["results"][task]
     for key in list(block):
         name, _, kind = key.partition(",")
-        if kind and "_stderr" not in name and name in lines[0]:
-            block[key] = sum(line[name] for line in lines) / len(lines)
+        # lm-eval's mean is over the lines that carry the number (ex_on_healthy_gold: the
+        # items with healthy gold only).
+        carried = [line[name] for line in lines if name in line]
+        if kind and "_stderr" not in name and carried:
+            block[key] = sum(carried) / len(carried)
     write_results_json(folder, data)
 
 

@@ -35,7 +35,9 @@ EXPLANATION = paragraph(
     VES: the prediction ran without error, within the time limit and the row cap. EX: same
     result as gold (rows as a multiset, in order when gold's outermost ORDER BY defines one;
     numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
-    (BIRD's rule). R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
+    (BIRD's rule). EX (healthy gold): EX over the items whose gold returned a non-empty, not
+    all-NULL result that can be repeated; an empty answer scores nothing there, however many
+    of the task's gold results are empty. R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
     counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1; not
     defined on an engine that counts no work (PostgreSQL). EX (healthy gold): EX over the
     items whose gold query was judged healthy when the data was built; the other items are
