@@ -125,7 +125,7 @@ def prepare(
         return postgres.summary(manifest)
     if reload or rotate_reader:
         raise UserError("--reload and --rotate-reader are for a server: tpcds --engine postgres")
-    manifest = ensure_database(cache_dir, scale, progress=True)
+    manifest = ensure_database(cache_dir, scale, progress=True, rebuild_damaged=True)
     return (
         f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
         f"(built in {manifest['build_seconds']:.0f} s)\n"
