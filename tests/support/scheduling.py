@@ -43,6 +43,7 @@ SERVER_MODULES = {
     "tests/execution/test_work.py": MYSQL,
     "tests/logiccat/test_fidelity_command.py": MYSQL,
     "tests/logiccat/test_prepare_defaults.py": MYSQL_DEFAULTS,
+    "tests/logiccat/test_server_capacity.py": MYSQL,
     "tests/logiccat/test_server_machines.py": MYSQL,
     "tests/logiccat/test_server_mysql.py": MYSQL,
     "tests/logiccat/test_server_rights.py": MYSQL,
