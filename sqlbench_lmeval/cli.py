@@ -195,6 +195,8 @@ def _score(args: argparse.Namespace) -> int:
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
         ids = list(predictions)  # exactly the items the run logged (e.g. a --limit run)
         options = {**logged.options, **{k: v for k, v in options.items() if v is not None}}
+        if logged.incomplete:
+            print(f"sqlbench-lmeval score: warning: {logged.incomplete}", file=sys.stderr)
     else:
         predictions = read_predictions(args.predictions, samples=args.samples)
     result = score_predictions(
@@ -469,6 +471,9 @@ def _report(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise UserError("--resamples must be at least 100")
     runs = read_runs(args.runs)
+    for run in runs:
+        for note in run.notes:
+            print(f"sqlbench-lmeval report: warning: run {run.name}: {note}", file=sys.stderr)
     files = write_report(
         runs, args.output, resamples=args.resamples, seed=SEED if args.seed is None else args.seed
     )
