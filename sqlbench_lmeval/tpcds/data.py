@@ -222,8 +222,10 @@ def damage(directory: Path, manifest: Mapping) -> str | None:
     try:
         with contextlib.closing(duckdb.connect(str(database), read_only=True)) as connection:
             connection.execute("SELECT count(*) FROM duckdb_tables()").fetchall()
-    except duckdb.Error as error:
+    except duckdb.IOException as error:  # truncated, or not a DuckDB file at all
         return f"cannot be read ({str(error).splitlines()[0]})"
+    except duckdb.Error:  # e.g. open in this process with other settings: not the file's fault
+        return None
     return None
 
 
