@@ -33,6 +33,7 @@ SERVER_MARKERS = {"mysql": MYSQL, "postgres": POSTGRES}
 #: (``test_postgres_state_covers_every_table``), start with; the others form the module's group.
 BY_ENGINE = "by engine"
 SERVER_MODULES = {
+    "tests/execution/test_busy_postgres.py": POSTGRES,
     "tests/execution/test_sandbox.py": BY_ENGINE,
     "tests/execution/test_sandbox_mysql.py": MYSQL,
     "tests/execution/test_sandbox_mysql_quiet.py": MYSQL,
