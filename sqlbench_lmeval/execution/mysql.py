@@ -146,6 +146,7 @@ _GONE_ERRORS = frozenset(
         ER_CLIENT_INTERACTION_TIMEOUT,
     }
 )
+ER_USER_LIMIT_REACHED = 1226  # an account's resource limit (MAX_USER_CONNECTIONS among them)
 # The server (or the account) holds as many connections as it allows: others' runs free them.
 _BUSY_ERRORS = frozenset({ER_CON_COUNT_ERROR, ER_TOO_MANY_USER_CONNECTIONS})
 ER_DBACCESS_DENIED_ERROR = 1044
@@ -257,7 +258,10 @@ class _Connection(pymysql.connections.Connection):
 
 def is_busy(error: BaseException) -> bool:
     """Whether ``error`` is the server (or the account) at its connection limit."""
-    return _error_code(error) in _BUSY_ERRORS
+    code = _error_code(error)
+    if code == ER_USER_LIMIT_REACHED:  # also the hourly query limits: not worth waiting for
+        return "max_user_connections" in _message(error)
+    return code in _BUSY_ERRORS
 
 
 def open_connection(
@@ -556,7 +560,7 @@ def connection_failure(
     code = _error_code(cause)
     text = _message(error)
     where = server_place(address)
-    if code in _BUSY_ERRORS:
+    if cause is not None and is_busy(cause):
         return ServerBusy(f"{where} refuses new connections: {text}; {BUSY_ADVICE}")
     if code in _GONE_ERRORS or isinstance(cause, pymysql.err.InterfaceError):
         if was_connected:

@@ -10,8 +10,11 @@ workers). Each command is measured alone on the session's server with ``FLUSH ST
 ``Max_used_connections`` (the connections open at the flush are counted apart); then three
 scoring machines (three caches) and a re-preparing one run at once on the same server with
 ``max_connections`` set to exactly what the bound says they need, and all finish with the same
-results. Last, a server with no free connection is waited for (and says so) rather than
-stopping the run, and a server that stays full stops it (exit 3) naming the cause.
+results. Last, MariaDB's refusal at max_connections (1040) is told apart from a server that is
+gone, and an account with no connection left (its MAX_USER_CONNECTIONS reached: unlike a slot
+of max_connections, no connection ending elsewhere can free it while the test holds it) is
+waited for, and says so, rather than stopping the run; one that stays full stops it (exit 3)
+naming the cause.
 
 Every machine scores a sample over many databases with a few answers that make the run use
 its killer connection: ``SLEEP(30)`` under a 5 s limit (a timeout, ``KILL QUERY``) and a query
@@ -20,6 +23,7 @@ returning more rows than the cap (``KILL CONNECTION`` and a new session).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -30,11 +34,17 @@ from pathlib import Path
 import pytest
 from conftest import logiccat_source
 
-pytest.importorskip("pymysql")
+pymysql = pytest.importorskip("pymysql")
 
 from sqlbench_lmeval import cli  # noqa: E402
 from sqlbench_lmeval.execution import unavailable  # noqa: E402
-from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
+from sqlbench_lmeval.execution.mysql import (  # noqa: E402
+    connection_failure,
+    is_busy,
+    open_connection,
+    parse_url,
+)
+from sqlbench_lmeval.execution.unavailable import ServerBusy  # noqa: E402
 from sqlbench_lmeval.logiccat import server  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import load_bundle  # noqa: E402
 from sqlbench_lmeval.logiccat.gold import RANDOM  # noqa: E402
@@ -136,6 +146,16 @@ class Admin:
         with self.conn.cursor() as cursor:
             cursor.execute(f"SET GLOBAL max_connections = {int(limit)}")
 
+    def limit_reader(self, connections: int) -> None:
+        """The reader account's MAX_USER_CONNECTIONS (0: no limit of its own)."""
+        with self.conn.cursor() as cursor:
+            cursor.execute("SELECT host FROM mysql.user WHERE user = 'logiccat_reader'")
+            for (host,) in cursor.fetchall():
+                cursor.execute(
+                    f"ALTER USER 'logiccat_reader'@%s WITH MAX_USER_CONNECTIONS {int(connections)}",
+                    (host,),
+                )
+
 
 @pytest.fixture
 def admin(mysql_prepared):
@@ -143,6 +163,7 @@ def admin(mysql_prepared):
     limit = admin.value("SELECT @@GLOBAL.max_connections")
     yield admin
     admin.set_limit(limit)
+    admin.limit_reader(0)
     admin.conn.close()
 
 
@@ -245,32 +266,47 @@ def test_three_machines_and_a_prepare_fit_the_bound(mysql_prepared, admin, answe
     assert "reloaded nothing" in finished["prepare"][1]
 
 
-def fill(admin: Admin, reader: str) -> list:
-    """Reader connections until the server refuses one: no connection is left for another."""
+def test_a_full_server_is_told_apart_from_one_that_is_gone(mysql_prepared, admin):
+    """MariaDB's own refusal at max_connections is the busy server, not a server gone."""
+    reader = parse_url(mysql_prepared.reader_url_with_password())
     admin.set_limit(10)  # MariaDB's smallest
     held = []
-    while True:
-        try:
-            held.append(open_connection(parse_url(reader), wait_busy=False))
-        except Exception as error:
-            assert "Too many connections" in str(error)
-            return held
+    try:
+        with pytest.raises(pymysql.err.OperationalError) as refused:
+            for _ in range(20):
+                held.append(open_connection(reader, wait_busy=False))
+    finally:
+        for conn in held:
+            conn.close()
+    assert refused.value.args[0] == 1040 and is_busy(refused.value)
+    failure = connection_failure(refused.value, reader)
+    assert isinstance(failure, ServerBusy)
+    assert "refuses new connections" in str(failure) and "max_connections" in str(failure)
+
+
+@contextlib.contextmanager
+def reader_full(admin: Admin, url: str):
+    """The reader account with no connection left while the block runs: the account allowed
+    one (``MAX_USER_CONNECTIONS``, MariaDB's error 1226), and one held. Unlike a slot of
+    max_connections, no connection ending elsewhere on the server can free it meanwhile."""
+    admin.limit_reader(1)  # counts the connections opened from now on: the holder
+    holder = open_connection(parse_url(url), wait_busy=False)
+    try:
+        yield
+    finally:
+        holder.close()
+        admin.limit_reader(0)
 
 
 def test_a_full_server_is_waited_for_then_the_run_goes_on(mysql_prepared, admin, answers, tmp_path):
     url = mysql_prepared.reader_url_with_password()
     cache = fresh_machine(tmp_path / "w", mysql_prepared)
-    held = fill(admin, url)
-    try:
+    with reader_full(admin, url):
         process = run(score(answers, cache, tmp_path / "w.json", url))
         # Blocks until it says so, or until it stops by itself (then the lines end).
         first = next((line for line in process.stderr if "free connection" in line), "")
-    finally:
-        for conn in held:
-            conn.close()
-        admin.set_limit(151)
     code, out, err = finish(process)
-    assert "has no free connection" in first and "Too many connections" in first, first + err
+    assert "has no free connection" in first and "max_user_connections" in first, first + err
     assert f"waiting up to {unavailable.BUSY_WINDOW_S:g} s" in first
     assert code == 0, f"{out}\n{err}"
     assert len(items_of(tmp_path / "w.json")) == len(items_of_task(mysql_prepared))
@@ -283,12 +319,8 @@ def test_a_server_that_stays_full_stops_the_run(
     url = mysql_prepared.reader_url_with_password()
     cache = fresh_machine(tmp_path / "f", mysql_prepared)
     output = tmp_path / "f.json"
-    held = fill(admin, url)
-    try:
+    with reader_full(admin, url):
         code = cli.main(score(answers, cache, output, url)[3:])
-    finally:
-        for conn in held:
-            conn.close()
     err = capsys.readouterr().err
     assert code == UNAVAILABLE, err
     assert "refuses new connections" in err and "max_connections" in err
