@@ -230,6 +230,8 @@ def _score(args: argparse.Namespace) -> int:
         options = {**logged.options, **{k: v for k, v in options.items() if v is not None}}
         if len(runs) > 1:
             group = {run.task: run.predictions for run in runs}
+        if logged.incomplete:
+            print(f"sqlbench-lmeval score: warning: {logged.incomplete}", file=sys.stderr)
     else:
         predictions = read_predictions(args.predictions, samples=args.samples)
     common = {
@@ -521,6 +523,9 @@ def _report(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise UserError("--resamples must be at least 100")
     runs = read_runs(args.runs)
+    for run in runs:
+        for note in run.notes:
+            print(f"sqlbench-lmeval report: warning: run {run.name}: {note}", file=sys.stderr)
     files = write_report(
         runs, args.output, resamples=args.resamples, seed=SEED if args.seed is None else args.seed
     )

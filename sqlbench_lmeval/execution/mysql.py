@@ -87,7 +87,13 @@ from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.statement import refusal
-from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
+from sqlbench_lmeval.execution.unavailable import (
+    BUSY_ADVICE,
+    ConnectionLost,
+    EvaluationUnavailable,
+    ServerBusy,
+    wait_while_busy,
+)
 
 CONNECT_TIMEOUT_S = 10
 # The server's own statement limit is the backstop (a worker killed mid-query leaves its query
@@ -140,6 +146,9 @@ _GONE_ERRORS = frozenset(
         ER_CLIENT_INTERACTION_TIMEOUT,
     }
 )
+ER_USER_LIMIT_REACHED = 1226  # an account's resource limit (MAX_USER_CONNECTIONS among them)
+# The server (or the account) holds as many connections as it allows: others' runs free them.
+_BUSY_ERRORS = frozenset({ER_CON_COUNT_ERROR, ER_TOO_MANY_USER_CONNECTIONS})
 ER_DBACCESS_DENIED_ERROR = 1044
 ER_ACCESS_DENIED_ERROR = 1045
 ER_BAD_DB_ERROR = 1049
@@ -247,14 +256,40 @@ class _Connection(pymysql.connections.Connection):
         return _Connection._preferred_tls
 
 
+def is_busy(error: BaseException) -> bool:
+    """Whether ``error`` is the server (or the account) at its connection limit."""
+    code = _error_code(error)
+    if code == ER_USER_LIMIT_REACHED:  # also the hourly query limits: not worth waiting for
+        return "max_user_connections" in _message(error)
+    return code in _BUSY_ERRORS
+
+
 def open_connection(
-    address: ServerAddress, database: str | None = None, *, trusted_batches: bool = False
+    address: ServerAddress,
+    database: str | None = None,
+    *,
+    trusted_batches: bool = False,
+    wait_busy: bool = True,
 ) -> pymysql.Connection:
     """A plain PyMySQL connection: utf8mb4, autocommit, no LOCAL INFILE, one statement per call.
 
     ``trusted_batches`` allows several statements per call, for the admin connection that loads
     the upstream dumps (our own, trusted text); model-written SQL never runs on such a connection.
+    A server at its connection limit is waited for (``unavailable.wait_while_busy``) unless
+    ``wait_busy`` is false: the sessions of the worker processes wait in the runner instead.
     """
+
+    def connect() -> pymysql.Connection:
+        return _open_connection(address, database, trusted_batches)
+
+    if not wait_busy:
+        return connect()
+    return wait_while_busy(connect, is_busy, server_place(address))
+
+
+def _open_connection(
+    address: ServerAddress, database: str | None, trusted_batches: bool
+) -> pymysql.Connection:
     return _Connection(
         host=address.host,
         port=address.port,
@@ -525,6 +560,8 @@ def connection_failure(
     code = _error_code(cause)
     text = _message(error)
     where = server_place(address)
+    if cause is not None and is_busy(cause):
+        return ServerBusy(f"{where} refuses new connections: {text}; {BUSY_ADVICE}")
     if code in _GONE_ERRORS or isinstance(cause, pymysql.err.InterfaceError):
         if was_connected:
             return ConnectionLost(f"lost the connection to {where}: {text}")
@@ -569,7 +606,7 @@ class _Session:
         """The live connection, reconnected if the server dropped it, on ``database``."""
         if self.conn is None or not self.conn.open:
             self.close()
-            self.conn = open_connection(self.address, database)
+            self.conn = open_connection(self.address, database, wait_busy=False)
             try:
                 check_read_only(self.conn)
             except EvaluationUnavailable:
@@ -615,7 +652,8 @@ class _Session:
         for _ in range(2):  # one retry with a fresh connection if the old one went stale
             try:
                 if self.killer is None or not self.killer.open:
-                    self.killer = open_connection(self.address)
+                    # No waiting: the query's own server-side limit stops it meanwhile.
+                    self.killer = open_connection(self.address, wait_busy=False)
                 with self.killer.cursor() as cursor:
                     cursor.execute(f"{statement} {int(thread_id)}")
                 return

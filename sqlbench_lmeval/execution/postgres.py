@@ -96,7 +96,13 @@ from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.statement import refusal
-from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
+from sqlbench_lmeval.execution.unavailable import (
+    BUSY_ADVICE,
+    ConnectionLost,
+    EvaluationUnavailable,
+    ServerBusy,
+    wait_while_busy,
+)
 
 SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT_S = 10
@@ -229,18 +235,48 @@ def with_role(url: str, user: str, *, password: str | None = None, **params: str
 # ---------------------------------------------------------------------------------------------
 
 
-def open_connection(url: str, *, options: str = "", autocommit: bool = True) -> psycopg.Connection:
+def open_connection(
+    url: str, *, options: str = "", autocommit: bool = True, wait_busy: bool = True
+) -> psycopg.Connection:
     """A plain psycopg connection (UTF-8, no automatic prepared statements); raises
-    ``psycopg.OperationalError`` when the server cannot be reached or refuses the login."""
+    ``psycopg.OperationalError`` when the server cannot be reached or refuses the login. A
+    server with no free connection slot is waited for (``unavailable.wait_while_busy``) unless
+    ``wait_busy`` is false: the sessions of the worker processes wait in the runner instead."""
     check_url(url)
-    return psycopg.connect(
-        url,
-        autocommit=autocommit,
-        prepare_threshold=None,
-        connect_timeout=CONNECT_TIMEOUT_S,
-        application_name=APPLICATION_NAME,
-        client_encoding="UTF8",
-        options=options,
+
+    def connect() -> psycopg.Connection:
+        return psycopg.connect(
+            url,
+            autocommit=autocommit,
+            prepare_threshold=None,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            application_name=APPLICATION_NAME,
+            client_encoding="UTF8",
+            options=options,
+        )
+
+    if not wait_busy:
+        return connect()
+    return wait_while_busy(connect, is_busy, f"PostgreSQL at {redact(url)}")
+
+
+# What the server says when every connection slot is taken (SQLSTATE 53300): others' runs free
+# them, so it is waited out like a server at its limit, not like one that is gone.
+_BUSY_MESSAGES = (
+    "too many clients already",
+    "remaining connection slots are reserved",
+    "too many connections for role",
+    "too many connections for database",
+)
+
+
+def is_busy(error: BaseException) -> bool:
+    """Whether ``error`` is the server (or a role or database) at its connection limit."""
+    if not isinstance(error, psycopg.Error):
+        return False
+    message = _message(error).lower()
+    return getattr(error, "sqlstate", None) == "53300" or any(
+        busy in message for busy in _BUSY_MESSAGES
     )
 
 
@@ -294,6 +330,10 @@ def connection_failure(
     if isinstance(error, EvaluationUnavailable):
         return error
     message = _message(error).lower()
+    if is_busy(error):
+        return ServerBusy(
+            f"PostgreSQL at {redact(url)} refuses new connections: {_message(error)}; {BUSY_ADVICE}"
+        )
     if was_connected and any(gone in message for gone in _GONE_MESSAGES):
         return ConnectionLost(
             f"lost the connection to PostgreSQL at {redact(url)}: {_message(error)}"
@@ -495,7 +535,7 @@ class _Session:
             self.close()
         if self.conn is None:
             try:
-                conn = open_connection(self.url, options=sandbox_options(limits))
+                conn = open_connection(self.url, options=sandbox_options(limits), wait_busy=False)
             except psycopg.Error as error:
                 raise connection_failure(
                     self.url, error, was_connected=self.was_connected

@@ -11,7 +11,9 @@ on a fresh connection. A server that was answering and went away
 (:class:`~sqlbench_lmeval.execution.unavailable.ConnectionLost`) is waited for, up to
 ``RECONNECT_WINDOW_S``, and the job runs again; only a server that stays gone ends the run. A
 query that loses its connection ``LOSSES_ALLOWED`` times while the server comes back each time
-is taken to bring the server down itself: that job is ``crashed``.
+is taken to bring the server down itself: that job is ``crashed``. A server at its connection
+limit (:class:`~sqlbench_lmeval.execution.unavailable.ServerBusy`) is waited for up to
+``BUSY_WINDOW_S``, with growing pauses, before the run stops.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.fetch import out_of_memory
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
-from sqlbench_lmeval.execution.unavailable import ConnectionLost, EvaluationUnavailable
+from sqlbench_lmeval.execution.unavailable import (
+    BUSY_WINDOW_S,
+    ConnectionLost,
+    EvaluationUnavailable,
+    ServerBusy,
+    busy_pauses,
+)
 
 MAX_OPEN_CONNECTIONS = 64
 SETUP_FAILED = "setup hook failed"  # message prefix of a failed setup hook
@@ -170,16 +178,29 @@ class _SetupError(Exception):
     pass
 
 
+# spec -> its guarded hook. One callable per spec: a server engine keeps one session per
+# server, account and hook (``execution.mysql.connect``), so a new closure per database opened
+# one connection per database in every worker (44 LogicCat databases, 2 workers: 82 measured).
+_guards: dict[str | None, Callable] = {}
+
+
 def _guarded(setup: Callable | None, spec: str | None) -> Callable | None:
     if setup is None:
         return None
+    guard = _guards.get(spec)
+    if guard is None or guard.setup is not setup:
+        guard = _guards[spec] = _make_guard(setup, spec)
+    return guard
 
+
+def _make_guard(setup: Callable, spec: str | None) -> Callable:
     def call(conn) -> None:
         try:
             setup(conn)
         except Exception as error:
             raise _SetupError(f"{SETUP_FAILED}: {spec}: {error}") from error
 
+    call.setup = setup
     return call
 
 
@@ -232,6 +253,8 @@ def execute(
             return _execute_once(job, sql, limits)
         except ConnectionLost as lost:
             now = time.monotonic()
+            busy = isinstance(lost, ServerBusy)
+            window = BUSY_WINDOW_S if busy else RECONNECT_WINDOW_S
             if lost.during_query:
                 losses += 1
                 if losses >= LOSSES_ALLOWED:
@@ -244,18 +267,24 @@ def execute(
                 gone_since = None  # it was there a moment ago: the window starts now
             if gone_since is None:
                 gone_since = now
+                pauses = busy_pauses()
                 # An event worth a line: the run goes on, but an operator should know.
                 print(
-                    f"sqlbench-lmeval: {lost}; waiting up to {RECONNECT_WINDOW_S:g} s for the "
-                    "server, then the query runs again",
+                    f"sqlbench-lmeval: {lost}; waiting up to {window:g} s for the "
+                    f"{'server to free a connection' if busy else 'server'}, then the query "
+                    "runs again",
                     file=sys.stderr,
                     flush=True,
                 )
-            elif now - gone_since >= RECONNECT_WINDOW_S:
+            elif now - gone_since >= window:
+                if busy:
+                    raise EvaluationUnavailable(
+                        f"the server still had no free connection after {window:g} s: {lost}"
+                    ) from lost
                 raise EvaluationUnavailable(
-                    f"{lost}; the server did not come back within {RECONNECT_WINDOW_S:g} s"
+                    f"{lost}; the server did not come back within {window:g} s"
                 ) from lost
-            _pause(RECONNECT_STEP_S, heartbeat)
+            _pause(next(pauses) if busy else RECONNECT_STEP_S, heartbeat)
         except EvaluationUnavailable:
             _forget(job.database, limits)
             if retried:

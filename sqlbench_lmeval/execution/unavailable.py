@@ -11,13 +11,30 @@ filter), which stop the run with a message that names the cause.
 
 The runner (``execution.runner``) retries such a failure once on a fresh connection before it
 gives up; :class:`ConnectionLost` marks the one kind it waits out instead: a server that was
-answering and went away (a restart), after which the item runs again. :class:`CacheUnwritable`
-is a cache file under the cache folder that cannot be created, read or written (a read-only
-folder, a full disk): scoring stops rather than going on uncached, as a cache that silently
-stops caching would make every later run pay for gold again and hide a disk that fills up.
+answering and went away (a restart), after which the item runs again. :class:`ServerBusy` is
+the server at its connection limit (other machines' runs hold them): waited out longer, with
+growing pauses, before the run stops. :class:`CacheUnwritable` is a cache file under the
+cache folder that cannot be created, read or written (a read-only folder, a full disk):
+scoring stops rather than going on uncached, as a cache that silently stops caching would
+make every later run pay for gold again and hide a disk that fills up.
 """
 
 from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+#: How long a server at its connection limit is waited for before the run stops.
+BUSY_WINDOW_S = 180.0
+#: The first pause before trying again; each next one doubles, up to BUSY_PAUSE_MAX_S.
+BUSY_PAUSE_S = 0.5
+BUSY_PAUSE_MAX_S = 8.0
+BUSY_ADVICE = (
+    "raise the server's max_connections, or run fewer evaluating machines or fewer --workers "
+    "at once (a scoring machine holds at most three connections per worker and one more; a "
+    "prepare three per worker and two more)"
+)
 
 
 class EvaluationUnavailable(RuntimeError):
@@ -52,3 +69,44 @@ class CacheUnwritable(EvaluationUnavailable):
             "$SQLBENCH_LMEVAL_CACHE under lm_eval)"
         )
         self.path = path
+
+
+class ServerBusy(ConnectionLost):
+    """The server turns new connections away because it holds as many as it allows (MySQL's
+    1040 ``Too many connections``, PostgreSQL's ``too many clients already``). Not a server that
+    is gone: runs on other machines end and free theirs."""
+
+
+def busy_pauses() -> Iterator[float]:
+    """Pauses between attempts on a busy server: 0.5 s, doubling, at most BUSY_PAUSE_MAX_S."""
+    pause = BUSY_PAUSE_S
+    while True:
+        yield pause
+        pause = min(pause * 2, BUSY_PAUSE_MAX_S)
+
+
+def wait_while_busy(connect: Callable, is_busy: Callable[[BaseException], bool], where: str):
+    """``connect()``, tried again with growing pauses for up to BUSY_WINDOW_S while it fails with
+    an error ``is_busy`` says is the server's connection limit (said once on stderr); then that
+    error. For connections outside the worker processes (pre-flight checks, prepare): the
+    workers wait in ``execution.runner``, where the watchdog hears from them meanwhile."""
+    started = None
+    pauses = busy_pauses()
+    while True:
+        try:
+            return connect()
+        except Exception as error:
+            if not is_busy(error):
+                raise
+            now = time.monotonic()
+            if started is None:
+                started = now
+                print(
+                    f"sqlbench-lmeval: {where} has no free connection ({error}); waiting up "
+                    f"to {BUSY_WINDOW_S:g} s for other clients to finish",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            elif now - started >= BUSY_WINDOW_S:
+                raise
+            time.sleep(next(pauses))

@@ -130,6 +130,10 @@ class BundleMissing(UserError):
     """No complete bundle in the cache."""
 
 
+class BundleDamaged(BundleMissing):
+    """A bundle was prepared, and one of its files is since gone or changed."""
+
+
 # root -> (stat signatures of the manifest and every file, the bundle loaded from them)
 _loaded: dict[Path, tuple[tuple, Bundle]] = {}
 
@@ -166,9 +170,7 @@ def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
         manifest = json.loads(manifest_path.read_text("utf-8"))
         files = manifest["files"]
     except (ValueError, KeyError) as error:
-        raise BundleMissing(
-            f"corrupt LogicCat manifest {manifest_path} ({error}); {hint}"
-        ) from None
+        raise BundleDamaged(_damaged(manifest_path, f"is corrupt ({error})")) from None
     if manifest.get("builder_version") != BUILDER_VERSION:
         raise BundleMissing(f"{root} was built by another builder version; {hint}")
     signatures = [manifest_signature]
@@ -176,8 +178,14 @@ def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
         path = root / relative
         # Signature first: a file replaced while it is hashed is then not remembered as good.
         signatures.append(_stat_signature(path))
-        if not path.is_file() or source_module.sha256_file(path) != expected:
-            raise BundleMissing(f"LogicCat bundle file {path} is missing or changed; {hint}")
+        try:
+            changed = source_module.sha256_file(path) != expected
+        except FileNotFoundError:
+            raise BundleDamaged(_damaged(path, "is missing")) from None
+        except OSError as error:
+            raise BundleDamaged(_damaged(path, f"cannot be read ({error.strerror})")) from None
+        if changed:
+            raise BundleDamaged(_damaged(path, "is changed (its checksum differs)"))
     with open(root / RECORDS, encoding="utf-8") as handle:
         records = [Record.from_json(json.loads(line)) for line in handle if line.strip()]
     bundle = Bundle(root, manifest, records)
@@ -185,12 +193,27 @@ def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
     return bundle
 
 
+def _damaged(path: Path, reason: str) -> str:
+    return (
+        f"LogicCat bundle file {path} {reason}: the bundle was damaged after it was prepared "
+        "(missing or changed); rebuild it with `sqlbench-lmeval prepare logiccat` (from "
+        f"--source or ${source_module.SOURCE_ENV} where the archive cannot be downloaded)"
+    )
+
+
 def ensure_bundle(
     source=None, cache_dir: str | os.PathLike | None = None, *, progress: bool = True
 ) -> Bundle:
-    """The cached bundle, built first if it is missing."""
+    """The cached bundle, built first if it was never built.
+
+    A bundle damaged since it was prepared raises BundleDamaged naming the file and the
+    command that rebuilds it: rebuilding inside a run would mean a download (often impossible
+    where the bundle was copied to) or many minutes that nobody asked for.
+    """
     try:
         return load_bundle(cache_dir)
+    except BundleDamaged:
+        raise
     except BundleMissing:
         return build_bundle(source, cache_dir, progress=progress)
 

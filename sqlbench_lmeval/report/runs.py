@@ -6,7 +6,8 @@ A run is one model's scored items, per task. Two sources give the same per-item 
 - an lm-eval ``--output_path DIR --log_samples`` folder: ``DIR/<model>/results_<ts>.json`` and
   ``DIR/<model>/samples_<task>_<ts>.jsonl``. lm-eval writes each ``filtered_resps`` entry as
   ``str(score_dict)`` (a Python repr, with ``nan``), and bare ``NaN`` in the JSON lines, so both
-  are parsed tolerantly. When a folder holds several invocations, each task's newest samples win.
+  are parsed tolerantly. A model folder holds one run of a task: two samples files of one task
+  stop the read (name the file to read), and so does an empty one (``lmeval_task_files``).
 - a ``sqlbench-lmeval score`` output file: ``{task, comparison_version, dataset_version, items}``.
 
 A run argument may be ``NAME=PATH`` to name the run; otherwise the name is lm-eval's
@@ -164,6 +165,7 @@ class Run:
     source: str
     tasks: tuple[TaskResult, ...]
     groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    notes: tuple[str, ...] = ()  # what a reader must know about how the run was read
 
     @property
     def comparison_version(self) -> str | None:
@@ -228,12 +230,12 @@ def read_run(spec: str) -> list[Run]:
         raise UserError(f"run {spec!r}: {path} does not exist")
     if path.is_file():
         if path.suffix == ".jsonl" and path.name.startswith("samples_"):
-            return [_read_lmeval_folder(path.parent, name)]
+            return [_read_lmeval_folder(path.parent, name, chosen=path)]
         data = load_json(path)
         if isinstance(data, dict) and "items" in data and "task" in data:
             return [_read_score_file(path, data, name)]
         if isinstance(data, dict) and "results" in data:
-            return [_read_lmeval_folder(path.parent, name)]
+            return [_read_lmeval_folder(path.parent, name, chosen=path)]
         raise UserError(
             f"{path}: neither a `sqlbench-lmeval score` output nor an lm-eval results file"
         )
@@ -323,26 +325,114 @@ def samples_task(path: Path) -> str:
     return path.stem[len("samples_") : path.stem.rfind("_")]
 
 
-def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
+@dataclass(frozen=True)
+class LoggedFiles:
+    """One task's files in an lm-eval model folder: its samples file and the results file of
+    the same invocation (``results``: None when the folder has none that names the task)."""
+
+    task: str
+    samples: Path
+    results: Path | None
+    data: Mapping  # that results file, parsed ({} without one)
+
+    @property
+    def recorded(self) -> int | None:
+        """How many items the invocation ran, as its results file records (``n-samples``)."""
+        counts = (self.data.get("n-samples") or {}).get(self.task)
+        value = counts.get("effective") if isinstance(counts, Mapping) else None
+        return int(value) if _is_number(value) else None
+
+    def incomplete(self, logged: int) -> str | None:
+        """What to say when the samples file holds fewer items than the run recorded."""
+        recorded = self.recorded
+        if recorded is None or logged >= recorded:
+            return None
+        return (
+            f"{self.samples}: incomplete run: {logged} of the {recorded} items that its results "
+            f"file {self.results.name} records are logged (the file was cut short or copied "
+            f"before lm_eval finished); what follows counts the {logged} logged items only"
+        )
+
+
+def lmeval_task_files(
+    folder: Path, chosen: Path | None = None
+) -> tuple[list[LoggedFiles], list[tuple[Path, dict]]]:
+    """The one place that reads an lm-eval model folder: each task's samples file with the
+    results file of its invocation, and every results file (path, parsed) in time order.
+
+    ``chosen`` is the file the user named inside ``folder``: a samples file is read alone, a
+    results file with the samples files of its invocation (same time stamp). A task logged by
+    two samples files (a second lm_eval run with the same ``--output_path``: a full run, then a
+    ``--limit`` smoke test) is a UserError naming both and how to choose one: no file is
+    picked silently. An empty samples file is a UserError too.
+    """
     results_files = sorted(folder.glob("results_*.json"), key=file_timestamp)
+    results = [(path, load_json(path)) for path in results_files]
     samples_files = sorted(folder.glob("samples_*.jsonl"), key=file_timestamp)
+    if chosen is not None and chosen.name.startswith("samples_"):
+        samples_files = [chosen]
+    elif chosen is not None:
+        samples_files = [p for p in samples_files if file_timestamp(p) == file_timestamp(chosen)]
     if not samples_files:
         raise UserError(
-            f"{folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples "
-            "(the report needs per-item results)"
+            f"{chosen or folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples "
+            "(per-item results are read from them)"
         )
-    newest: dict[str, Path] = {}
-    for path in samples_files:  # in time order, so the newest file of each task wins
-        newest[samples_task(path)] = path
-    results = [load_json(path) for path in results_files]
+    by_task: dict[str, list[Path]] = {}
+    for path in samples_files:
+        by_task.setdefault(samples_task(path), []).append(path)
+    for task, paths in by_task.items():
+        if len(paths) > 1:
+            shown = ", ".join(path.name for path in paths)
+            raise UserError(
+                f"{folder}: task {task!r} is logged by {len(paths)} samples files ({shown}), "
+                "runs of lm_eval into the same --output_path; a model folder holds one run of a "
+                f"task. Pass the one to read instead of the folder, e.g. {paths[-1]} (or "
+                f"NAME={paths[-1]} to name the run), or move the other one away"
+            )
+    files = []
+    for task, (path, *_) in sorted(by_task.items()):
+        if _is_empty(path):
+            raise UserError(
+                f"{path}: empty samples file: lm_eval logged no item of {task!r} here (the run "
+                "stopped before it wrote them?); run the task again or remove the file"
+            )
+        result_path, data = _results_of(results, task, file_timestamp(path))
+        files.append(LoggedFiles(task, path, result_path, data))
+    return files, results
+
+
+def _is_empty(path: Path) -> bool:
+    """Whether the file holds no line but blank ones (read up to the first that is not)."""
+    with path.open("rb") as handle:
+        return all(not line.strip() for line in handle)
+
+
+def _results_of(results, task: str, stamp: str) -> tuple[Path | None, dict]:
+    """The results file that belongs to a samples file: the newest one not older than it that
+    names the task (lm-eval writes both at the end of one invocation, with one time stamp)."""
+    naming = [(path, data) for path, data in results if task in (data.get("configs") or {})]
+    same = [(path, data) for path, data in naming if file_timestamp(path) == stamp]
+    chosen = same or [(p, d) for p, d in naming if file_timestamp(p) >= stamp] or naming
+    return chosen[-1] if chosen else (None, {})
+
+
+def _read_lmeval_folder(folder: Path, name: str | None, chosen: Path | None = None) -> Run:
+    files, results_files = lmeval_task_files(folder, chosen)
+    results = [data for _, data in results_files]
     tasks = []
-    for task_name, path in newest.items():
+    notes = []
+    for logged in files:
+        path = logged.samples
         items, excluded, versions, dataset_versions, engines = _read_samples(path)
         if not items and not excluded:  # another project's task run beside ours: not ours
             continue
+        note = logged.incomplete(len(items))
+        if note is not None:
+            notes.append(note)
         tasks.append(
             TaskResult(
-                name=task_name,
+                name=logged.task,
                 items=items,
                 comparison_version=_single_version(versions, f"{path}"),
                 dataset_version=_single_version(dataset_versions, f"{path} (dataset version)"),
@@ -351,7 +441,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
             )
         )
     if not tasks:
-        shown = ", ".join(str(path) for path in newest.values())
+        shown = ", ".join(str(logged.samples) for logged in files)
         raise UserError(f"{shown}: no scored samples (is this a sqlbench-lmeval task?)")
     tasks.sort(key=lambda task: task.name)
     run = Run(
@@ -359,6 +449,7 @@ def _read_lmeval_folder(folder: Path, name: str | None) -> Run:
         source=str(folder),
         tasks=tuple(tasks),
         groups=_groups(results, {task.name for task in tasks}),
+        notes=tuple(notes),
     )
     _single_version(
         {task.comparison_version for task in tasks} - {None}, f"{folder} (across tasks)"
@@ -550,11 +641,13 @@ def _joined(values: Iterable[str | None]) -> str | None:
 
 
 __all__ = [
+    "LoggedFiles",
     "Run",
     "ScoredItem",
     "TaskResult",
     "file_timestamp",
     "lmeval_files",
+    "lmeval_task_files",
     "load_json",
     "model_folders",
     "model_name_of",

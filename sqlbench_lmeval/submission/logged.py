@@ -6,9 +6,10 @@ and generation settings of each request, the numbers a run claims beside its raw
 this module reads the same files again, raw:
 
 - an lm-eval ``--output_path`` folder written with ``--log_samples`` (or its model subfolder,
-  or one of its ``results_*.json``/``samples_*.jsonl``): per task the newest samples file, and
-  the results file of the same invocation (the task's config, version, claimed aggregates and
-  lm-eval's run settings: model arguments, ``--limit``, chat template, context length);
+  or one of its ``results_*.json``/``samples_*.jsonl``; read by ``report.runs.lmeval_task_files``,
+  as the report reads it): per task its one samples file, and the results file of the same
+  invocation (the task's config, version, claimed aggregates and lm-eval's run settings: model
+  arguments, ``--limit``, chat template, context length);
 - a ``sqlbench-lmeval score`` output JSON: its items (raw output and claimed numbers);
 - a predictions JSONL (``{"id", "prediction"}`` or ``{"id", "attempts"}`` lines): raw outputs
   only; the task must be named (``task=``).
@@ -30,12 +31,12 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.lmeval.task_specs import task_groups, task_specs
 from sqlbench_lmeval.report.runs import (
-    file_timestamp,
+    LoggedFiles,
+    lmeval_task_files,
     load_json,
     model_folders,
     model_name_of,
     parse_python_literal,
-    samples_task,
     score_dict_of,
     split_spec,
 )
@@ -101,12 +102,20 @@ class LoggedTask:
     version: str | None = None  # the task version lm-eval recorded
     claimed_metrics: Mapping[str, float] = field(default_factory=dict)  # "ex" -> 0.41, ...
     n_samples: Mapping | None = None  # lm-eval's {"original": N, "effective": n}
+    files: LoggedFiles | None = None  # an lm-eval run's: its samples and results file
 
     @cached_property
     def answers(self) -> tuple[LoggedAnswer, ...]:
         if self.given_answers is not None:
             return self.given_answers
         return _read_samples(self.samples)
+
+    @property
+    def incomplete(self) -> str | None:
+        """Said when the samples file holds fewer items than the run's results file records."""
+        if self.files is None:
+            return None
+        return self.files.incomplete(len({answer.item_id for answer in self.answers}))
 
 
 @dataclass(frozen=True)
@@ -136,10 +145,11 @@ def read_submissions(
         return [_picked(_read_predictions_file(path, name, task, hasher), task)]
     if path.is_file() and path.suffix == ".json" and not path.name.startswith("results_"):
         return [_picked(_read_score_file(path, name, hasher), task)]
-    folder = path.parent if path.is_file() else path
+    if path.is_file():  # a results or samples file chooses what is read of its folder
+        return [_picked(_read_lmeval_folder(path.parent, name, hasher, chosen=path), task)]
     return [
         _picked(_read_lmeval_folder(model, name, hasher), task)
-        for model in model_folders(folder, name)
+        for model in model_folders(path, name)
     ]
 
 
@@ -164,35 +174,33 @@ def sha256_file(path: Path) -> str:
 # --- lm-eval output folders --------------------------------------------------------------------
 
 
-def _read_lmeval_folder(folder: Path, name: str | None, hasher) -> Submission:
-    newest: dict[str, Path] = {}
-    for path in sorted(folder.glob("samples_*.jsonl"), key=file_timestamp):
-        newest[samples_task(path)] = path
-    if not newest:
-        raise UserError(f"{folder}: no samples_*.jsonl files; rerun lm_eval with --log_samples")
-    results_files = sorted(folder.glob("results_*.json"), key=file_timestamp)
-    results = [(path, load_json(path)) for path in results_files]
+def _read_lmeval_folder(
+    folder: Path, name: str | None, hasher, chosen: Path | None = None
+) -> Submission:
+    files, results = lmeval_task_files(folder, chosen)
     ours = task_specs()
     tasks, used = [], []
-    for task_name, path in sorted(newest.items()):
-        if task_name not in ours:
+    for logged in files:
+        if logged.task not in ours:
             continue
-        result_path, data = _results_of(results, task_name, file_timestamp(path))
-        if result_path is not None and result_path not in used:
-            used.append(result_path)
+        if logged.results is not None and logged.results not in used:
+            used.append(logged.results)
+        data = logged.data
         tasks.append(
             LoggedTask(
-                name=task_name,
-                samples=path,
-                config=(data.get("configs") or {}).get(task_name) or {},
-                version=_text((data.get("versions") or {}).get(task_name)),
-                claimed_metrics=_claimed_metrics((data.get("results") or {}).get(task_name)),
-                n_samples=(data.get("n-samples") or {}).get(task_name),
+                name=logged.task,
+                samples=logged.samples,
+                config=(data.get("configs") or {}).get(logged.task) or {},
+                version=_text((data.get("versions") or {}).get(logged.task)),
+                claimed_metrics=_claimed_metrics((data.get("results") or {}).get(logged.task)),
+                n_samples=(data.get("n-samples") or {}).get(logged.task),
+                files=logged,
             )
         )
-        used.append(path)
+        used.append(logged.samples)
     if not tasks:
-        raise UserError(f"{folder}: no task of ours logged here ({', '.join(newest)})")
+        shown = ", ".join(logged.task for logged in files)
+        raise UserError(f"{folder}: no task of ours logged here ({shown})")
     settings = dict(results[-1][1]) if results else {}
     for key in ("results", "configs", "versions", "n-samples", "samples", "groups"):
         settings.pop(key, None)
@@ -203,17 +211,8 @@ def _read_lmeval_folder(folder: Path, name: str | None, hasher) -> Submission:
         tasks=tuple(tasks),
         settings=settings,
         inputs=tuple((path.name, hasher(path)) for path in sorted(used)),
-        other_tasks=tuple(sorted(set(newest) - set(ours))),
+        other_tasks=tuple(sorted({logged.task for logged in files} - set(ours))),
     )
-
-
-def _results_of(results, task: str, stamp: str) -> tuple[Path | None, dict]:
-    """The results file that belongs to a samples file: the newest one not older than it that
-    names the task (lm-eval writes both at the end of one invocation, with one time stamp)."""
-    naming = [(path, data) for path, data in results if task in (data.get("configs") or {})]
-    same = [(path, data) for path, data in naming if file_timestamp(path) == stamp]
-    chosen = same or [(p, d) for p, d in naming if file_timestamp(p) >= stamp] or naming
-    return chosen[-1] if chosen else (None, {})
 
 
 def _claimed_metrics(block) -> dict[str, float]:
@@ -417,6 +416,7 @@ class LoggedPredictions:
     benchmark: str
     predictions: dict  # id -> raw output (a list of outputs for a sampled task)
     options: dict  # data options the run used (lm-eval --metadata: dialect, scale_factor, ...)
+    incomplete: str | None = None  # the samples file holds fewer items than the run recorded
 
 
 def logged_predictions(path: str, name: str) -> LoggedPredictions:
@@ -467,7 +467,9 @@ def _predictions_of(task: LoggedTask, spec) -> LoggedPredictions:
             raise UserError(f"{answer.where}: id {answer.item_id} is logged more than once")
         outputs = list(answer.outputs) or [""]
         predictions[answer.item_id] = outputs if spec.sampled else outputs[0]
-    return LoggedPredictions(task.name, spec.benchmark, predictions, data_options(task))
+    return LoggedPredictions(
+        task.name, spec.benchmark, predictions, data_options(task), task.incomplete
+    )
 
 
 #: Run options (lm-eval ``--metadata``) that choose the data and are taken from the run when

@@ -130,7 +130,9 @@ def prepare(
         return postgres.summary(manifest)
     if reload or rotate_reader:
         raise UserError("--reload and --rotate-reader are for a server: tpcds --engine postgres")
-    manifest = ensure_database(cache_dir, scale, progress=True, workers=workers)
+    manifest = ensure_database(
+        cache_dir, scale, progress=True, rebuild_damaged=True, workers=workers
+    )
     # Gold as scoring runs it, in a pass without answers: its results (already there after a
     # fresh build) and its tie probes go into the gold cache and the tie store, so that the
     # first score runs only the answers, also on a database built before its gold was cached.

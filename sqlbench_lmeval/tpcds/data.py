@@ -13,7 +13,9 @@ so nothing is downloaded and no TPC query text is stored in this repository:
   The gold queries run sandboxed, as scoring runs them, through the gold cache
   (:class:`~sqlbench_lmeval.execution.GoldCache` under the same cache root, with scoring's
   default limits), so the first ``score`` or ``gold`` after a build reads them from there.
-  The manifest is written last: a database without one is an interrupted build and is rebuilt.
+  The manifest is written last: a database without one is an interrupted build and is rebuilt;
+  a manifest whose database is gone or has another size than it records is a damaged build,
+  which stops the run naming the file until ``prepare`` rebuilds it.
   Builds hold the folder's build lock (:mod:`sqlbench_lmeval.build_lock`), which also lets
   each build remove the temporary files of builds that were killed.
 """
@@ -180,39 +182,98 @@ def database_dir(cache_dir=None, scale_factor: float = 1.0) -> Path:
     return resolve_cache_dir(cache_dir) / "tpcds" / f"v{BUILDER_VERSION}" / f"sf{label}"
 
 
-def read_manifest(directory: Path) -> dict | None:
-    """The manifest of a finished build in ``directory`` by this duckdb version, or None.
-
-    A build by another duckdb version counts as missing: its generator and storage may differ.
-    """
+def _manifest_file(directory: Path) -> dict | None:
+    """The manifest in ``directory`` written by a finished build of this duckdb version, or
+    None (no manifest, unreadable, or another duckdb version: its generator and storage may
+    differ)."""
     try:
         manifest = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if not (directory / DATABASE_NAME).is_file():
         return None
     if not isinstance(manifest, dict) or manifest.get("duckdb_version") != _duckdb().__version__:
         return None
     return manifest
 
 
+def read_manifest(directory: Path) -> dict | None:
+    """The manifest of a finished build in ``directory`` by this duckdb version, or None.
+
+    A build by another duckdb version counts as missing: its generator and storage may differ.
+    """
+    manifest = _manifest_file(directory)
+    if manifest is None or not (directory / DATABASE_NAME).is_file():
+        return None
+    return manifest
+
+
+class DatabaseDamaged(UserError):
+    """The DuckDB file of a finished build is gone or no longer the one that was built."""
+
+
+def damage(directory: Path, manifest: Mapping) -> str | None:
+    """Why the database a finished build left in ``directory`` cannot be used, or None.
+
+    Its size is recorded at build time; a build recorded before that is opened instead (a
+    truncated DuckDB file fails on its first read of the catalogue).
+    """
+    database = directory / DATABASE_NAME
+    try:
+        size = database.stat().st_size
+    except FileNotFoundError:
+        return "is missing"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    expected = manifest.get("database_bytes")
+    if expected is not None:
+        return None if size == expected else f"has {size:,} bytes, {expected:,} when it was built"
+    duckdb = _duckdb()
+    try:
+        with contextlib.closing(duckdb.connect(str(database), read_only=True)) as connection:
+            connection.execute("SELECT count(*) FROM duckdb_tables()").fetchall()
+    except duckdb.IOException as error:  # truncated, or not a DuckDB file at all
+        return f"cannot be read ({str(error).splitlines()[0]})"
+    except duckdb.Error:  # e.g. open in this process with other settings: not the file's fault
+        return None
+    return None
+
+
+def _damaged_error(directory: Path, scale_factor: float, reason: str) -> DatabaseDamaged:
+    option = "" if scale_factor == 1.0 else f" --scale-factor {scale_factor_label(scale_factor)}"
+    return DatabaseDamaged(
+        f"the TPC-DS database {directory / DATABASE_NAME} {reason}: it was damaged after it was "
+        f"prepared; rebuild it with `sqlbench-lmeval prepare tpcds{option}`"
+    )
+
+
 def ensure_database(
-    cache_dir=None, scale_factor: float = 1.0, *, progress: bool = False, workers: int | None = None
+    cache_dir=None,
+    scale_factor: float = 1.0,
+    *,
+    progress: bool = False,
+    rebuild_damaged: bool = False,
+    workers: int | None = None,
 ) -> dict:
     """The manifest of the TPC-DS database at ``scale_factor``, building it on first use (its
     gold run in ``workers`` processes into the gold cache of ``cache_dir``).
 
+    A finished build whose DuckDB file was since deleted or changed raises DatabaseDamaged
+    naming the file and the command that rebuilds it (``prepare``: ``rebuild_damaged``), so
+    that a run neither scores against a broken file nor rebuilds for minutes unasked.
     The manifest's ``database`` is the absolute path of the DuckDB file.
     """
     scale_factor = check_scale_factor(scale_factor)
     directory = database_dir(cache_dir, scale_factor)
-    manifest = read_manifest(directory)
-    if manifest is None:
+    manifest = _manifest_file(directory)
+    reason = None if manifest is None else damage(directory, manifest)
+    if reason is not None and not rebuild_damaged:
+        raise _damaged_error(directory, scale_factor, reason)
+    if manifest is None or reason is not None:
         waiting = f"waiting for another build of the TPC-DS database in {directory} ..."
         on_wait = functools.partial(print, waiting) if progress else None
         with exclusive_build(directory, BUILD_LEFTOVERS, on_wait=on_wait):
-            manifest = read_manifest(directory)  # another process may have built it meanwhile
-            if manifest is None:
+            # Another process may have built it meanwhile.
+            manifest = _manifest_file(directory)
+            if manifest is None or damage(directory, manifest) is not None:
                 cache = GoldCache(gold_cache_dir(cache_dir))
                 manifest = _build(
                     directory, scale_factor, cache, progress=progress, workers=workers
@@ -292,6 +353,7 @@ def _build(
         "build_seconds": round(build_seconds, 2),
         "gold_seconds": round(gold_seconds, 2),
         "gold_row_counts": {str(number): count for number, count in gold_rows.items()},
+        "database_bytes": target.stat().st_size,
     }
     _write_atomically(directory / MANIFEST_NAME, json.dumps(manifest, indent=1) + "\n")
     empty = sorted(number for number, count in gold_rows.items() if count == 0)

@@ -530,7 +530,7 @@ def prepare(
     scale_factor = check_scale_factor(scale_factor)
     database = database_name(scale_factor)
     tables = list(schema_mapping())
-    duck = ensure_database(cache_dir, scale_factor, progress=progress)
+    duck = ensure_database(cache_dir, scale_factor, progress=progress, rebuild_damaged=True)
     key = dataset_key(scale_factor)
     with _admin(admin_url) as conn:
         version = server_version(conn)

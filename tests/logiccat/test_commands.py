@@ -78,7 +78,14 @@ def test_score_prints_the_registry_summary_metrics_the_run_has(fixture_bundle, t
         return [part.split("=")[0] for part in shown.split(", ")]
 
     summary_metrics = names(in_summary=True)
-    assert summary(str(single)) == ["ves", "ex", "ex_strict", "ex_set", "ex_on_healthy_gold", "r_ves"]
+    assert summary(str(single)) == [
+        "ves",
+        "ex",
+        "ex_strict",
+        "ex_set",
+        "ex_on_healthy_gold",
+        "r_ves",
+    ]
     sampled_shown = summary(str(sampled), "--samples")
     # The aggregate's EX on healthy gold is shown for sampled runs too (it is over their EX).
     assert sampled_shown == [

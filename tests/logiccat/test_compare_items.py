@@ -27,7 +27,8 @@ def _rewrite(sql: str, old: str, new: str) -> str:
 def _wrong_small_rates(gold: str) -> str:
     """Item 1429: every rate near -0.05 replaced by 0, the two rates near -3.3e29 kept."""
     inner = _rewrite(gold, "AS 平均温升速率", "AS rate")
-    return f"SELECT material, CASE WHEN ABS(rate) < 1 THEN 0.0 ELSE rate END, 热传导时间常数 FROM ({inner}) AS g"
+    zeroed = "CASE WHEN ABS(rate) < 1 THEN 0.0 ELSE rate END"
+    return f"SELECT material, {zeroed}, 热传导时间常数 FROM ({inner}) AS g"
 
 
 def _wrong_small_values(gold: str) -> str:

@@ -230,7 +230,9 @@ def test_logiccat_group_scores_known_answers_exactly(completions_run, logiccat_c
         ]
         assert all(("ex_on_healthy_gold" in s) == (s in healthy) for s in task_samples)
         if healthy:
-            want = sum(answers.known_answer_scores(records_by_id[s["doc"]["id"]])[1] for s in healthy)
+            want = sum(
+                answers.known_answer_scores(records_by_id[s["doc"]["id"]])[1] for s in healthy
+            )
             got = results["results"][task]["ex_on_healthy_gold,score"]
             assert got == pytest.approx(want / len(healthy))
     # The group's number is the mean over all its items (weighted by size).

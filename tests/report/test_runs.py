@@ -157,13 +157,26 @@ def test_groups_become_views_over_their_tasks(write_lmeval_run, score_item):
     assert views["logiccat"].dataset_version == "data-v1"
 
 
-def test_the_newest_samples_of_each_task_win(write_lmeval_run, score_item):
+def test_two_samples_files_of_a_task_stop_until_one_is_named(write_lmeval_run, score_item):
     output = write_lmeval_run("m", {"tpcds": [score_item(1, 0)], "other": [score_item(5, 1)]})
     write_lmeval_run("m", {"tpcds": [score_item(1, 1)]}, output=output)
-    (run,) = read_run(str(output))
-    by_name = {task.name: task for task in run.tasks}
-    assert by_name["tpcds"].items[0].ex == 1  # the second invocation
-    assert by_name["other"].items[0].ex == 1  # only in the first one, still read
+    first, second = sorted((output / "m").glob("samples_tpcds_*.jsonl"))
+    with pytest.raises(UserError, match="logged by 2 samples files") as raised:
+        read_run(str(output))
+    assert first.name in str(raised.value) and second.name in str(raised.value)
+    (run,) = read_run(f"later={second}")  # the named file alone: its task, that invocation
+    assert [task.name for task in run.tasks] == ["tpcds"]
+    assert run.name == "later" and run.tasks[0].items[0].ex == 1
+    (run,) = read_run(str(first))
+    assert run.tasks[0].items[0].ex == 0
+
+
+def test_an_empty_samples_file_is_an_input_error(write_lmeval_run, score_item):
+    output = write_lmeval_run("m", {"tpcds": [score_item(1, 0)]})
+    (samples,) = (output / "m").glob("samples_tpcds_*.jsonl")
+    samples.write_text("\n", encoding="utf-8")
+    with pytest.raises(UserError, match="empty samples file"):
+        read_run(str(output))
 
 
 def test_a_folder_with_several_models_gives_several_runs(write_lmeval_run, score_item):

@@ -33,6 +33,7 @@ SERVER_MARKERS = {"mysql": MYSQL, "postgres": POSTGRES}
 #: (``test_postgres_state_covers_every_table``), start with; the others form the module's group.
 BY_ENGINE = "by engine"
 SERVER_MODULES = {
+    "tests/execution/test_busy_postgres.py": POSTGRES,
     "tests/execution/test_sandbox.py": BY_ENGINE,
     "tests/execution/test_sandbox_mysql.py": MYSQL,
     "tests/execution/test_sandbox_mysql_quiet.py": MYSQL,
@@ -43,6 +44,7 @@ SERVER_MODULES = {
     "tests/execution/test_work.py": MYSQL,
     "tests/logiccat/test_fidelity_command.py": MYSQL,
     "tests/logiccat/test_prepare_defaults.py": MYSQL_DEFAULTS,
+    "tests/logiccat/test_server_capacity.py": MYSQL,
     "tests/logiccat/test_server_machines.py": MYSQL,
     "tests/logiccat/test_server_mysql.py": MYSQL,
     "tests/logiccat/test_server_rights.py": MYSQL,

@@ -44,7 +44,9 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
         "item's two answers together), and test EX with the exact two-sided McNemar test on the "
         "discordant items."
     )
-    return [Section(TITLE, (table, *_details(runs), method))]
+    # How a run was read, where a reader must know it (an incomplete run's samples file).
+    notes = tuple(f"Run {run.name}: {note}" for run in runs for note in run.notes)
+    return [Section(TITLE, (table, *_details(runs), *notes, method))]
 
 
 def _shown(source: str) -> str:

@@ -37,11 +37,9 @@ EXPLANATION = paragraph(
     numbers with a small tolerance). EX strict: identical ordered rows. EX set: same set of rows
     (BIRD's rule). EX (healthy gold): EX over the items whose gold returned a non-empty, not
     all-NULL result that can be repeated; an empty answer scores nothing there, however many
-    of the task's gold results are empty. R-VES (work): BIRD's R-VES buckets on gold's work / the answer's work, as
-    counted by the engine (the same on every machine), square-rooted; 0 unless EX is 1; not
-    defined on an engine that counts no work (PostgreSQL). EX (healthy gold): EX over the
-    items whose gold query was judged healthy when the data was built; the other items are
-    left out of that mean.
+    of the task's gold results are empty. R-VES (work): BIRD's R-VES buckets on gold's work /
+    the answer's work, as counted by the engine (the same on every machine), square-rooted; 0
+    unless EX is 1; not defined on an engine that counts no work (PostgreSQL).
     """
 )
 
