@@ -34,8 +34,15 @@ def exits_on_missing_driver(hook):
         try:
             return hook(*args, **kwargs)
         except DriverMissing as error:
-            program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+            program = _program_name()
             print(f"{program}: error: {error}" if program else f"error: {error}", file=sys.stderr)
             raise SystemExit(2) from None
 
     return wrapper
+
+
+def _program_name() -> str:
+    """What the user ran: ``lm_eval`` for the script and for ``python -m lm_eval`` alike."""
+    path = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c") else ""
+    name = os.path.basename(path)
+    return os.path.basename(os.path.dirname(path)) if name == "__main__.py" else name
