@@ -14,10 +14,13 @@ Adding an engine is one module here plus its test file (see ``docs/adding-an-eng
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
+
+from sqlbench_lmeval.errors import DriverMissing
 
 if TYPE_CHECKING:  # engines.py is imported by job.py: no runtime import back
     from sqlbench_lmeval.execution.job import Limits
@@ -25,6 +28,11 @@ if TYPE_CHECKING:  # engines.py is imported by job.py: no runtime import back
 
 #: The engine modules of this package, in the order ``--engine`` lists them.
 NAMES = ("sqlite", "duckdb", "mysql", "postgres")
+
+#: The server engines' drivers, optional dependencies: engine -> (the module its own module
+#: imports, the distribution that installs it). Each engine's extra of ``pyproject.toml`` is
+#: named like the engine.
+DRIVERS = {"mysql": ("pymysql", "PyMySQL"), "postgres": ("psycopg", "psycopg")}
 
 
 def file_stem(path: str) -> str:
@@ -106,23 +114,44 @@ def known(name: str) -> bool:
 def choose(engine: str | None, supported: Sequence[str]) -> str:
     """The engine a benchmark runs on: ``engine`` (blanks and case ignored; default: the first
     of ``supported``, the benchmark's engines). Raises :class:`UnknownEngine` for a name that is
-    no engine and :class:`UnsupportedEngine` for an engine not in ``supported``."""
+    no engine and :class:`UnsupportedEngine` for an engine not in ``supported``; a server engine
+    whose driver is not installed raises :class:`~sqlbench_lmeval.errors.DriverMissing` here,
+    before the benchmark does any work for it."""
     name = (engine or supported[0]).strip().lower()
     if name not in NAMES:
         raise UnknownEngine(f"unknown engine {engine!r}")
     if name not in supported:
         raise UnsupportedEngine(f"engine {name!r} is not one of {', '.join(supported)}")
+    require_driver(name)
     return name
+
+
+def require_driver(name: str) -> None:
+    """Raise :class:`~sqlbench_lmeval.errors.DriverMissing` (one line naming the extra to
+    install) when engine ``name`` needs a driver that is not installed; nothing is imported."""
+    driver = DRIVERS.get(name)
+    if driver is not None and importlib.util.find_spec(driver[0]) is None:
+        raise driver_missing(name)
+
+
+def driver_missing(name: str) -> DriverMissing:
+    """The error for server engine ``name`` without its driver: one line naming the extra."""
+    return DriverMissing(
+        f"the {name} engine needs {DRIVERS[name][1]}, which is not installed: "
+        f'pip install "sqlbench-lmeval[{name}]"'
+    )
 
 
 def get(name: str) -> Engine:
     """The engine ``name``, importing its module on first use. Raises :class:`UnknownEngine`
-    for a name that is not an engine and ImportError when its driver is not installed."""
+    for a name that is not an engine and :class:`~sqlbench_lmeval.errors.DriverMissing` (an
+    ImportError) when its driver is not installed."""
     engine = _loaded.get(name)
     if engine is None:
         if name not in NAMES:
             expected = ", ".join(repr(n) for n in NAMES[:-1]) + f" or {NAMES[-1]!r}"
             raise UnknownEngine(f"unknown engine {name!r} (expected {expected})")
+        require_driver(name)
         engine = importlib.import_module(f"{__package__}.{name}").ENGINE
         if engine.name != name:
             raise RuntimeError(f"module {__package__}.{name} declares engine {engine.name!r}")

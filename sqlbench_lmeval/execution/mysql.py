@@ -78,8 +78,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-import pymysql
-import pymysql.cursors
+from sqlbench_lmeval.execution.engines import driver_missing
+
+try:
+    import pymysql
+    import pymysql.cursors
+except ModuleNotFoundError as error:  # the mysql extra is not installed
+    raise driver_missing("mysql") from error
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version

@@ -21,7 +21,12 @@ import re
 import secrets
 import urllib.parse
 
-import pymysql
+from sqlbench_lmeval.execution.engines import driver_missing
+
+try:
+    import pymysql
+except ModuleNotFoundError as error:  # the mysql extra is not installed
+    raise driver_missing("mysql") from error
 
 from sqlbench_lmeval.execution.mysql import (
     META_DATABASE,

@@ -86,9 +86,14 @@ import time
 import urllib.parse
 from collections.abc import Callable
 
-import psycopg
-import psycopg.errors
-from psycopg.sql import SQL, Identifier
+from sqlbench_lmeval.execution.engines import driver_missing
+
+try:
+    import psycopg
+    import psycopg.errors
+    from psycopg.sql import SQL, Identifier
+except ModuleNotFoundError as error:  # the postgres extra is not installed
+    raise driver_missing("postgres") from error
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version

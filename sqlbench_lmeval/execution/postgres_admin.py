@@ -12,8 +12,13 @@ import secrets
 import uuid
 from pathlib import Path
 
-import psycopg
-from psycopg import sql
+from sqlbench_lmeval.execution.engines import driver_missing
+
+try:
+    import psycopg
+    from psycopg import sql
+except ModuleNotFoundError as error:  # the postgres extra is not installed
+    raise driver_missing("postgres") from error
 
 from sqlbench_lmeval.execution.postgres import (
     RISKY_FUNCTIONS_PARAMS,

@@ -50,6 +50,7 @@ def load_items(
     under a read-only account (``url``, else ``$SQLBENCH_LMEVAL_MYSQL_URL``, else the reader
     of the server this cache prepared; see ``logiccat.server``); default ``sqlite``.
     """
+    engine = check_engine(engine)  # before the bundle's build: a missing driver stops it
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
     return items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir)
 

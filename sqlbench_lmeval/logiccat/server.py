@@ -39,7 +39,6 @@ import calendar
 import configparser
 import datetime as dt
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -51,8 +50,15 @@ from pathlib import Path
 from sqlglot import exp
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Status, execute_many
-from sqlbench_lmeval.execution import mysql_admin as admin
+from sqlbench_lmeval.execution import (
+    Database,
+    GoldCache,
+    Job,
+    Limits,
+    Status,
+    engines,
+    execute_many,
+)
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.logiccat import mysqldump
 from sqlbench_lmeval.logiccat import source as source_module
@@ -78,10 +84,8 @@ ENGINE_DIALECT = "mysql"  # the sqlglot dialect of gold and predictions on this 
 
 
 def require_driver() -> None:
-    """A UserError that says how to install the driver when PyMySQL is missing."""
-
-    if importlib.util.find_spec("pymysql") is None:
-        raise UserError('the mysql engine needs PyMySQL: pip install "sqlbench-lmeval[mysql]"')
+    """The one-line error naming the mysql extra when PyMySQL is not installed."""
+    engines.require_driver("mysql")
 
 
 def dump_row_counts(text: str) -> dict[str, int]:
@@ -235,6 +239,8 @@ def _ensure_reader(cursor, names: list[str], rotate: bool, known: str | None) ->
     an anonymous account now needs is added with the same credentials). SELECT on ``names`` and
     the metadata database where missing. Returns (password or None when kept and not ``known``,
     what was done as a sentence)."""
+    # optional: PyMySQL (the mysql extra)
+    from sqlbench_lmeval.execution import mysql_admin as admin
 
     anonymous = admin.anonymous_hosts(cursor)
     needed = admin.reader_hosts(cursor)
@@ -372,6 +378,8 @@ def prepare_server(
     """Prepare the server ``admin_url`` names for LogicCat, or verify it when it already holds
     this dataset version (see the module docstring); the local manifest, with ``actions``: what
     was done, one sentence each. Gold judged now is stored in ``gold_cache`` (this machine's)."""
+    # optional: PyMySQL (the mysql extra)
+    from sqlbench_lmeval.execution import mysql_admin as admin
     from sqlbench_lmeval.execution.mysql import (
         META_DATABASE,
         redact,

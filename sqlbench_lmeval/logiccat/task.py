@@ -9,7 +9,7 @@ answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
 from __future__ import annotations
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.errors import UserError, exits_on_missing_driver
 from sqlbench_lmeval.logiccat.benchmark import (
     CATEGORIES,
     MINI_SET_IDS,
@@ -44,6 +44,7 @@ def cot_instruction(dialect: str) -> str:
     )
 
 
+@exits_on_missing_driver
 def load_dataset(subset: str = "all", **metadata):
     """``custom_dataset`` hook: the LogicCat documents of :func:`documents` as
     ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
@@ -75,11 +76,12 @@ def documents(
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")
+    engine = check_engine(engine)  # before the bundle's build: a missing driver stops it
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
     version = version_of_bundle(bundle)
     records = {record.id: record for record in bundle.records}
     schemas: dict[str, str] = {}
-    if check_engine(engine) == "mysql":
+    if engine == "mysql":
         # What prepare stored on the server (any machine reads it with the reader alone).
         document = server_run(url, cache_dir).document
         version = document["dataset_version"]

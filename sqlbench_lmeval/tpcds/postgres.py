@@ -35,7 +35,6 @@ then need the new password file).
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
@@ -55,8 +54,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits
-from sqlbench_lmeval.execution import postgres_admin as admin
+from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, engines
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir as cache_root
 from sqlbench_lmeval.paths import gold_cache_dir
@@ -98,12 +96,8 @@ _TYPES = {"INTEGER": "integer", "BIGINT": "bigint", "VARCHAR": "varchar", "DATE"
 
 
 def require_driver() -> None:
-    """A UserError that says how to install the driver when psycopg is missing."""
-
-    if importlib.util.find_spec("psycopg") is None:
-        raise UserError(
-            'the postgres engine needs psycopg: pip install "sqlbench-lmeval[postgres]"'
-        )
+    """The one-line error naming the postgres extra when psycopg is not installed."""
+    engines.require_driver(ENGINE)
 
 
 def database_name(scale_factor: float) -> str:
@@ -364,6 +358,8 @@ def ensure_reader(
 
     A new role, or ``rotate``, gets a new random password; an existing role keeps the one in
     ``passfile``, and without one there (another machine prepared it) ``rotate`` is needed."""
+    # optional: psycopg (the postgres extra)
+    from sqlbench_lmeval.execution import postgres_admin as admin
 
     role = reader_role(database)
     password = None if rotate else admin.read_passfile(passfile, role)

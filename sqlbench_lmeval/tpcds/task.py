@@ -10,6 +10,7 @@ names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says o
 from __future__ import annotations
 
 from sqlbench_lmeval import __version__
+from sqlbench_lmeval.errors import exits_on_missing_driver
 from sqlbench_lmeval.scoring.item import documents_dataset
 from sqlbench_lmeval.sql.dialects import display_name
 from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, dataset_version, load_items
@@ -25,6 +26,7 @@ def instruction(dialect: str) -> str:
     )
 
 
+@exits_on_missing_driver
 def load_dataset(scale_factor: float = DEFAULT_SCALE_FACTOR, **metadata):
     """``custom_dataset`` hook: the 99 TPC-DS documents of :func:`documents` as
     ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
