@@ -55,7 +55,7 @@ def test_task_readme_follows_lm_evals_template_within_8_kb(path):
     size = len(path.read_bytes())
     assert size <= 8 * 1024, f"{path.relative_to(REPO)} is {size} bytes; rules go to docs/"
     headings = re.findall(r"^### (.+)$", prose(path), re.M)
-    assert headings[: len(TEMPLATE)] == list(TEMPLATE), headings
+    assert [h for h in headings if h in TEMPLATE] == list(TEMPLATE), headings
 
 
 @pytest.mark.parametrize("path", [*USER_FILES, *PAGES], ids=lambda p: str(p.relative_to(REPO)))
