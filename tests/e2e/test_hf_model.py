@@ -34,7 +34,7 @@ pytestmark = [
     ),
 ]
 
-README_MARK = "--model hf"
+README_MARK = "lm_eval --model hf"
 LIMIT = 8
 MAX_GEN_TOKS = 32  # the task's 512 would only make random text longer
 
