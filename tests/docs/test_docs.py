@@ -33,7 +33,8 @@ DOCS = REPO / "docs"
 PAGES = sorted(p for p in DOCS.glob("*.md"))
 TEMPLATE = ("Paper", "Citation", "Groups, tags and tasks", "Checklist", "Changelog")
 INTERNAL = re.compile(
-    r"\bthe seed\b|\bseed's\b|\bissues? #?\d+|\bbuilder \d+|\bbundle builder\b|\bbuilder\d+\b",
+    r"\bthe\s+seed\b|\bseed's\b|\bseed\s+words\b|\bissues?\s+#?\d+|\bbuilder\s+\d+|\bbundle\s+builder\b"
+    r"|\bbuilder\d+\b",
     re.IGNORECASE,
 )
 
