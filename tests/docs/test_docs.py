@@ -183,9 +183,7 @@ def test_cli_reference_names_every_command_and_option():
                 assert option in section, f"docs/cli.md: {name} lacks {option}"
 
 
-@pytest.mark.skipif(
-    sys.version_info >= (3, 13), reason="argparse 3.13 formats options otherwise"
-)
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="argparse 3.13 formats options otherwise")
 def test_cli_reference_is_what_help_prints():
     generator = _load_cli_generator()
     assert (DOCS / "cli.md").read_text(encoding="utf-8") == generator.render(), (

@@ -42,9 +42,7 @@ LIMIT = 6  # the README shows the table of a 6-item run
 TPCDS_LIMIT = 2
 README_PORT_URL = "http://localhost:8000/v1/chat/completions"
 
-RUN_BLOCKS = [
-    block for path in USER_FILES for block in shell_blocks(path) if block.marker is None
-]
+RUN_BLOCKS = [block for path in USER_FILES for block in shell_blocks(path) if block.marker is None]
 
 PIP = '''#!{python}
 """pip as the README uses it: only `pip install` of this project's extras, checked, not run."""
