@@ -156,7 +156,7 @@ def prepare(
                 *(f"  - {action}" for action in manifest["actions"]),
                 f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
                 f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
-                "option file, see README 'One server for many machines')",
+                "option file, see docs/many-machines.md)",
             ]
         )
     if reload or rotate_reader:

@@ -61,7 +61,7 @@ of the bag of a similar name:
 The paper's own counts came from code that was not published, so means computed here are
 comparable with each other (a model's mean over gold's, as in the paper's Table 1), not with
 the paper's absolute figures; the gold means and what the paper states are in
-``tasks/tpcds/README.md``.
+docs/structure.md ("Gold complexity").
 """
 
 from __future__ import annotations

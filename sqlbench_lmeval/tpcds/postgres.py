@@ -146,7 +146,7 @@ def gold_in_postgres(sql: str) -> str:
       ``double precision`` ones: so the value of ``ROUND(x, n)`` becomes ``CAST(x AS DECIMAL)``
       first (queries 2 and 78).
 
-    The results are checked against DuckDB's at ``prepare``; the README lists what differs.
+    The results are checked against DuckDB's at ``prepare``; docs/tpcds.md lists what differs.
     """
 
     tree = sqlglot.parse_one(sql, read="duckdb")
@@ -812,8 +812,8 @@ def summary(manifest: Mapping) -> str:
         "sums equal to DuckDB's",
         f"read-only role {manifest['reader_role']} logged in and read every table; evaluate as "
         f"it: {public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: with its "
-        f"password file {reader_passfile(manifest['reader_url'])}, see README 'TPC-DS on a "
-        "PostgreSQL server')",
+        f"password file {reader_passfile(manifest['reader_url'])}, see "
+        "docs/postgres.md)",
         f"gold on PostgreSQL: {len(equal)} of {len(gold)} results equal to DuckDB's"
         + (f"; differing: {', '.join(map(str, differ))}" if differ else ""),
         f"gold queries with no rows at this scale: {', '.join(map(str, empty)) or 'none'}",

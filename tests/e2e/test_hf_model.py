@@ -1,5 +1,8 @@
 """The README's main command, for real: ``lm_eval --model hf --apply_chat_template`` on LogicCat.
 
+The command is read from README.md's quickstart block (``support.markdown_docs``), so the test
+runs what the README says: its task and flags, with a tiny local model instead of the README's.
+
 A real Hugging Face model goes through lm-eval's ``hf`` backend (tokenizer, chat template,
 ``generate``, stop sequences) and our filter scores what it wrote. The model is built on the
 spot (``support.tiny_hf_model``): a BPE tokenizer trained on the task's own prompts with a
@@ -14,9 +17,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import shlex
 
 import pytest
 from support.lm_eval_run import read_outputs, run_hf_lm_eval
+from support.markdown_docs import REPO, block_with
 
 from sqlbench_lmeval.lmeval import discovery
 from sqlbench_lmeval.logiccat.task import doc_to_text, load_dataset
@@ -29,9 +34,29 @@ pytestmark = [
     ),
 ]
 
-TASK = "logiccat_mini"
+README_MARK = "lm_eval --model hf"
 LIMIT = 8
 MAX_GEN_TOKS = 32  # the task's 512 would only make random text longer
+
+
+def readme_command() -> tuple[str, list[str]]:
+    """The task and the flags of the README's ``lm_eval --model hf`` command; the model, the
+    output folder and ``--log_samples`` are the runner's own (``run_hf_lm_eval``)."""
+    (line,) = [c for c in block_with(REPO / "README.md", README_MARK).commands() if "lm_eval" in c]
+    words = shlex.split(line)
+    assert words[:3] == ["lm_eval", "--model", "hf"], words
+    options = {
+        word: words[i + 1]
+        for i, word in enumerate(words[:-1])
+        if word.startswith("--") and not words[i + 1].startswith("--")
+    }
+    assert options["--model_args"].startswith("pretrained="), words
+    assert {"--output_path", "--log_samples"} <= set(words), words
+    flags = [w for w in words[3:] if w in {"--apply_chat_template"}]
+    return options["--tasks"], flags
+
+
+TASK, README_FLAGS = readme_command()
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +83,13 @@ def test_readme_command_with_a_real_hf_model_scores_every_item(
     logiccat_cache, mini_docs, tiny_model, tmp_path
 ):
     # The README's command; --limit, --gen_kwargs, --device and --batch_size keep it small.
+    assert README_FLAGS == ["--apply_chat_template"]
     output = run_hf_lm_eval(
         f"pretrained={tiny_model},dtype=float32",
         TASK,
         tmp_path,
         [
-            "--apply_chat_template",
+            *README_FLAGS,
             "--limit",
             str(LIMIT),
             "--gen_kwargs",

@@ -1,4 +1,5 @@
-"""The statement rule's table (``support.statement_rule``): README.md shows exactly that table,
+"""The statement rule's table (``support.statement_rule``): docs/statement-rule.md shows exactly
+that table,
 and extraction alone, in each setting's dialect, refuses exactly the answers the table refuses.
 Every row runs for real, through ``score`` and the lm-eval filter, in
 tests/logiccat/test_statement_rule.py (SQLite, and SQLite asked in MySQL),
@@ -14,7 +15,7 @@ from support.statement_rule import REFUSALS, ROWS, SETTINGS, answer_text, readme
 
 from sqlbench_lmeval.sql.extract import extract_sql
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "statement-rule.md"
 GOLD = "SELECT name FROM singer WHERE age > 30"
 # The text of the LogicCat gold queries the table gives as answers (items 340, 1400, 1402).
 GOLD_OF = {
@@ -26,8 +27,8 @@ GOLD_OF = {
 GOLD_OF[1402] = GOLD_OF[1400]
 
 
-def test_readme_shows_the_table():
-    assert readme_table() in README.read_text(encoding="utf-8")
+def test_docs_show_the_table():
+    assert readme_table() in PAGE.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
