@@ -171,6 +171,7 @@ def test_gold_results_lines(fixture_bundle):
     assert lines[1] == {
         "id": 1,
         "db_id": "chargingnet",
+        "question": "What is the rated capacity times the efficiency of North Hub, times 14?",
         "gold_sql": "SELECT Efficiency * 14 AS Scaled FROM Stations WHERE Name = 'north hub'",
         "gold_status": "ok",
         "flags": [],
