@@ -208,7 +208,7 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "executed_sql": item.details.get("executed_sql"),
         "preview": item.details.get("prediction_preview"),
         "similarity": similarities or None,
-        "structural_similarity": _finite(item.numbers.get(STRUCTURAL_SIMILARITY, math.nan)),
+        STRUCTURAL_SIMILARITY: _finite(item.numbers.get(STRUCTURAL_SIMILARITY, math.nan)),
         "reason_text": REASONS.get(item.reason),
         TIE_STATUS: status,
         ACCEPTABLE: acceptable,

@@ -75,7 +75,16 @@ def test_the_yaml_as_lm_eval_reads_it():
     assert config["process_results"].__name__ == "process_results"
     assert config["custom_dataset"] is load_dataset
     metrics = {entry["metric"] for entry in config["metric_list"]}
-    expected = {"ves", "ex", "ex_strict", "ex_set", "ex_reads_data", "r_ves", "parsed"}
+    expected = {
+        "ves",
+        "ex",
+        "ex_strict",
+        "ex_set",
+        "ex_reads_data",
+        "ex_on_healthy_gold",
+        "r_ves",
+        "parsed",
+    }
     expected |= {*SIMILARITY_METRICS, *COMPLEXITY}
     # The sqlbench-repair model's numbers (absent from runs of any other model).
     retry = {*RETRY_METRICS.values(), "retries_used"}

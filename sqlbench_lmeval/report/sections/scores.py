@@ -21,12 +21,12 @@ from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
-from sqlbench_lmeval.scoring.metrics import EX, is_metric, not_defined
+from sqlbench_lmeval.scoring.metrics import EX, EX_ON_HEALTHY_GOLD, is_metric, not_defined
 
 #: EX over the items whose gold is healthy (``gold_status`` "ok"): what EX says about the model
 #: once gold that is empty, erroring or otherwise doubtful is set aside. Computed here from
 #: each item's EX and gold status; a score that carries the metric itself is used as it is.
-HEALTHY_EX = "ex_on_healthy_gold"
+HEALTHY_EX = EX_ON_HEALTHY_GOLD
 HEALTHY_EX_LABEL = "EX (healthy gold)"
 
 TITLE = "Scores"
