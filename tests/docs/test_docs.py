@@ -29,7 +29,7 @@ from sqlbench_lmeval.scoring.metrics import RETRY, metric
 README = REPO / "README.md"
 TASK_READMES = USER_FILES[1:]
 DOCS = REPO / "docs"
-# Pages a user reads: the site's pages (not the contributions waiting in docs/_incoming).
+# Pages a user reads: the site's pages.
 PAGES = sorted(p for p in DOCS.glob("*.md"))
 TEMPLATE = ("Paper", "Citation", "Groups, tags and tasks", "Checklist", "Changelog")
 INTERNAL = re.compile(
