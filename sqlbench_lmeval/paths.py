@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import uuid
 from pathlib import Path
 
 CACHE_ENV = "SQLBENCH_LMEVAL_CACHE"
@@ -44,3 +46,17 @@ def tasks_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"no tasks folder beside {package}; the installation is incomplete")
+
+
+def write_text_atomically(path: Path, text: str, *, errors: str = "strict") -> None:
+    """``text`` into ``path`` as UTF-8, all or nothing: written to a temporary file beside it
+    (named per process and call, so two writers never share one) and renamed over ``path``, so
+    a reader never sees half a file and an interrupted write leaves no file behind.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8", errors=errors)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()

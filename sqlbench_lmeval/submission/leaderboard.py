@@ -49,6 +49,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.lmeval.task_specs import task_groups
+from sqlbench_lmeval.paths import write_text_atomically
 from sqlbench_lmeval.report.explorer import asset as explorer_asset
 from sqlbench_lmeval.report.explorer import script_json
 from sqlbench_lmeval.report.stats import (
@@ -165,9 +166,7 @@ def build_leaderboard(
             # Written only once scoring finished (a failure raised above), and whole: a run
             # stopped mid-write leaves no cache entry behind.
             text = json.dumps(verification.to_json(), ensure_ascii=False, allow_nan=False)
-            partial = path.with_suffix(".partial")
-            partial.write_text(text, encoding="utf-8", errors="backslashreplace")
-            partial.replace(path)
+            write_text_atomically(path, text, errors="backslashreplace")
             verified.append(submission.name)
         verifications.append(verification)
     verifications = cross_run_findings(verifications)

@@ -38,7 +38,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Outcome
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.paths import cache_dir as resolve_cache_dir
-from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.paths import gold_cache_dir, write_text_atomically
 
 #: Bump when the build changes what ends up in the database or the manifest.
 BUILDER_VERSION = 1
@@ -355,7 +355,7 @@ def _build(
         "gold_row_counts": {str(number): count for number, count in gold_rows.items()},
         "database_bytes": target.stat().st_size,
     }
-    _write_atomically(directory / MANIFEST_NAME, json.dumps(manifest, indent=1) + "\n")
+    write_text_atomically(directory / MANIFEST_NAME, json.dumps(manifest, indent=1) + "\n")
     empty = sorted(number for number, count in gold_rows.items() if count == 0)
     say(f"done; {empty_gold_summary(empty)}")
     return manifest
@@ -373,12 +373,6 @@ def _gold_row_counts(database: Path, outcomes: Mapping[int, Outcome]) -> dict[in
             for number in unfinished:
                 counts[number] = len(connection.execute(gold_queries()[number]).fetchall())
     return dict(sorted(counts.items()))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def empty_gold_queries(manifest: Mapping) -> list[int]:
