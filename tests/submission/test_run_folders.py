@@ -93,7 +93,8 @@ def test_two_runs_of_a_task_in_one_folder_stop_every_command(runs, cache, tmp_pa
     assert submission.name == "smoke" and len(task.answers) == 30
     report = tmp_path / "smoke-report"
     assert main(["report", f"smoke={folder / smoke_samples}", "-o", str(report)]) == 0
-    assert "| smoke | tpcds | 30 |" in (report / "report.md").read_text("utf-8")
+    # A --limit run is marked wherever its name appears.
+    assert "| smoke [--limit 30] | tpcds | 30 |" in (report / "report.md").read_text("utf-8")
 
 
 def test_an_empty_samples_file_is_an_input_error(runs, cache, tmp_path, capsys):
