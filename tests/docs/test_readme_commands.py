@@ -226,4 +226,12 @@ def test_block_runs_as_written(block, tmp_path, stand_ins, cache, answers):
 def test_the_shown_output_is_a_table_of_every_printed_metric():
     lines = _shown_output()
     names = {line.split("|")[5].strip() for line in lines[2:]}
-    assert names == {"ves", "ex", "ex_strict", "ex_set", "ex_reads_data", "ex_on_healthy_gold", "r_ves"}
+    assert names == {
+        "ves",
+        "ex",
+        "ex_strict",
+        "ex_set",
+        "ex_reads_data",
+        "ex_on_healthy_gold",
+        "r_ves",
+    }
