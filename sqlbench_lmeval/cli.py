@@ -19,9 +19,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from sqlbench_lmeval import __version__
+from sqlbench_lmeval import __version__, benchmarks
 from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
-from sqlbench_lmeval.benchmarks import benchmark_module
 from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
 from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -358,7 +357,7 @@ def _prepare_args(parser: argparse.ArgumentParser) -> None:
 
 @_register("prepare", "build a benchmark's data into the cache ahead of time")(_prepare_args)
 def _prepare(args: argparse.Namespace) -> int:
-    summary = benchmark_module(args.benchmark).prepare(
+    summary = benchmarks.get(args.benchmark).prepare(
         args.cache_dir,
         force=args.force,
         reload=args.reload,

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from sqlbench_lmeval import __version__
-from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks, task_module
+from sqlbench_lmeval import __version__, benchmarks
+from sqlbench_lmeval.benchmarks import Benchmark, task_module
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_many
 from sqlbench_lmeval.jsonl import read_objects
@@ -133,7 +133,7 @@ def score_predictions(
     BIRD's time-based R-VES with that many timed iterations per correct answer
     (``scoring.timed_efficiency``; single answers only).
     """
-    module = benchmark_module(benchmark)
+    chosen = benchmarks.get(benchmark)
     options = {name: value for name, value in options.items() if value is not None}
     items = task_items(benchmark, task, cache_dir=cache_dir, **options)
     if ids is not None:
@@ -149,7 +149,7 @@ def score_predictions(
     if r_ves_time is not None and sampled:
         raise UserError("--r-ves-time times single answers; it cannot be used with --samples")
     scores = score_outputs(
-        module,
+        chosen,
         items,
         predictions,
         cache_dir=cache_dir,
@@ -164,7 +164,7 @@ def score_predictions(
             score[R_VES_TIME] = value
     metrics = aggregate(scores)
     # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
-    extra = getattr(module, "aggregate_metrics", None)
+    extra = chosen.aggregate_metrics
     if extra is not None and not sampled:  # its per-item numbers are one answer's
         metrics.update(extra(scores))
     if task is not None:
@@ -172,7 +172,7 @@ def score_predictions(
     return {
         "task": name,
         "comparison_version": COMPARISON_VERSION,
-        "dataset_version": module.dataset_version(cache_dir=cache_dir, **options),
+        "dataset_version": chosen.dataset_version(cache_dir=cache_dir, **options),
         "prediction_dialect": items[0].prompted_dialect if items else None,
         "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
@@ -219,8 +219,7 @@ def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
             )
     scores = [score for result in results.values() for score in result["items"]]
     metrics = aggregate(scores)
-    module = benchmark_module(task_spec(first["task"]).benchmark)
-    extra = getattr(module, "aggregate_metrics", None)
+    extra = benchmarks.get(task_spec(first["task"]).benchmark).aggregate_metrics
     sampled = any(isinstance(output, list) for p in parts.values() for output in p.values())
     if extra is not None and not sampled:  # as score_predictions does
         metrics.update(extra(scores))
@@ -239,7 +238,7 @@ def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **opt
     built from the documents the task gives lm-eval, so ids, gold and prompted dialect are the
     task's own. ``options`` as for ``load_items``; the task's own dialect unless one is given."""
     if task is None:
-        return benchmark_module(benchmark).load_items(cache_dir=cache_dir, **options)
+        return benchmarks.get(benchmark).load_items(cache_dir=cache_dir, **options)
     spec = task_spec(task)
     if spec.benchmark != benchmark:
         raise UserError(f"task {task} belongs to {spec.benchmark}, not {benchmark}")
@@ -255,7 +254,7 @@ def task_documents(spec, *, cache_dir=None, **options) -> list[dict]:
 
 
 def score_outputs(
-    module,
+    benchmark: Benchmark,
     items,
     predictions: Mapping,
     *,
@@ -270,7 +269,7 @@ def score_outputs(
     scores 0 with status ``missing``. Each keeps its raw output, question, gold SQL and
     database, so an item explains itself (and the explorer can show it)."""
     return score_aligned(
-        module,
+        benchmark,
         items,
         [predictions.get(item.id) for item in items],
         cache_dir=cache_dir,
@@ -282,7 +281,7 @@ def score_outputs(
 
 
 def score_aligned(
-    module,
+    benchmark: Benchmark,
     items,
     outputs,
     *,
@@ -308,7 +307,7 @@ def score_aligned(
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
         progress=progress,
         preview_rows=preview_rows,
-        **scoring_hooks(module),
+        **benchmark.scoring_hooks(),
     )
     return [
         {
@@ -352,7 +351,7 @@ def gold_lines(
 
     ``options`` choose the data, as for ``load_items`` (``source``, ``scale_factor``, ...).
     """
-    items = benchmark_module(benchmark).load_items(cache_dir=cache_dir, **options)
+    items = benchmarks.get(benchmark).load_items(cache_dir=cache_dir, **options)
     cache = GoldCache(gold_cache_dir(cache_dir))
     return gold_result_lines(
         items, gold_cache=cache, limits=limits, workers=workers, progress=progress

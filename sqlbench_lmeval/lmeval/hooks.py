@@ -29,7 +29,7 @@ from pathlib import Path
 
 from lm_eval.api.filter import Filter
 
-from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
+from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -81,9 +81,9 @@ def gold_cache() -> GoldCache:
 class ExecuteAndScore(Filter):
     """Extract, execute and compare every response of a task in one parallel batch.
 
-    ``benchmark`` names the module that may add per-item numbers (``item_metrics``), the
-    text our prompt ends with (``PROMPT_TAIL``) and the translation of predictions written in
-    another dialect (``transpile_prediction``): see ``benchmarks.scoring_hooks``.
+    ``benchmark`` names the :class:`~sqlbench_lmeval.benchmarks.Benchmark` whose hooks take
+    part (``Benchmark.scoring_hooks``: per-item numbers, the translation of predictions written
+    in another dialect).
     """
 
     #: ``score`` option for the predictions file the answers are saved to (sampled: --samples).
@@ -91,8 +91,7 @@ class ExecuteAndScore(Filter):
 
     def __init__(self, benchmark: str, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.benchmark = benchmark
-        self.module = benchmark_module(benchmark)
+        self.benchmark = benchmarks.get(benchmark)
 
     def apply(self, resps, docs):
         """One score dict per document, in order. A document that cannot be read is scored 0
@@ -132,8 +131,8 @@ class ExecuteAndScore(Filter):
         excluded = [s["id"] for s in scores if s.get("status") == EXCLUDED]
         if excluded:  # lm-eval's results file cannot say it: its means are over the others
             print(
-                f"sqlbench-lmeval: {len(excluded)} of {len(scores)} {self.benchmark} documents "
-                "left out of every mean: their gold did not finish (ids "
+                f"sqlbench-lmeval: {len(excluded)} of {len(scores)} {self.benchmark.name} "
+                "documents left out of every mean: their gold did not finish (ids "
                 f"{', '.join(str(i) for i in excluded)}); the samples log keeps them",
                 file=sys.stderr,
                 flush=True,
@@ -144,7 +143,7 @@ class ExecuteAndScore(Filter):
         """Write the answers as a predictions file; what to tell the user about it."""
         folder = cache_dir() / UNSCORED_DIR
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        path = folder / f"{self.benchmark}-{stamp}-{os.getpid()}.jsonl"
+        path = folder / f"{self.benchmark.name}-{stamp}-{os.getpid()}.jsonl"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             write_predictions(path, items, [self.prediction(r) for r in resps])
@@ -153,7 +152,7 @@ class ExecuteAndScore(Filter):
         option = f" {self.SCORE_OPTION}" if self.SCORE_OPTION else ""
         return (
             f"The model's {len(items)} answers are not scored; they are saved in {path}. Once "
-            f"the cause is fixed, score them with `sqlbench-lmeval score {self.benchmark} "
+            f"the cause is fixed, score them with `sqlbench-lmeval score {self.benchmark.name} "
             f"{path}{option} --output scores.json` and the task's options (--engine, "
             "--dialect, ...)."
         )
@@ -176,7 +175,7 @@ class ExecuteAndScore(Filter):
                 workers=workers_from_env(),
                 gold_cache=gold_cache(),
                 preview_rows=preview_rows_from_env(),
-                **scoring_hooks(self.module),
+                **self.benchmark.scoring_hooks(),
             ),
         )
 

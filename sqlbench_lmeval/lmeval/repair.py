@@ -33,7 +33,8 @@ import json
 from lm_eval.api.model import LM
 from lm_eval.api.registry import get_model
 
-from sqlbench_lmeval.benchmarks import NAMES, benchmark_module, scoring_hooks
+from sqlbench_lmeval import benchmarks
+from sqlbench_lmeval.benchmarks import NAMES
 from sqlbench_lmeval.lmeval.hooks import gold_cache, limits_from_env, workers_from_env
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.pipeline import score_items
@@ -99,7 +100,7 @@ def check(requests, answers: list[str]) -> list[dict]:
     for i, request in enumerate(requests):
         by_benchmark.setdefault(benchmark_of(request.task_name), []).append(i)
     for name, indices in by_benchmark.items():
-        hooks = scoring_hooks(benchmark_module(name)) if name else {}
+        hooks = benchmarks.get(name).scoring_hooks() if name else {}
         hooks.pop("item_metrics", None)  # only whether it ran matters here
         batch = [Item.from_doc(requests[i].doc) for i in indices]
         scored = score_items(

@@ -9,7 +9,6 @@ the single-answer tasks.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.benchmarks import scoring_hooks
 from sqlbench_lmeval.lmeval.hooks import (
     ExecuteAndScore,
     gold_cache,
@@ -35,7 +34,7 @@ class ExecuteAndScoreSamples(ExecuteAndScore):
             limits=limits_from_env(items),
             workers=workers_from_env(),
             gold_cache=gold_cache(),
-            **scoring_hooks(self.module),
+            **self.benchmark.scoring_hooks(),
         )
 
 

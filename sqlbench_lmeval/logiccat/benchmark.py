@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from sqlbench_lmeval.benchmarks import Benchmark
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.logiccat import bundle as bundle_module
@@ -181,3 +182,14 @@ def version_of_bundle(bundle) -> str:
     """Names the exact data: upstream commit and the builder that made the bundle."""
     commit = bundle.manifest.get("source_commit", "unknown")
     return f"logiccat-{commit[:12]}-builder{BUILDER_VERSION}"
+
+
+BENCHMARK = Benchmark(
+    name="logiccat",
+    load_items=load_items,
+    dataset_version=dataset_version,
+    prepare=prepare,
+    check_engine=check_engine,
+    engines=ENGINES,
+    transpile_prediction=transpile_prediction,
+)

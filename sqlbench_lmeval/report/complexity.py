@@ -20,7 +20,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sqlbench_lmeval.benchmarks import NAMES, benchmark_module
+from sqlbench_lmeval import benchmarks
+from sqlbench_lmeval.benchmarks import NAMES
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_lines
 from sqlbench_lmeval.report.plots import new_figure, save
@@ -81,11 +82,11 @@ def workloads_complexity(specs: Sequence[str], *, cache_dir=None, dialect: str =
             label, queries = read_sql_workload(spec)
             workloads.append(workload_complexity(label, queries, dialect))
             continue
-        module = benchmark_module(spec)
-        if hasattr(module, "gold_complexity"):  # without building any database
-            workloads.append(module.gold_complexity(cache_dir=cache_dir))
+        benchmark = benchmarks.get(spec)
+        if benchmark.gold_complexity is not None:  # without building any database
+            workloads.append(benchmark.gold_complexity(cache_dir=cache_dir))
         else:
-            items = module.load_items(cache_dir=cache_dir)
+            items = benchmark.load_items(cache_dir=cache_dir)
             queries = [(item.id, item.gold_sql) for item in items]
             workloads.append(workload_complexity(spec, queries, items[0].dialect))
     return workloads

@@ -64,8 +64,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
-from sqlbench_lmeval import __version__
-from sqlbench_lmeval.benchmarks import benchmark_module
+from sqlbench_lmeval import __version__, benchmarks
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
@@ -352,7 +351,7 @@ def _verify_submission(submission, cache_dir, limits, workers, progress, source,
         batches.setdefault(key, []).append(task)
     for (benchmark, _, _), group in batches.items():
         scores = score_aligned(
-            benchmark_module(benchmark),
+            benchmarks.get(benchmark),
             [item for task in group for item in task.items],
             [task.predictions.get(item.id) for task in group for item in task.items],
             cache_dir=cache_dir,
@@ -474,7 +473,7 @@ def _finish_task(task: _Checked) -> TaskVerification:
     _truncation(scores, task.add)
     _integrity(scores, {item.id: item for item in task.items}, task.add)
     metrics = aggregate(scores)
-    extra = getattr(benchmark_module(task.spec.benchmark), "aggregate_metrics", None)
+    extra = benchmarks.get(task.spec.benchmark).aggregate_metrics
     if extra is not None and not task.spec.sampled:
         metrics.update(extra(scores))
     dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}

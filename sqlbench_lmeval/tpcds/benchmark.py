@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from statistics import fmean
 
+from sqlbench_lmeval.benchmarks import Benchmark
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, engines
 from sqlbench_lmeval.paths import gold_cache_dir
@@ -246,3 +247,17 @@ def aggregate_metrics(scores: Sequence[Mapping]) -> dict[str, float]:
         gold = fmean(s[f"gold_{name}"] for s in parsed) if parsed else 0.0
         extras[f"{name}_ratio"] = model / gold if gold else 0.0
     return extras
+
+
+BENCHMARK = Benchmark(
+    name="tpcds",
+    load_items=load_items,
+    dataset_version=dataset_version,
+    prepare=prepare,
+    check_engine=check_engine,
+    engines=ENGINES,
+    transpile_prediction=transpile_prediction,
+    item_metrics=item_metrics,
+    aggregate_metrics=aggregate_metrics,
+    gold_complexity=gold_complexity,
+)

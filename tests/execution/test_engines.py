@@ -101,9 +101,9 @@ def test_choose_takes_a_benchmarks_engine_by_its_registry_name():
 
 @pytest.mark.parametrize("benchmark", ["logiccat", "tpcds"])
 def test_every_engine_a_benchmark_offers_is_registered(benchmark):
-    from sqlbench_lmeval.benchmarks import benchmark_module
+    from sqlbench_lmeval import benchmarks
 
-    offered = benchmark_module(benchmark).ENGINES
+    offered = benchmarks.get(benchmark).engines
     assert offered and set(offered) <= set(engines.names())
 
 

@@ -36,7 +36,7 @@ from support.restartable_server import restartable_or_skip
 
 pytest.importorskip("pymysql")
 
-from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks  # noqa: E402
+from sqlbench_lmeval import benchmarks  # noqa: E402
 from sqlbench_lmeval.cli import main  # noqa: E402
 from sqlbench_lmeval.execution import GoldCache, Limits  # noqa: E402
 from sqlbench_lmeval.execution.mysql import open_connection, parse_url  # noqa: E402
@@ -105,7 +105,7 @@ def scoring_options(cache: Path) -> dict:
         "workers": 2,
         "gold_cache": GoldCache(gold_cache_dir(cache)),
         "progress": False,
-        **scoring_hooks(benchmark_module("logiccat")),
+        **benchmarks.get("logiccat").scoring_hooks(),
     }
 
 

@@ -11,7 +11,7 @@ from support.hostile_outputs import (
     hostile_outputs,
 )
 
-from sqlbench_lmeval.benchmarks import benchmark_module, scoring_hooks
+from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
 from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS
@@ -23,7 +23,7 @@ GOLD_ID = 3
 
 @pytest.fixture(scope="module")
 def hooks():
-    return scoring_hooks(benchmark_module("tpcds"))
+    return benchmarks.get("tpcds").scoring_hooks()
 
 
 def test_every_hostile_output_gets_an_outcome(tpcds_items, hooks, tmp_path):
