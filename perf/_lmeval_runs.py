@@ -28,13 +28,13 @@ def write_logiccat_runs(folder: Path, cache: Path, count: int, workers: int | No
     """``count`` lm-eval model folders under ``folder``; their paths."""
     from lm_eval.loggers import EvaluationTracker
 
-    from sqlbench_lmeval.benchmarks import benchmark_module
+    from sqlbench_lmeval import benchmarks
     from sqlbench_lmeval.lmeval.hooks import process_results
     from sqlbench_lmeval.lmeval.task_specs import task_spec
     from sqlbench_lmeval.offline import score_outputs, task_documents
     from sqlbench_lmeval.scoring.item import Item
 
-    module = benchmark_module("logiccat")
+    logiccat = benchmarks.get("logiccat")
     per_task = {}
     for category in TASKS:
         spec = task_spec(f"logiccat_{category}")
@@ -44,7 +44,7 @@ def write_logiccat_runs(folder: Path, cache: Path, count: int, workers: int | No
         # Each kind of answer scored once per item; a model's claims are looked up.
         scored = [
             score_outputs(
-                module,
+                logiccat,
                 items,
                 {item.id: texts[i] for i, item in enumerate(items)},
                 cache_dir=cache,

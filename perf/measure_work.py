@@ -25,7 +25,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from sqlbench_lmeval.benchmarks import benchmark_module
+from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Status, engines, execute_many
 
 
@@ -65,7 +65,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
     options = {k: v for k, v in (("engine", args.engine), ("url", args.url)) if v}
-    items = benchmark_module(args.benchmark).load_items(cache_dir=args.cache_dir, **options)
+    items = benchmarks.get(args.benchmark).load_items(cache_dir=args.cache_dir, **options)
     jobs = [Job(item.database, item.gold_sql) for item in items]
     limits = Limits(timeout_s=args.timeout)
     engine = engines.get(items[0].database.engine)
