@@ -197,7 +197,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     The statement runs with its steps counted one by one; one that takes more than
     :data:`EXACT_STEPS` is stopped there and run again, counted in units of :data:`STEP_UNIT`
     (a Python progress handler on every step would cost ~0.3 us each, as much as the step). The
-    deadline counts from the first start."""
+    deadline counts from the first start; ``elapsed_s`` is the time of the run that answered."""
     deadline = conn.deadline
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
@@ -216,8 +216,12 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
             return replace(outcome, work=EXACT_STEPS - left) if outcome.ok else outcome
         counter = conn.counter
         counter.calls = 0
+        again = time.monotonic()
         outcome = _execute(conn, sql, limits, start)
-        return replace(outcome, work=counter.steps) if outcome.ok else outcome
+        if not outcome.ok:
+            return outcome
+        # Timed from its own start (r_ves_time reads elapsed_s); the deadline was the first's.
+        return replace(outcome, work=counter.steps, elapsed_s=outcome.elapsed_s - (again - start))
     finally:
         deadline.at = float("inf")
 
