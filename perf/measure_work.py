@@ -11,8 +11,9 @@ fresh process is a cold engine, a new connection), once more in one process, the
 through a new gold cache (cold: run and stored; warm: read back). Printed: how many queries
 (of those that finished OK every time) had identical work in all of that, the work's median,
 maximum and zeros, and Spearman's rank correlation of work with the median time of the runs
-(``Outcome.elapsed_s``: execute and fetch). A time measurement, so quote the machine's load
-beside it; the counts themselves do not depend on it.
+(``Outcome.elapsed_s``: execute and fetch), and how many counts lie under 4, 16, 64, ... (the
+resolution r_ves needs: docs/r-ves.md). A time measurement, so quote the machine's load beside
+it; the counts themselves do not depend on it.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def main() -> int:
     values = sorted(work)
     print(f"work: median {values[len(values) // 2]}, max {values[-1]}, "
           f"zero {sum(1 for w in work if w == 0)}")  # fmt: skip
+    bounds = (4, 16, 64, 256, 1024, 4096, 65536)
+    print("work under: " + ", ".join(f"{b:,}: {sum(1 for w in work if w < b)}" for b in bounds))
     timed = passes[: args.runs + 1]  # executed passes (the cache's warm pass reads stored times)
     medians = [statistics.median(p[i].elapsed_s for p in timed) for i in ok]
     rho = spearman(work, medians)

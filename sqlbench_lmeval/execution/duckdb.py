@@ -13,7 +13,11 @@ read, from DuckDB's profiler (the root's ``CUMULATIVE_CARDINALITY`` + ``CUMULATI
 :data:`PROFILING`). Two settings make it the same on every run and machine: one thread (with
 more, operators' cardinalities differ) and no ``join_filter_pushdown`` optimizer, whose runtime
 filters let a scan pass a row or two more or less from run to run (TPC-DS 88 and 96: enough to
-put gold against itself below a ratio of 1). Profiling cost nothing measurable on TPC-DS.
+put gold against itself below a ratio of 1). Profiling cost nothing measurable on TPC-DS. A
+plan that is one materialized scan (``VALUES``, or an aggregate DuckDB answers from its
+statistics, such as ``count(*)`` or ``max(x)`` of a stored table) is returned without being run,
+so the profiler records no plan (``{"result": "error"}``): its work is the rows that scan holds,
+the result's (what the profiler counts for such a scan under a ``PROJECTION``).
 
 A damaged file is the evaluation's failure, not a query's: :func:`connect` fails on a file
 DuckDB cannot open, and :func:`run` raises
@@ -110,7 +114,8 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         columns = tuple(d[0] for d in conn.description or ())
         outcome = fetch_limited(conn.fetchmany, columns, limits, start)
         if outcome.ok:
-            outcome = replace(outcome, work=_profiled_work(conn))
+            work = _profiled_work(conn)
+            outcome = replace(outcome, work=len(outcome.rows) if work is None else work)
     except duckdb.InterruptException:
         outcome = stopped(limits.timeout_s, start)
     except MemoryError:
@@ -130,11 +135,12 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
     return outcome
 
 
-def profiled_work(profile: Mapping) -> int:
-    """Work from DuckDB's JSON profile of a query (its root's cumulative metrics)."""
-    return int(profile.get("cumulative_cardinality", 0)) + int(
-        profile.get("cumulative_rows_scanned", 0)
-    )
+def profiled_work(profile: Mapping) -> int | None:
+    """Work from DuckDB's JSON profile of a query (its root's cumulative metrics); None when
+    the profiler recorded no plan (a materialized scan returned without running)."""
+    if "cumulative_cardinality" not in profile:
+        return None
+    return int(profile["cumulative_cardinality"]) + int(profile.get("cumulative_rows_scanned", 0))
 
 
 def _profiled_work(conn: duckdb.DuckDBPyConnection) -> int:

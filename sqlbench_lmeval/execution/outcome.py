@@ -20,8 +20,9 @@ from typing import Any
 
 # Bump when anything changes how a query's result is produced or stored (engine settings,
 # value conversion, this JSON form): the gold cache keys on it. 2: outcomes carry ``work``
-# (cached gold without it would score r_ves 0).
-EXECUTION_VERSION = "2"
+# (cached gold without it would score r_ves 0). 3: SQLite counts steps exactly up to 4,096
+# (gold cached in units of 64 would be divided by exact counts).
+EXECUTION_VERSION = "3"
 
 
 class Status(str, enum.Enum):

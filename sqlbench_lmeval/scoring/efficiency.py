@@ -23,9 +23,11 @@ contributes 111.8, not 125. Our per-item ``r_ves`` is that ``sqrt(reward)``: its
 is BIRD's figure, and gold as its own prediction scores 1.0.
 
 Ours (``r_ves``) applies the same buckets to the ratio of *work*: a count the engine reports
-identically on every machine and run (SQLite virtual-machine steps, DuckDB's operator output
-rows, MariaDB's handler reads; each engine's module counts, ``Engine.work_unit`` names the unit),
-so the score of a run can be reproduced anywhere. Departures from BIRD, and why:
+identically on every machine and run (SQLite virtual-machine steps, exact up to 4,096 and within
+1/64 above; DuckDB's operator output rows; MariaDB's handler reads; each engine's module counts,
+``Engine.work_unit`` names the unit), so the score of a run can be reproduced anywhere, and fine
+enough that the bucket is the queries' and not the unit's (docs/r-ves.md, "Resolution").
+Departures from BIRD, and why:
 
 - the ratio is of deterministic work, not of time (BIRD's users report R-VES cannot be
   reproduced on other hardware); BIRD's time-based procedure stays available as
@@ -65,8 +67,15 @@ def r_ves_reward(ratio: float | None, correct: bool = True) -> float:
 
 
 def work_ratio(gold_work: int | None, pred_work: int | None) -> float | None:
-    """``gold_work / pred_work``, with a query that did no counted work as 1 unit of work (a
-    constant SELECT on an engine that counts rows); None when either count is missing."""
+    """``gold_work / pred_work``, with a query that did no counted work as 1 unit of work (on
+    DuckDB a plan proved empty, on MariaDB a query that reads no row; an SQLite statement
+    always counts steps); None when either count is missing.
+
+    >>> work_ratio(52, 71) < 1 <= work_ratio(64, 62) < 2
+    True
+    >>> work_ratio(0, 0), work_ratio(10, 0)
+    (1.0, 10.0)
+    """
     if gold_work is None or pred_work is None:
         return None
     return max(gold_work, 1) / max(pred_work, 1)

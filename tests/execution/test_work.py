@@ -60,15 +60,42 @@ class TestSQLite:
     def test_more_work_more_steps(self, tiny_sqlite):
         limits = Limits()
         conn = sqlite_engine.connect(str(tiny_sqlite), limits)
-        conn.counter.every = 1  # exact steps: one handler call per step
-        conn.set_progress_handler(conn.counter, 1)
         scan = sqlite_engine.run(conn, SCAN, limits).work
         pairs = sqlite_engine.run(conn, PAIRS, limits).work
         assert scan >= 100 and pairs >= 100 * scan  # a step per row at least; 100x the rows
 
-    def test_counted_in_units_of_the_step_unit(self, tiny_sqlite):
-        (outcome,) = execute_many([Job(Database("sqlite", str(tiny_sqlite)), PAIRS)], workers=0)
-        assert outcome.work % sqlite_engine.STEP_UNIT == 0
+    @pytest.mark.parametrize("sql", ["SELECT 1", "SELECT 1, 'x' || 'y'", "SELECT abs(-2) + 3"])
+    def test_a_query_without_loops_counts_each_of_its_instructions_once(self, tiny_sqlite, sql):
+        # A program without loops runs each of its instructions once (OP_Init jumps to the
+        # last, which jumps back to the first after it): its steps are its EXPLAIN listing,
+        # a few, far under the old unit of 64, where they counted 0.
+        limits = Limits()
+        conn = sqlite_engine.connect(str(tiny_sqlite), limits)
+        program = plain_reader(tiny_sqlite, 0).execute(f"EXPLAIN {sql}").fetchall()
+        assert sqlite_engine.run(conn, sql, limits).work == len(program) > 0
+
+    @pytest.mark.parametrize("sql", [FEW, SCAN, GROUPED, PAIRS])
+    def test_exact_up_to_the_budget_then_within_a_unit(self, tiny_sqlite, sql):
+        # The steps counted by an independent handler called on every step.
+        exact = counted(settled_reader(tiny_sqlite), sql, 1)
+        (outcome,) = execute_many([Job(Database("sqlite", str(tiny_sqlite)), sql)], workers=0)
+        if exact <= sqlite_engine.EXACT_STEPS:
+            assert outcome.work == exact
+        else:  # 100 x 100 pairs: counted again in units, never more than a unit short
+            assert sql == PAIRS
+            assert outcome.work % sqlite_engine.STEP_UNIT == 0
+            assert outcome.work <= exact < outcome.work + sqlite_engine.STEP_UNIT
+
+    def test_the_connection_counts_in_units_again_after_a_query(self, tiny_sqlite):
+        # run() lends the connection a handler of its own for the exact count, then gives
+        # back the counter with the deadline (whatever a query did in between).
+        limits = Limits()
+        conn = sqlite_engine.connect(str(tiny_sqlite), limits)
+        for sql in (FEW, "SELECT nope FROM t", PAIRS):
+            sqlite_engine.run(conn, sql, limits)
+            conn.counter.calls = 0
+            conn.execute(PAIRS).fetchall()
+            assert conn.counter.calls > 0
 
     def test_failed_and_cut_off_queries_carry_no_work(self, tiny_sqlite):
         database = Database("sqlite", str(tiny_sqlite))
@@ -90,6 +117,13 @@ class TestSQLite:
 def plain_reader(path, cached_statements: int) -> sqlite3.Connection:
     uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
     return sqlite3.connect(uri, uri=True, cached_statements=cached_statements)
+
+
+def settled_reader(path) -> sqlite3.Connection:
+    """A plain reader without statement cache whose schema is read (as the engine's)."""
+    conn = plain_reader(path, 0)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn
 
 
 def counted(conn: sqlite3.Connection, sql: str, every: int) -> int:
@@ -146,9 +180,30 @@ class TestDuckDB:
         (outcome,) = execute_many([Job(Database("duckdb", str(tiny_duckdb)), SCAN)], workers=0)
         assert outcome.work >= 200  # 100 rows scanned, 100 produced by the scan
 
+    @pytest.mark.parametrize(
+        ("sql", "rows"),
+        [
+            ("SELECT count(*) FROM t", 1),  # answered from the table's statistics
+            ("SELECT max(a) FROM t", 1),
+            ("SELECT * FROM (VALUES (1), (2), (3)) AS v(x)", 3),
+        ],
+    )
+    def test_a_plan_returned_without_running_counts_the_rows_it_holds(self, tiny_duckdb, sql, rows):
+        # DuckDB returns a plan that is one materialized scan without running it, and its
+        # profiler records no plan: such a scan counts the rows it holds, as it does when it
+        # feeds a projection (which counts as many again). Before, such a plan counted 0.
+        database = Database("duckdb", str(tiny_duckdb))
+        projected = f"SELECT *, 1 AS one FROM ({sql}) AS s"
+        plain, with_projection = execute_many(
+            [Job(database, sql), Job(database, projected)], workers=0
+        )
+        assert plain.work == rows == len(plain.rows)
+        assert with_projection.work == 2 * rows
+
     def test_profiled_work_reads_the_root_metrics(self):
         profile = {"cumulative_cardinality": 7, "cumulative_rows_scanned": 5, "children": []}
         assert duckdb_engine.profiled_work(profile) == 12
+        assert duckdb_engine.profiled_work({"result": "error"}) is None  # no plan recorded
 
     def test_queries_cannot_turn_profiling_off(self, tiny_duckdb):
         database = Database("duckdb", str(tiny_duckdb))
