@@ -33,6 +33,7 @@ from support.verify_runs import (
     results_json,
     run_tpcds,
     samples_lines,
+    scoring_once,
     write_results_json,
     write_samples_lines,
 )
@@ -58,6 +59,14 @@ CONSTANT_ITEM, GOLD_ITEM = 5, 7
 CHAT_ANSWER = "```sql\nSELECT 'chat answer {}' AS answer FROM store_sales LIMIT 1\n```"
 #: ChatML, as a chat template writes one user turn and opens the assistant's.
 CHATML = "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _each_answer_scored_once():
+    """The edited copies hold the answers of the runs they were made from: each answer is
+    scored once in this module (``support.verify_runs.scoring_once``)."""
+    with scoring_once():
+        yield
 
 
 @pytest.fixture(scope="module")
