@@ -548,6 +548,8 @@ def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, Logge
     missing = sorted(set(by_id) - set(answers))
     if missing:
         limit = (submission.settings.get("config") or {}).get("limit")
+        if isinstance(limit, float) and limit.is_integer():
+            limit = int(limit)  # lm-eval records --limit 3 as 3.0
         how = f" (the run used --limit {limit})" if limit is not None else ""
         add(
             "completeness",

@@ -190,6 +190,56 @@ def test_a_task_override_of_doc_to_text_rejects_the_run(runs, cache, tmp_path):
     assert verification.verdict == REJECTED
 
 
+#: A task override as a user would write it for ``lm_eval --include_path``: our task, its
+#: prompt function replaced by one that appends the gold SQL as a hint.
+OVERRIDE_YAML = (
+    "include: {tasks}/tpcds/tpcds.yaml\ntask: tpcds\ndoc_to_text: !function hint.doc_to_text\n"
+)
+OVERRIDE_PROMPT = """from sqlbench_lmeval.tpcds.task import doc_to_text as benchmark_prompt
+
+
+def doc_to_text(doc):
+    hint = "Hint (from the reference solution): ```sql\\n" + doc["gold_sql"] + "\\n```\\n"
+    return benchmark_prompt(doc) + hint
+"""
+
+
+def test_a_real_include_path_override_that_adds_gold_rejects_the_run(cache, items, tmp_path):
+    # lm_eval itself runs the override (3 items): its samples log holds the prompts the model
+    # got, and its results file the override's prompt function and YAML file.
+    from sqlbench_lmeval.paths import tasks_dir
+
+    override = tmp_path / "override"
+    override.mkdir()
+    (override / "tpcds_hint.yaml").write_text(OVERRIDE_YAML.format(tasks=tasks_dir()))
+    (override / "hint.py").write_text(OVERRIDE_PROMPT)
+    folder = run_tpcds(
+        tmp_path / "run",
+        cache,
+        items,
+        {},
+        extra_args=["--include_path", str(override), "--limit", "3"],
+    )
+    assert (
+        "Hint (from the reference solution)"
+        in samples_lines(folder)[0]["arguments"]["gen_args_0"]["arg_0"]
+    )
+    verification = verified(folder, cache)
+    assert problems(verification) == {
+        "added_prompt_text": (1, 2, 3),
+        "task_definition": (),
+        "missing_items": tuple(range(4, 100)),
+    }
+    assert verification.verdict == REJECTED
+    (finding,) = [f for f in verification.all_findings if f.code == "task_definition"]
+    assert "tpcds_hint.yaml" in finding.message and "Hint" in finding.message
+    (missing,) = [f for f in verification.all_findings if f.code == "missing_items"]
+    assert "--limit 3)" in missing.message
+    (task,) = verification.tasks
+    assert task.facts["chat_template"] == "off"
+    assert task.facts["config_source"] == str(override / "tpcds_hint.yaml")
+
+
 def _chatml(line, prompt):
     return CHATML.format(prompt)
 
