@@ -126,6 +126,22 @@ def test_the_untouched_run_verifies_clean(runs, cache):
     assert {item["prompt"] for item in task.items} == {"same"}
 
 
+def test_lm_evals_table_gives_complexity_counts_no_direction(runs):
+    # A count of joins or CTEs is no score (a model answering SELECT 1 would "win" a lower-is-
+    # better count), and gold's counts are the same for every model: lm-eval records no
+    # direction for them, so its table shows no arrow; the scores keep theirs.
+    from sqlbench_lmeval.sql.complexity import COMPLEXITY
+
+    directions = results_json(runs["clean"])["higher_is_better"]["tpcds"]
+    counts = [*COMPLEXITY, *(f"gold_{count}" for count in COMPLEXITY)]
+    assert len(counts) == 12 and {directions[name] for name in counts} == {None}
+    assert (directions["ex"], directions["ves"], directions["structural_similarity"]) == (
+        True,
+        True,
+        True,
+    )
+
+
 def test_an_api_chat_run_records_its_chat_template_on_and_verifies(runs, cache):
     # lm-eval logs "chat_template": "" for local-chat-completions --apply_chat_template.
     assert results_json(runs["chat"])["chat_template"] == ""
@@ -687,7 +703,7 @@ def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys)
     capsys.readouterr()
 
 
-def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path):
+def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path, capsys):
     out = tmp_path / "out"
     arguments = ["verify", f"m={runs['clean']}", f"m={runs['constant']}", "--output", str(out)]
     assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
@@ -697,6 +713,21 @@ def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path):
     assert verdicts == {"verified with findings"}  # each shares its outputs with the other
     sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
     assert sources == {str(runs["clean"]), str(runs["constant"])}
+    # A byte-identical copy in another folder, under the same name: two reports still.
+    twin = copy_run(runs["clean"], tmp_path / "twin")
+    out = tmp_path / "twins"
+    arguments = ["verify", f"m={runs['clean']}", f"m={twin}", "--output", str(out)]
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
+    reports = sorted(out.glob("m-*.json"))
+    sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
+    assert len(reports) == 2 and sources == {str(runs["clean"]), str(twin)}
+    # One folder given twice under one name would be one report written twice: refused before
+    # any scoring, and nothing written.
+    out = tmp_path / "again"
+    arguments = ["verify", f"m={runs['clean']}", f"m={runs['clean']}", "--output", str(out)]
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 2
+    assert "given twice under one name" in capsys.readouterr().err
+    assert not out.exists() or list(out.iterdir()) == []
 
 
 def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_path):
@@ -712,33 +743,37 @@ def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_
     assert [m["name"] for m in data["tasks"][0]["models"]] == ["modelA"]
 
 
-@needs_chromium
-def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
+@pytest.fixture(scope="module")
+def board_of_every_verdict(runs, cache, items, tmp_path_factory):
     """An honest run (the chat model), one with findings (the constant answer), a rejected
-    one (3-shot) and an unattested predictions file: the first two ranked, the others apart
-    with their reasons, in the JSON, the CSV and the page as Chromium shows it."""
-    import csv
-
-    from support.browser import chromium
-
-    three_shot = edited(runs, tmp_path)
+    one (3-shot) and an unattested predictions file, on one leaderboard."""
+    root = tmp_path_factory.mktemp("board-of-every-verdict")
+    three_shot = copy_run(runs["clean"], root / "three-shot")
     data = results_json(three_shot)
     data["configs"]["tpcds"]["num_fewshot"] = 3
     write_results_json(three_shot, data)
-    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
-    files = build_leaderboard(
+    predictions = _gold_predictions(items, root / "gold.jsonl")
+    return build_leaderboard(
         [
             f"honest={runs['chat']}",
             f"constant={runs['constant']}",
             f"three-shot={three_shot}",
             f"pasted={predictions}",
         ],
-        tmp_path / "board",
+        root / "board",
         cache_dir=cache,
         resamples=200,
         task="tpcds",
         options={"scale_factor": SCALE_FACTOR},
     )
+
+
+def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_verdict):
+    """The first two ranked, the others apart with their reasons, in the JSON, the CSV and the
+    Markdown."""
+    import csv
+
+    files = board_of_every_verdict
     (board,) = json.loads(files.json.read_text(encoding="utf-8"))["tasks"]
     assert [(m["name"], m["rank"], m["verdict"]) for m in board["models"]] == [
         ("constant", 1, "verified with findings"),
@@ -764,6 +799,14 @@ def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
     assert "| honest |" in ranked_part and "| constant |" in ranked_part
     assert "| three-shot | rejected |" in apart_part and "| pasted | unattested |" in apart_part
     assert "three-shot" not in ranked_part and "pasted" not in ranked_part
+
+
+@needs_chromium
+def test_a_board_of_every_verdict_in_the_browser(board_of_every_verdict, tmp_path):
+    """The same board as Chromium shows it: the first two ranked, the others apart."""
+    from support.browser import chromium
+
+    files = board_of_every_verdict
     with chromium(tmp_path / "chromium-profile") as driver:
         driver.get(files.html.as_uri())
         for _ in range(200):
