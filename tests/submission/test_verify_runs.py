@@ -460,6 +460,30 @@ def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(run
     assert "comparison version 0" in finding.message
 
 
+def test_a_claim_that_timed_out_in_the_run_stands_with_a_finding(runs, cache, tmp_path):
+    # Item 8 hit the time limit on the submitter's machine (status timeout, VES 0) and runs here
+    # (VES 1: WRONG reads store_sales in milliseconds): a benign, named cause; our numbers stand.
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] == 8:
+            score = parse_python_literal(line["filtered_resps"][0])
+            assert (score["status"], score["ves"]) == ("ok", 1)
+            score.update(status="timeout", ves=0)
+            line["filtered_resps"] = [str(score)]
+            line["ves"] = 0
+    write_samples_lines(folder, lines)
+    recompute_aggregates(folder, "tpcds")
+    verification = verified(folder, cache)
+    assert problems(verification) == {"item_mismatch": (8,), "aggregate_mismatch": ()}
+    assert verification.verdict == WITH_FINDINGS
+    (finding,) = [f for f in verification.all_findings if f.code == "item_mismatch"]
+    assert "execution limits or machine speed: status timeout in the run, ok here" in (
+        finding.message
+    )
+    assert verification.tasks[0].metrics["ves"] == 1.0  # ours, not the claim
+
+
 def test_a_changed_aggregate_is_found(runs, cache, tmp_path):
     folder = edited(runs, tmp_path)
     data = results_json(folder)
