@@ -9,6 +9,8 @@ do markers when the run records no chat template.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from support.tiny_hf_model import CHAT_TEMPLATE
@@ -72,3 +74,12 @@ def test_what_a_run_records_as_its_chat_setting():
     assert prompt_state(OURS, OURS, None, None) == "same"
     assert prompt_state(None, OURS, None, None) == "not_logged"
     assert prompt_state(OURS.replace("rows", "tables"), OURS, None, None) == "edited"
+
+
+def test_an_api_chat_run_logs_messages_and_a_rendered_wrap_is_not_its_own():
+    # lm-eval records "" when no tokenizer renders a template here (the provider formats the
+    # messages) and logs each request as its JSON messages; a string with a template's markers
+    # around our prompt is then nothing the run's own formatting wrote.
+    chat = chat_run({"chat_template": "", "config": {"model": "local-chat-completions"}})
+    assert prompt_state(json.dumps([user(OURS)]), OURS, chat, None) == "wrapped"
+    assert prompt_state(render(CHAT_TEMPLATE, [user(OURS)]), OURS, chat, None) == "added_text"

@@ -63,7 +63,9 @@ def prompt_state(logged: str | None, ours: str, chat: str | None, template: str 
     if not core or core not in logged:
         return "edited"
     before, _, after = logged.partition(core)
-    if chat and _template_only(before, template) and _template_only(after, template):
+    # Only a template the run records renders a string: where lm-eval records "" (no tokenizer
+    # here; the provider formats the messages) it logs the messages themselves, as above.
+    if chat and template and _template_only(before, template) and _template_only(after, template):
         return "wrapped"
     return "added_text"
 
