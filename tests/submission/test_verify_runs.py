@@ -9,7 +9,10 @@ edited run must yield exactly its finding (findings of severity ``info`` are fac
 problems) and its verdict, while the untouched runs verify clean. Some edits are consistent, as
 a model's own answers would be (``answer_differently``: raw output, score dict, numbers and
 aggregates all rewritten): item 5 answered ``SELECT 42 AS answer`` (it reads no table), item 7
-answered with gold's SQL as the task logs it (its ``target``).
+answered with gold's SQL as the task logs it (its ``target``). One more real run, of 3 items,
+uses a ``--include_path`` override of the task that appends gold to the prompt. The edited copies
+hold the answers of the runs they were made from, so each answer is scored once in this module
+(``support.verify_runs.scoring_once``).
 
 Verdicts: ``verified``, ``verified with findings`` (a reader must know something about the
 answers), ``rejected`` (the protocol is not the benchmark's, claims that do not stand, ids
