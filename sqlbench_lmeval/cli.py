@@ -587,9 +587,10 @@ def _verify(args: argparse.Namespace) -> int:
         verify_submission,
         worst_verdict,
     )
-    from sqlbench_lmeval.submission.verify_report import report_stem, write_verification
+    from sqlbench_lmeval.submission.verify_report import report_stems, write_verification
 
     submissions = [sub for spec in args.runs for sub in read_submissions(spec, task=args.task)]
+    stems = report_stems([(sub.name, sub.inputs, sub.source) for sub in submissions])
     options = _verify_data(args)
     verifications = cross_run_findings(
         [
@@ -607,8 +608,7 @@ def _verify(args: argparse.Namespace) -> int:
             for submission in submissions
         ]
     )
-    for verification in verifications:
-        stem = report_stem(verification.run, verification.inputs)
+    for verification, stem in zip(verifications, stems, strict=True):
         paths = write_verification(verification, Path(args.output), stem)
         counts = ", ".join(f"{task.task} {task.verdict}" for task in verification.tasks)
         print(

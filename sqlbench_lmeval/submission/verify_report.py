@@ -9,8 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.tables import Section, Table, fmt, to_html, to_markdown
 from sqlbench_lmeval.scoring.metrics import (
     EX,
@@ -157,6 +160,26 @@ def report_stem(text: str, inputs=()) -> str:
     return f"{slug[:60]}-{hashlib.sha256(content.encode('ascii')).hexdigest()[:12]}"
 
 
+def report_stems(runs: Sequence[tuple[str, Sequence, str]]) -> list[str]:
+    """:func:`report_stem` of each run (its name, the files it read, its source), known before
+    any scoring. Two runs of one name and the same files (a copy in another folder) get their
+    sources in their hashes, so neither report overwrites the other; one source given twice
+    under one name is refused (a :class:`UserError`): it would be one report written twice."""
+    stems = [report_stem(name, inputs) for name, inputs, _ in runs]
+    repeated = Counter(stems)
+    given = Counter((stem, source) for stem, (_, _, source) in zip(stems, runs, strict=True))
+    twice = sorted(source for (_, source), count in given.items() if count > 1)
+    if twice:
+        raise UserError(
+            f"{', '.join(twice)} given twice under one name: give each run once (or name the "
+            "copies NAME=PATH)"
+        )
+    return [
+        report_stem(name, [*inputs, ("source", source)]) if repeated[stem] > 1 else stem
+        for stem, (name, inputs, source) in zip(stems, runs, strict=True)
+    ]
+
+
 def write_verification(verification: Verification, folder: Path, stem: str) -> dict[str, Path]:
     """``<stem>.json``, ``<stem>.md`` and ``<stem>.html`` in ``folder``; their paths."""
     with no_full_collections():
@@ -182,4 +205,4 @@ def _write_verification(verification: Verification, folder: Path, stem: str) -> 
     return paths
 
 
-__all__ = ["report_stem", "sections", "write_verification"]
+__all__ = ["report_stem", "report_stems", "sections", "write_verification"]

@@ -59,6 +59,19 @@ def test_task_readme_follows_lm_evals_template_within_8_kb(path):
     assert [h for h in headings if h in TEMPLATE] == list(TEMPLATE), headings
 
 
+@pytest.mark.parametrize("path", TASK_READMES, ids=lambda p: p.parent.name)
+def test_task_readme_changelog_has_an_entry_for_each_task_version(path):
+    # Two results of one task version must be comparable: the version a task records is the
+    # last entry of its README's changelog, which says what that version changed.
+    changelog = prose(path).split("### Changelog", 1)[1]
+    entries = re.findall(r"^- (\d+(?:\.\d+)*)[ :]", changelog, re.M)
+    versions = {
+        spec.version for spec in task_specs().values() if spec.benchmark == path.parent.name
+    }
+    assert versions and entries, (versions, entries)
+    assert versions == {entries[-1]}, f"tasks record {versions}; the changelog's last is {entries}"
+
+
 @pytest.mark.parametrize("path", [*USER_FILES, *PAGES], ids=lambda p: str(p.relative_to(REPO)))
 def test_no_internal_words(path):
     text = path.read_text(encoding="utf-8")

@@ -9,11 +9,13 @@ do markers when the run records no chat template.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from support.tiny_hf_model import CHAT_TEMPLATE
 
-from sqlbench_lmeval.submission.verify import _prompt_state, chat_run
+from sqlbench_lmeval.submission.checks.chat_wrap import chat_run, prompt_state
 
 #: Llama 3.1's default system turn, cut to what matters here: a date it renders itself.
 DATED_TEMPLATE = (
@@ -52,15 +54,15 @@ def user(content: str) -> dict:
 def test_a_template_wrap_stands_and_added_text_does_not(template):
     chat = chat_run({"chat_template": template, "chat_template_sha": "ab" * 32})
     assert chat == "template sha256 abababababab"
-    assert _prompt_state(render(template, [user(OURS)]), OURS, chat, template) == "wrapped"
+    assert prompt_state(render(template, [user(OURS)]), OURS, chat, template) == "wrapped"
     hinted = [user(f"{OURS}\nHint (from the reference solution): {GOLD}")]
-    assert _prompt_state(render(template, hinted), OURS, chat, template) == "added_text"
+    assert prompt_state(render(template, hinted), OURS, chat, template) == "added_text"
     system = [{"role": "system", "content": f"The answer is {GOLD}"}, user(OURS)]
-    assert _prompt_state(render(template, system), OURS, chat, template) == "added_text"
+    assert prompt_state(render(template, system), OURS, chat, template) == "added_text"
     shot = [user("Question: How many tables?"), {"role": "assistant", "content": GOLD}, user(OURS)]
-    assert _prompt_state(render(template, shot), OURS, chat, template) == "added_text"
+    assert prompt_state(render(template, shot), OURS, chat, template) == "added_text"
     # No recorded template: the same markers are text the benchmark does not give.
-    assert _prompt_state(render(template, [user(OURS)]), OURS, None, None) == "added_text"
+    assert prompt_state(render(template, [user(OURS)]), OURS, None, None) == "added_text"
 
 
 def test_what_a_run_records_as_its_chat_setting():
@@ -69,6 +71,15 @@ def test_what_a_run_records_as_its_chat_setting():
     api = {"chat_template": "", "config": {"model": "local-chat-completions"}}
     assert chat_run(api) == "chat model local-chat-completions"
     assert chat_run({"chat_template": "chatml"}) == "template 'chatml'"
-    assert _prompt_state(OURS, OURS, None, None) == "same"
-    assert _prompt_state(None, OURS, None, None) == "not_logged"
-    assert _prompt_state(OURS.replace("rows", "tables"), OURS, None, None) == "edited"
+    assert prompt_state(OURS, OURS, None, None) == "same"
+    assert prompt_state(None, OURS, None, None) == "not_logged"
+    assert prompt_state(OURS.replace("rows", "tables"), OURS, None, None) == "edited"
+
+
+def test_an_api_chat_run_logs_messages_and_a_rendered_wrap_is_not_its_own():
+    # lm-eval records "" when no tokenizer renders a template here (the provider formats the
+    # messages) and logs each request as its JSON messages; a string with a template's markers
+    # around our prompt is then nothing the run's own formatting wrote.
+    chat = chat_run({"chat_template": "", "config": {"model": "local-chat-completions"}})
+    assert prompt_state(json.dumps([user(OURS)]), OURS, chat, None) == "wrapped"
+    assert prompt_state(render(CHAT_TEMPLATE, [user(OURS)]), OURS, chat, None) == "added_text"

@@ -9,7 +9,10 @@ edited run must yield exactly its finding (findings of severity ``info`` are fac
 problems) and its verdict, while the untouched runs verify clean. Some edits are consistent, as
 a model's own answers would be (``answer_differently``: raw output, score dict, numbers and
 aggregates all rewritten): item 5 answered ``SELECT 42 AS answer`` (it reads no table), item 7
-answered with gold's SQL as the task logs it (its ``target``).
+answered with gold's SQL as the task logs it (its ``target``). One more real run, of 3 items,
+uses a ``--include_path`` override of the task that appends gold to the prompt. The edited copies
+hold the answers of the runs they were made from, so each answer is scored once in this module
+(``support.verify_runs.scoring_once``).
 
 Verdicts: ``verified``, ``verified with findings`` (a reader must know something about the
 answers), ``rejected`` (the protocol is not the benchmark's, claims that do not stand, ids
@@ -33,6 +36,7 @@ from support.verify_runs import (
     results_json,
     run_tpcds,
     samples_lines,
+    scoring_once,
     write_results_json,
     write_samples_lines,
 )
@@ -58,6 +62,14 @@ CONSTANT_ITEM, GOLD_ITEM = 5, 7
 CHAT_ANSWER = "```sql\nSELECT 'chat answer {}' AS answer FROM store_sales LIMIT 1\n```"
 #: ChatML, as a chat template writes one user turn and opens the assistant's.
 CHATML = "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _each_answer_scored_once():
+    """The edited copies hold the answers of the runs they were made from: each answer is
+    scored once in this module (``support.verify_runs.scoring_once``)."""
+    with scoring_once():
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +127,22 @@ def test_the_untouched_run_verifies_clean(runs, cache):
     assert task.facts["lm_eval_version"] == results_json(runs["clean"])["lm_eval_version"]
     assert task.facts["config_source"].endswith("tasks/tpcds/tpcds.yaml")
     assert {item["prompt"] for item in task.items} == {"same"}
+
+
+def test_lm_evals_table_gives_complexity_counts_no_direction(runs):
+    # A count of joins or CTEs is no score (a model answering SELECT 1 would "win" a lower-is-
+    # better count), and gold's counts are the same for every model: lm-eval records no
+    # direction for them, so its table shows no arrow; the scores keep theirs.
+    from sqlbench_lmeval.sql.complexity import COMPLEXITY
+
+    directions = results_json(runs["clean"])["higher_is_better"]["tpcds"]
+    counts = [*COMPLEXITY, *(f"gold_{count}" for count in COMPLEXITY)]
+    assert len(counts) == 12 and {directions[name] for name in counts} == {None}
+    assert (directions["ex"], directions["ves"], directions["structural_similarity"]) == (
+        True,
+        True,
+        True,
+    )
 
 
 def test_an_api_chat_run_records_its_chat_template_on_and_verifies(runs, cache):
@@ -179,6 +207,56 @@ def test_a_task_override_of_doc_to_text_rejects_the_run(runs, cache, tmp_path):
     verification = verified(folder, cache)
     assert set(problems(verification)) == {"task_definition"}
     assert verification.verdict == REJECTED
+
+
+#: A task override as a user would write it for ``lm_eval --include_path``: our task, its
+#: prompt function replaced by one that appends the gold SQL as a hint.
+OVERRIDE_YAML = (
+    "include: {tasks}/tpcds/tpcds.yaml\ntask: tpcds\ndoc_to_text: !function hint.doc_to_text\n"
+)
+OVERRIDE_PROMPT = """from sqlbench_lmeval.tpcds.task import doc_to_text as benchmark_prompt
+
+
+def doc_to_text(doc):
+    hint = "Hint (from the reference solution): ```sql\\n" + doc["gold_sql"] + "\\n```\\n"
+    return benchmark_prompt(doc) + hint
+"""
+
+
+def test_a_real_include_path_override_that_adds_gold_rejects_the_run(cache, items, tmp_path):
+    # lm_eval itself runs the override (3 items): its samples log holds the prompts the model
+    # got, and its results file the override's prompt function and YAML file.
+    from sqlbench_lmeval.paths import tasks_dir
+
+    override = tmp_path / "override"
+    override.mkdir()
+    (override / "tpcds_hint.yaml").write_text(OVERRIDE_YAML.format(tasks=tasks_dir()))
+    (override / "hint.py").write_text(OVERRIDE_PROMPT)
+    folder = run_tpcds(
+        tmp_path / "run",
+        cache,
+        items,
+        {},
+        extra_args=["--include_path", str(override), "--limit", "3"],
+    )
+    assert (
+        "Hint (from the reference solution)"
+        in samples_lines(folder)[0]["arguments"]["gen_args_0"]["arg_0"]
+    )
+    verification = verified(folder, cache)
+    assert problems(verification) == {
+        "added_prompt_text": (1, 2, 3),
+        "task_definition": (),
+        "missing_items": tuple(range(4, 100)),
+    }
+    assert verification.verdict == REJECTED
+    (finding,) = [f for f in verification.all_findings if f.code == "task_definition"]
+    assert "tpcds_hint.yaml" in finding.message and "Hint" in finding.message
+    (missing,) = [f for f in verification.all_findings if f.code == "missing_items"]
+    assert "--limit 3)" in missing.message
+    (task,) = verification.tasks
+    assert task.facts["chat_template"] == "off"
+    assert task.facts["config_source"] == str(override / "tpcds_hint.yaml")
 
 
 def _chatml(line, prompt):
@@ -383,6 +461,30 @@ def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(run
     assert verification.verdict == WITH_FINDINGS
     (finding,) = [f for f in verification.all_findings if f.code == "item_mismatch"]
     assert "comparison version 0" in finding.message
+
+
+def test_a_claim_that_timed_out_in_the_run_stands_with_a_finding(runs, cache, tmp_path):
+    # Item 8 hit the time limit on the submitter's machine (status timeout, VES 0) and runs here
+    # (VES 1: WRONG reads store_sales in milliseconds): a benign, named cause; our numbers stand.
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] == 8:
+            score = parse_python_literal(line["filtered_resps"][0])
+            assert (score["status"], score["ves"]) == ("ok", 1)
+            score.update(status="timeout", ves=0)
+            line["filtered_resps"] = [str(score)]
+            line["ves"] = 0
+    write_samples_lines(folder, lines)
+    recompute_aggregates(folder, "tpcds")
+    verification = verified(folder, cache)
+    assert problems(verification) == {"item_mismatch": (8,), "aggregate_mismatch": ()}
+    assert verification.verdict == WITH_FINDINGS
+    (finding,) = [f for f in verification.all_findings if f.code == "item_mismatch"]
+    assert "execution limits or machine speed: status timeout in the run, ok here" in (
+        finding.message
+    )
+    assert verification.tasks[0].metrics["ves"] == 1.0  # ours, not the claim
 
 
 def test_a_changed_aggregate_is_found(runs, cache, tmp_path):
@@ -628,7 +730,7 @@ def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys)
     capsys.readouterr()
 
 
-def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path):
+def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path, capsys):
     out = tmp_path / "out"
     arguments = ["verify", f"m={runs['clean']}", f"m={runs['constant']}", "--output", str(out)]
     assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
@@ -638,6 +740,21 @@ def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path):
     assert verdicts == {"verified with findings"}  # each shares its outputs with the other
     sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
     assert sources == {str(runs["clean"]), str(runs["constant"])}
+    # A byte-identical copy in another folder, under the same name: two reports still.
+    twin = copy_run(runs["clean"], tmp_path / "twin")
+    out = tmp_path / "twins"
+    arguments = ["verify", f"m={runs['clean']}", f"m={twin}", "--output", str(out)]
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
+    reports = sorted(out.glob("m-*.json"))
+    sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
+    assert len(reports) == 2 and sources == {str(runs["clean"]), str(twin)}
+    # One folder given twice under one name would be one report written twice: refused before
+    # any scoring, and nothing written.
+    out = tmp_path / "again"
+    arguments = ["verify", f"m={runs['clean']}", f"m={runs['clean']}", "--output", str(out)]
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 2
+    assert "given twice under one name" in capsys.readouterr().err
+    assert not out.exists() or list(out.iterdir()) == []
 
 
 def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_path):
@@ -653,33 +770,37 @@ def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_
     assert [m["name"] for m in data["tasks"][0]["models"]] == ["modelA"]
 
 
-@needs_chromium
-def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
+@pytest.fixture(scope="module")
+def board_of_every_verdict(runs, cache, items, tmp_path_factory):
     """An honest run (the chat model), one with findings (the constant answer), a rejected
-    one (3-shot) and an unattested predictions file: the first two ranked, the others apart
-    with their reasons, in the JSON, the CSV and the page as Chromium shows it."""
-    import csv
-
-    from support.browser import chromium
-
-    three_shot = edited(runs, tmp_path)
+    one (3-shot) and an unattested predictions file, on one leaderboard."""
+    root = tmp_path_factory.mktemp("board-of-every-verdict")
+    three_shot = copy_run(runs["clean"], root / "three-shot")
     data = results_json(three_shot)
     data["configs"]["tpcds"]["num_fewshot"] = 3
     write_results_json(three_shot, data)
-    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
-    files = build_leaderboard(
+    predictions = _gold_predictions(items, root / "gold.jsonl")
+    return build_leaderboard(
         [
             f"honest={runs['chat']}",
             f"constant={runs['constant']}",
             f"three-shot={three_shot}",
             f"pasted={predictions}",
         ],
-        tmp_path / "board",
+        root / "board",
         cache_dir=cache,
         resamples=200,
         task="tpcds",
         options={"scale_factor": SCALE_FACTOR},
     )
+
+
+def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_verdict):
+    """The first two ranked, the others apart with their reasons, in the JSON, the CSV and the
+    Markdown."""
+    import csv
+
+    files = board_of_every_verdict
     (board,) = json.loads(files.json.read_text(encoding="utf-8"))["tasks"]
     assert [(m["name"], m["rank"], m["verdict"]) for m in board["models"]] == [
         ("constant", 1, "verified with findings"),
@@ -705,6 +826,14 @@ def test_a_board_of_every_verdict_in_the_browser(runs, cache, items, tmp_path):
     assert "| honest |" in ranked_part and "| constant |" in ranked_part
     assert "| three-shot | rejected |" in apart_part and "| pasted | unattested |" in apart_part
     assert "three-shot" not in ranked_part and "pasted" not in ranked_part
+
+
+@needs_chromium
+def test_a_board_of_every_verdict_in_the_browser(board_of_every_verdict, tmp_path):
+    """The same board as Chromium shows it: the first two ranked, the others apart."""
+    from support.browser import chromium
+
+    files = board_of_every_verdict
     with chromium(tmp_path / "chromium-profile") as driver:
         driver.get(files.html.as_uri())
         for _ in range(200):

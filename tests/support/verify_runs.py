@@ -12,17 +12,23 @@ write the samples file (its lines as JSON objects, lm-eval's bare ``NaN`` kept),
 ``results_json``/``write_results_json`` the results file. ``answer_differently`` is the
 consistent edit: one item's raw output replaced and scored again by our lm-eval filter, as if
 the model had written it, with the line's numbers and the task's aggregates updated to match.
+
+``scoring_once()`` keeps the score of each answer ``verify`` runs, for the many verifications of
+edited copies of one run: each answer is scored once, by the real scorer.
 """
 
 from __future__ import annotations
 
+import copy
 import glob
 import json
 import math
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from conftest import TPCDS_SCALE_FACTOR
 from support.lm_eval_run import run_lm_eval
 
@@ -148,3 +154,43 @@ def answer_differently(folder: Path, task: str, item_id: int, output: str) -> No
             line.update(process_results(line["doc"], [score]))
     write_samples_lines(folder, lines)
     recompute_aggregates(folder, task)
+
+
+@contextmanager
+def scoring_once():
+    """While the block runs, ``verify`` scores each answer once: the score of an item's answer
+    (on one database, gold cache and limits) is kept, and a later verification of a run that
+    holds the same answer (an edited copy of a run verified before) takes it instead of running
+    the answer again.
+
+    Scoring is a function of the item, the answer, the data and the limits, so the verifications
+    are the ones verify makes on its own: every check still runs on the real scores, made by the
+    real scorer (its worker processes, DuckDB, the gold cache) the first time an answer is seen.
+    Sampled and retried answers, whose scores depend on the batch, are always scored afresh."""
+    from sqlbench_lmeval.submission import verify
+
+    real = verify.score_aligned
+    kept: dict[tuple, dict] = {}
+
+    def score_aligned(module, items, outputs, *, cache_dir=None, limits, **options):
+        if any(output is not None and not isinstance(output, str) for output in outputs):
+            return real(module, items, outputs, cache_dir=cache_dir, limits=limits, **options)
+        context = (module.__name__, str(cache_dir), limits, options.get("preview_rows"))
+        keys = [(*context, repr(item), output) for item, output in zip(items, outputs, strict=True)]
+        new = {key: index for index, key in enumerate(keys) if key not in kept}
+        if new:
+            indexes = sorted(new.values())
+            scores = real(
+                module,
+                [items[i] for i in indexes],
+                [outputs[i] for i in indexes],
+                cache_dir=cache_dir,
+                limits=limits,
+                **options,
+            )
+            kept.update((keys[i], score) for i, score in zip(indexes, scores, strict=True))
+        return [copy.deepcopy(kept[key]) for key in keys]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verify, "score_aligned", score_aligned)
+        yield

@@ -1,0 +1,79 @@
+"""What every check of ``verify`` works on and gives: :class:`Finding` (one result: its
+severity, message and items), the severities, and :class:`CheckedTask`, a task of a run that the
+checks read and fill in turn (its answers, prompts, facts, scores and findings)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sqlbench_lmeval.lmeval.task_specs import TaskSpec
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.submission.logged import LoggedAnswer, LoggedTask, Submission
+
+#: A fact the run does not record (shown as such, never as the task's default).
+NOT_RECORDED = "not recorded"
+REJECT, UNATTESTED_SEVERITY, FINDING, INFO = "reject", "unattested", "finding", "info"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check: its severity, what it says, and the items it concerns."""
+
+    check: str  # completeness, provenance, settings, rescoring, integrity
+    code: str  # a stable name, e.g. duplicate_items
+    severity: str  # reject, finding, info
+    message: str
+    items: tuple[int, ...] = ()
+    task: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task,
+            "check": self.check,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "items": list(self.items),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Finding:
+        return cls(
+            data["check"],
+            data["code"],
+            data["severity"],
+            data["message"],
+            tuple(data.get("items") or ()),
+            data.get("task"),
+        )
+
+
+@dataclass
+class CheckedTask:
+    """A task of a run as the checks see it: what the run logged, the task's documents and
+    items, and what the checks found so far (answers by item, prompt states, facts, scores)."""
+
+    submission: Submission
+    logged: LoggedTask
+    spec: TaskSpec
+    docs: list[dict]
+    items: list[Item]
+    found: list[Finding] = field(default_factory=list)
+    answers: dict[int, LoggedAnswer] = field(default_factory=dict)
+    prompts: dict[int, dict] = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+    predictions: dict = field(default_factory=dict)
+    scores: list[dict] = field(default_factory=list)
+
+    def add(self, check, code, severity, message, items=()) -> None:
+        self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
