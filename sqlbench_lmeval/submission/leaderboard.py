@@ -104,7 +104,7 @@ _SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
 #: What each kind of finding means, in a few words (docs/verify.md lists them with their
 #: verdicts); a code not named here is shown with its underscores as spaces.
 FINDING_TITLES = {
-    "missing_items": "items not answered (scored 0)",
+    "missing_items": "items not answered, scored 0",
     "reads_no_table": "answers that read no table",
     "gold_verbatim": "answers that are the gold SQL",
     "truncated_outputs": "outputs cut by the generation limit",
@@ -453,7 +453,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
 def findings_summary(findings) -> list[dict]:
     """Every finding that is not a fact, in words: its kind (``title``), how many items it
     concerns (0: the run as a whole), its severity and its full message; those that keep a run
-    off the ranking first.
+    off the ranking first, then by the number of items.
 
     >>> from sqlbench_lmeval.submission.verify import Finding
     >>> [s["text"] for s in findings_summary([Finding("integrity", "reads_no_table", "finding",
@@ -465,11 +465,17 @@ def findings_summary(findings) -> list[dict]:
         if finding.severity != INFO:
             merged.setdefault((finding.severity, finding.code), []).append(finding)
     summary = []
+    counts = {
+        key: len({item for finding in found for item in finding.items})
+        for key, found in merged.items()
+    }
+    # The reasons a run is not ranked first, then the kinds that concern the most items.
     for (severity, code), found in sorted(
-        merged.items(), key=lambda entry: (_SEVERITY_ORDER.get(entry[0][0], 2), entry[0][1])
+        merged.items(),
+        key=lambda entry: (_SEVERITY_ORDER.get(entry[0][0], 2), -counts[entry[0]], entry[0][1]),
     ):
         title = FINDING_TITLES.get(code, code.replace("_", " "))
-        count = len({item for finding in found for item in finding.items})
+        count = counts[(severity, code)]
         text = title + (f" ({count} item{'s' if count != 1 else ''})" if count else "")
         messages = dict.fromkeys(finding.message for finding in found)  # once each, in order
         summary.append(
