@@ -237,6 +237,12 @@ def test_verdict_groups_findings_summary_and_category_ranks_in_every_file(tmp_pa
     assert careless_row.endswith("| verified with findings | answers that read no table (1 item) |")
     assert "| EX [95% CI] | EX healthy gold |" in markdown  # beside EX
 
+    from sqlbench_lmeval.submission.leaderboard import forest_plots
+
+    # A plot of the whole task and one per category; none for a task no run is ranked on.
+    assert set(forest_plots(data)["0"]) == {"", "math", "physical"}
+    assert forest_plots(leaderboard_data(runs[3:], {}, resamples=50)) == {}
+
 
 def test_the_forest_plot_draws_each_ranked_model_from_the_best_down():
     from sqlbench_lmeval.submission.leaderboard_plot import forest_figure, forest_plot
