@@ -100,6 +100,7 @@ LEADERBOARD_FILE = "leaderboard.html"
 REPORTS = "verifications"
 #: The four verdicts in the order the page counts them: the ranked two, then the two apart.
 VERDICT_ORDER = (VERIFIED, WITH_FINDINGS, REJECTED, UNATTESTED)
+#: A run's findings are listed with its reasons (these severities) first.
 _SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
 #: What each kind of finding means, in a few words (docs/verify.md lists them with their
 #: verdicts); a code not named here is shown with its underscores as spaces.
@@ -464,11 +465,11 @@ def findings_summary(findings) -> list[dict]:
     for finding in findings:
         if finding.severity != INFO:
             merged.setdefault((finding.severity, finding.code), []).append(finding)
-    summary = []
     counts = {
         key: len({item for finding in found for item in finding.items})
         for key, found in merged.items()
     }
+    summary = []
     # The reasons a run is not ranked first, then the kinds that concern the most items.
     for (severity, code), found in sorted(
         merged.items(),

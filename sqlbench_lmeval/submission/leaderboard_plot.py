@@ -11,14 +11,13 @@ from collections.abc import Mapping, Sequence
 
 from sqlbench_lmeval.report.plots import new_figure
 from sqlbench_lmeval.scoring.metrics import EX
+from sqlbench_lmeval.submission.verify import VERIFIED, WITH_FINDINGS
 
 #: Marker per ranked verdict: a run with findings stands out from a clean one.
 STYLES = {
-    "verified": {"marker": "o", "color": "#176617", "markerfacecolor": "#176617"},
-    "verified with findings": {"marker": "D", "color": "#b36b00", "markerfacecolor": "white"},
+    VERIFIED: {"marker": "o", "color": "#176617", "markerfacecolor": "#176617"},
+    WITH_FINDINGS: {"marker": "D", "color": "#b36b00", "markerfacecolor": "white"},
 }
-
-
 #: Longer names are cut in the plot (the table beside it shows them whole).
 NAME_CHARS = 40
 
@@ -62,7 +61,7 @@ def forest_figure(models: Sequence[Mapping], title: str, category: str | None = 
     for position, (model, mean, low, high) in enumerate(rows):
         if mean is None:
             continue
-        style = STYLES.get(model["verdict"], STYLES["verified"])
+        style = STYLES.get(model["verdict"], STYLES[VERIFIED])
         axes.plot([low, high], [position, position], color=style["color"], linewidth=1.5)
         (marker,) = axes.plot([mean], [position], linestyle="none", markersize=6, **style)
         handles.setdefault(model["verdict"], marker)
@@ -83,7 +82,9 @@ def forest_figure(models: Sequence[Mapping], title: str, category: str | None = 
     axes.set_yticks(range(len(rows)), labels, parse_math=False)
     axes.set_ylim(len(rows) - 0.5, -0.5)  # best at the top
     axes.set_xlim(-0.02, 1.02)
-    axes.set_xlabel(f"EX{' on ' + category if category else ''} (95% bootstrap interval)")
+    axes.set_xlabel(
+        f"EX{' on ' + category if category else ''} (95% bootstrap interval)", parse_math=False
+    )
     axes.set_title(title, parse_math=False, fontsize="medium")
     axes.grid(axis="x", alpha=0.3)
     axes.set_axisbelow(True)
