@@ -1,7 +1,7 @@
 """The leaderboard's forest plot: one row per ranked model, its EX as a point and its 95%
 bootstrap interval as a line, best first, drawn with matplotlib as an SVG ``data:`` URI that the
-page embeds (nothing to fetch). Names from runs are drawn as plain text (no mathtext), and the
-SVG is the same for the same data (fixed ids, no date)."""
+page embeds (nothing to fetch). Names from runs are drawn as plain text (``plots.plain_text``),
+and the SVG is the same for the same data (fixed ids, no date)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import base64
 import io
 from collections.abc import Mapping, Sequence
 
-from sqlbench_lmeval.report.plots import new_figure
+from sqlbench_lmeval.report.plots import new_figure, plain_text
 from sqlbench_lmeval.scoring.metrics import EX
 from sqlbench_lmeval.submission.verify import VERIFIED, WITH_FINDINGS
 
@@ -25,7 +25,8 @@ NAME_CHARS = 40
 def forest_plot(models: Sequence[Mapping], title: str, category: str | None = None) -> str:
     """The plot of ``models`` (the leaderboard's ranked models of one task, in rank order) on
     the whole task, or on ``category`` (its EX and interval there), as a ``data:`` URI."""
-    return svg_uri(forest_figure(models, title, category))
+    with plain_text():
+        return svg_uri(forest_figure(models, title, category))
 
 
 def svg_uri(figure) -> str:
@@ -79,7 +80,7 @@ def forest_figure(models: Sequence[Mapping], title: str, category: str | None = 
             annotation_clip=False,
         )
     labels = [f"{_rank(model, category)}  {_name(model)}" for model, *_ in rows]
-    axes.set_yticks(range(len(rows)), labels, parse_math=False)
+    axes.set_yticks(range(len(rows)), labels, parse_math=False)  # even outside plain_text
     axes.set_ylim(len(rows) - 0.5, -0.5)  # best at the top
     axes.set_xlim(-0.02, 1.02)
     axes.set_xlabel(
