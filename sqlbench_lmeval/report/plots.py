@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlbench_lmeval.report.tables import Image
 
 DPI = 110
+
+
+@contextmanager
+def plain_text() -> Iterator[None]:
+    """Every text made inside is drawn as written: run names are data, and matplotlib would
+    read one such as ``$\\frac$`` as TeX and fail (its mathtext). Figures are made and saved
+    inside (a text's setting is taken when it is made)."""
+    import matplotlib  # heavy: loaded only to draw
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        yield
 
 
 def new_figure(width: float, height: float):
@@ -74,11 +86,12 @@ class Charts:
         ``<kind>-<view>.png``; the image block that shows it (none for a view that is skipped)."""
         if view in self.skip:
             return ()
-        figure = plot(*args)
-        figure.axes[0].set_title(f"{view}: {title}")
-        path = save(figure, self.folder / f"{kind}-{_slug(view)}.png")
+        with plain_text():
+            figure = plot(*args)
+            figure.axes[0].set_title(f"{view}: {title}")
+            path = save(figure, self.folder / f"{kind}-{_slug(view)}.png")
         self.images.append(path)
         return (Image(path.name, f"{kind} for {view}"),)
 
 
-__all__ = ["Charts", "grouped_bars", "new_figure", "save"]
+__all__ = ["Charts", "grouped_bars", "new_figure", "plain_text", "save"]

@@ -8,10 +8,11 @@ that run only. The names are checked before any scoring. Runs whose raw outputs 
 run's, or share a large part of them, get a finding.
 
 Per task (and dataset version: runs on other data are not ranked together), every model's EX
-with its 95% bootstrap interval, VES, EX per category, EX on healthy gold, EX counting answers
-that read no table as wrong, the share of truncated outputs and the verdict. Models verified
-(with or without findings) are ranked by EX; rejected and unattested ones are listed apart
-(``not_ranked``) with the findings that keep them off the ranking:
+with its 95% bootstrap interval, EX on healthy gold, VES, EX per category, EX counting answers
+that read no table as wrong, the share of truncated outputs, the verdict and its findings
+summed up (each kind named, with how many items it concerns). Models verified (with or without
+findings) are ranked by EX; rejected and unattested ones are listed apart (``not_ranked``)
+with the findings that keep them off the ranking:
 
 - rank: 1 + the number of models with a higher EX; its 95% interval comes from a paired
   bootstrap over items (``report.stats.bootstrap_ranks``: each resample draws the same items
@@ -23,10 +24,10 @@ that read no table as wrong, the share of truncated outputs and the verdict. Mod
 - on a category: the rank among the ranked models by their EX there (no interval, no group:
   those are the whole task's).
 
-Writes ``leaderboard.html`` (one self-contained page: data inline, sortable, filterable by
-category, each model linking to its verification report; every text from a run goes into the
-page as text), ``leaderboard.csv``, ``leaderboard.json``, ``leaderboard.md`` and, under
-``verifications/``, each run's report (JSON, Markdown, HTML).
+Writes ``leaderboard.html`` (one self-contained page: data and forest plots of EX inline,
+sortable, filterable by category, each model linking to its verification report; every text
+from a run goes into the page as text), ``leaderboard.csv``, ``leaderboard.json``,
+``leaderboard.md`` and, under ``verifications/``, each run's report (JSON, Markdown, HTML).
 """
 
 from __future__ import annotations
@@ -71,11 +72,17 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
 )
+from sqlbench_lmeval.submission.leaderboard_plot import forest_plot
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
+    INFO,
     RANKED_VERDICTS,
     REJECT,
+    REJECTED,
+    UNATTESTED,
     UNATTESTED_SEVERITY,
+    VERIFIED,
+    WITH_FINDINGS,
     TaskVerification,
     Verification,
     cross_run_findings,
@@ -91,6 +98,44 @@ NOT_RANKED_SEVERITIES = (REJECT, UNATTESTED_SEVERITY)
 ALPHA = 0.05
 LEADERBOARD_FILE = "leaderboard.html"
 REPORTS = "verifications"
+#: The four verdicts in the order the page counts them: the ranked two, then the two apart.
+VERDICT_ORDER = (VERIFIED, WITH_FINDINGS, REJECTED, UNATTESTED)
+#: A run's findings are listed with its reasons (these severities) first.
+_SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
+#: What each kind of finding means, in a few words (docs/verify.md lists them with their
+#: verdicts); a code not named here is shown with its underscores as spaces.
+FINDING_TITLES = {
+    "missing_items": "items not answered, scored 0",
+    "reads_no_table": "answers that read no table",
+    "gold_verbatim": "answers that are the gold SQL",
+    "truncated_outputs": "outputs cut by the generation limit",
+    "identical_outputs": "outputs identical to another run's",
+    "shared_outputs": "outputs shared with another run",
+    "edited_documents": "logged questions or gold edited",
+    "task_config_missing": "no task configuration recorded",
+    "lm_eval_version": "another lm-eval version",
+    "comparison_version": "judged under another comparison version",
+    "dataset_version": "run on other data",
+    "engine": "run on another engine",
+    "prompt_exceeds_context": "prompts longer than the model's context",
+    "item_mismatch": "claimed item scores differ from ours",
+    "aggregate_mismatch": "claimed task numbers differ from ours",
+    "edited_prompt": "prompts edited",
+    "added_prompt_text": "text added to the prompts",
+    "task_definition": "another prompt function",
+    "task_description": "a task description added",
+    "not_zero_shot": "few-shot examples in the prompts",
+    "sampling_on_greedy_task": "sampling on a greedy task",
+    "sampling_settings": "sampling settings not the task's",
+    "repeats": "several answers per item",
+    "system_instruction": "a system instruction",
+    "task_version": "another task version",
+    "duplicate_items": "items answered twice",
+    "unknown_items": "ids the task does not have",
+    "unnamed_lines": "lines with no item id",
+    "unattested": "nothing records how the outputs were made",
+    "prompt_not_logged": "prompts not logged",
+}
 
 
 @dataclass(frozen=True)
@@ -330,7 +375,8 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             EX_ON_HEALTHY_GOLD: _mean([r for r in rows if r.get("healthy_gold")], EX),
             EX_READS_DATA: _mean(rows, EX_READS_DATA),
             "truncation_rate": _mean([{"t": float(bool(r.get("truncated")))} for r in rows], "t"),
-            "findings": sum(1 for f in findings if f.severity != "info"),
+            "findings": sum(1 for f in findings if f.severity != INFO),
+            "findings_summary": findings_summary(findings),
             # Why a run is not ranked (rejected, unattested): the findings the verdict rests on.
             "reasons": [
                 f"{f.code}: {f.message}" for f in findings if f.severity in NOT_RANKED_SEVERITIES
@@ -392,12 +438,62 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         "dataset_version": dataset_version,
         "n_items": len(ids),
         "categories": categories,
+        # The runs of each verdict: the first two ranked, the other two apart.
+        "verdicts": {
+            verdict: sorted(m["name"] for m in models if m["verdict"] == verdict)
+            for verdict in VERDICT_ORDER
+        },
         # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
         "similarity": any(STRUCTURAL_SIMILARITY in model for model in models),
         "models": [_finite(model) for model in models if model["verdict"] in RANKED_VERDICTS],
         # Rejected and unattested runs: listed apart with their reasons, never ranked.
         "not_ranked": [_finite(model) for model in apart],
     }
+
+
+def findings_summary(findings) -> list[dict]:
+    """Every finding that is not a fact, in words: its kind (``title``), how many items it
+    concerns (0: the run as a whole), its severity and its full message; those that keep a run
+    off the ranking first, then by the number of items.
+
+    >>> from sqlbench_lmeval.submission.verify import Finding
+    >>> [s["text"] for s in findings_summary([Finding("integrity", "reads_no_table", "finding",
+    ...     "1 answer(s) read no table", (5,))])]
+    ['answers that read no table (1 item)']
+    """
+    merged: dict[tuple[str, str], list] = {}  # a group's tasks may each have one kind
+    for finding in findings:
+        if finding.severity != INFO:
+            merged.setdefault((finding.severity, finding.code), []).append(finding)
+    counts = {
+        key: len({item for finding in found for item in finding.items})
+        for key, found in merged.items()
+    }
+    summary = []
+    # The reasons a run is not ranked first, then the kinds that concern the most items.
+    for (severity, code), found in sorted(
+        merged.items(),
+        key=lambda entry: (_SEVERITY_ORDER.get(entry[0][0], 2), -counts[entry[0]], entry[0][1]),
+    ):
+        title = FINDING_TITLES.get(code, code.replace("_", " "))
+        count = counts[(severity, code)]
+        text = title + (f" ({count} item{'s' if count != 1 else ''})" if count else "")
+        messages = dict.fromkeys(finding.message for finding in found)  # once each, in order
+        summary.append(
+            {
+                "code": code,
+                "severity": severity,
+                "title": title,
+                "items": count,
+                "text": text,
+                "message": " / ".join(messages),
+            }
+        )
+    return summary
+
+
+def _findings_text(model) -> str:
+    return "; ".join(s["text"] for s in model["findings_summary"]) or "none"
 
 
 def _missing(value) -> bool:
@@ -450,6 +546,22 @@ def _rank_text(model) -> tuple[str, str]:
     return str(model["rank"]), f"{model['rank_low']}–{model['rank_high']}"
 
 
+def _category_text(model, category) -> str:
+    """EX on a category and the model's rank there: ``0.500 (#2)``."""
+    values = model["by_category"][category]
+    rank = values.get("rank")
+    return fmt(values[EX]) + (f" (#{rank})" if rank is not None else "")
+
+
+def verdict_counts_text(board) -> str:
+    """``Ranked: 1 verified, 1 verified with findings. Not ranked (listed apart): 1 rejected,
+    0 unattested.``"""
+    counts = {verdict: len(names) for verdict, names in board["verdicts"].items()}
+    ranked = ", ".join(f"{counts[v]} {v}" for v in RANKED_VERDICTS)
+    apart = ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if v not in RANKED_VERDICTS)
+    return f"Ranked: {ranked}. Not ranked (listed apart): {apart}."
+
+
 def _sections(data) -> list[Section]:
     method = (
         f"EX with its {data['level']:.0%} percentile bootstrap interval over items "
@@ -460,7 +572,9 @@ def _sections(data) -> list[Section]:
         f"alpha {data['alpha']}). Only verified runs (with or without findings) are ranked; "
         "rejected runs (the protocol is not the benchmark's, or claims that do not stand) and "
         "unattested ones (nothing records how their outputs were made) are listed apart with "
-        "their reasons. On a category, the rank is the place among the ranked models there."
+        "their reasons. EX on a category is followed by the model's rank among the ranked "
+        "models there (#n). Findings: each kind the verification found, with the number of "
+        "items it concerns (the model's verification report has them all)."
     )
     sections = [Section("Method", (method,))]
     for board in data["tasks"]:
@@ -471,13 +585,14 @@ def _sections(data) -> list[Section]:
             "Group",
             "Model",
             "EX [95% CI]",
+            "EX healthy gold",
             *similarity,
             "VES",
             *(f"EX {c}" for c in board["categories"]),
-            "EX healthy gold",
             "EX reads data",
             "Truncated",
             "Verdict",
+            "Findings",
         )
         rows = []
         for model in board["models"]:
@@ -489,34 +604,58 @@ def _sections(data) -> list[Section]:
                     model["groups"] or "–",
                     model["name"],
                     _ci(model),
+                    fmt(model[EX_ON_HEALTHY_GOLD]),
                     *((fmt(model.get(STRUCTURAL_SIMILARITY)),) if similarity else ()),
                     fmt(model[VES]),
-                    *(fmt(model["by_category"][c][EX]) for c in board["categories"]),
-                    fmt(model[EX_ON_HEALTHY_GOLD]),
+                    *(_category_text(model, c) for c in board["categories"]),
                     fmt(model[EX_READS_DATA]),
                     f"{model['truncation_rate']:.1%}"
                     if model["truncation_rate"] is not None
                     else "–",
                     model["verdict"],
+                    _findings_text(model),
                 )
             )
         title = board["task"] + (
             f" ({board['dataset_version']})" if board["dataset_version"] else ""
         )
-        blocks = [f"{board['n_items']} items.", Table(columns, tuple(rows))]
+        blocks = [f"{board['n_items']} items. {verdict_counts_text(board)}"]
+        blocks.append(Table(columns, tuple(rows)))
         if board["not_ranked"]:
             blocks += [
                 "Not ranked:",
                 Table(
-                    ("Model", "Verdict", "EX (re-scored, not ranked)", "Reasons"),
+                    (
+                        "Model",
+                        "Verdict",
+                        "EX (re-scored, not ranked)",
+                        "EX healthy gold",
+                        "Reasons",
+                        "Other findings",
+                    ),
                     tuple(
-                        (m["name"], m["verdict"], _ci(m), "; ".join(m["reasons"]) or "–")
+                        (
+                            m["name"],
+                            m["verdict"],
+                            _ci(m),
+                            fmt(m[EX_ON_HEALTHY_GOLD]),
+                            "; ".join(m["reasons"]) or "–",
+                            _other_findings_text(m),
+                        )
                         for m in board["not_ranked"]
                     ),
                 ),
             ]
         sections.append(Section(title, tuple(blocks), level=2))
     return sections
+
+
+def _other_findings_text(model) -> str:
+    """The findings of a run apart that are not among its reasons."""
+    others = [
+        s["text"] for s in model["findings_summary"] if s["severity"] not in NOT_RANKED_SEVERITIES
+    ]
+    return "; ".join(others) or "none"
 
 
 def _write_csv(data, path: Path) -> None:
@@ -526,6 +665,7 @@ def _write_csv(data, path: Path) -> None:
             [
                 "task",
                 "dataset_version",
+                "standing",
                 "rank",
                 "rank_low",
                 "rank_high",
@@ -534,13 +674,14 @@ def _write_csv(data, path: Path) -> None:
                 EX,
                 "ex_low",
                 "ex_high",
-                VES,
                 EX_ON_HEALTHY_GOLD,
+                VES,
                 EX_READS_DATA,
                 "truncation_rate",
                 STRUCTURAL_SIMILARITY,
                 "category",
                 "verdict",
+                "findings",
                 "digest",
                 "report",
                 "reasons",
@@ -548,25 +689,34 @@ def _write_csv(data, path: Path) -> None:
         )
         for board in data["tasks"]:
             for model in [*board["models"], *board["not_ranked"]]:
+                # The verdict groups: verified runs (with or without findings) are ranked,
+                # rejected and unattested ones are listed apart with their reasons.
+                standing = "ranked" if model["verdict"] in RANKED_VERDICTS else "not ranked"
                 base = [
                     board["task"],
                     board["dataset_version"],
+                    standing,
                     model["rank"],
                     model["rank_low"],
                     model["rank_high"],
                     model["groups"],
                     model["name"],
                 ]
-                tail = [model["verdict"], model["digest"], model["report"]]
-                tail.append(" | ".join(model["reasons"]))
+                tail = [
+                    model["verdict"],
+                    _findings_text(model),
+                    model["digest"],
+                    model["report"],
+                    " | ".join(model["reasons"]),
+                ]
                 writer.writerow(
                     [
                         *base,
                         model[EX],
                         model["ex_low"],
                         model["ex_high"],
-                        model[VES],
                         model[EX_ON_HEALTHY_GOLD],
+                        model[VES],
                         model[EX_READS_DATA],
                         model["truncation_rate"],
                         model.get(STRUCTURAL_SIMILARITY, ""),
@@ -579,13 +729,12 @@ def _write_csv(data, path: Path) -> None:
                     # group: those are the whole task's).
                     writer.writerow(
                         [
-                            base[0],
-                            base[1],
+                            *base[:3],
                             values.get("rank"),
                             "",
                             "",
                             "",
-                            base[6],
+                            model["name"],
                             values[EX],
                             values["ex_low"],
                             values["ex_high"],
@@ -600,6 +749,25 @@ def _write_csv(data, path: Path) -> None:
                     )
 
 
+def forest_plots(data: dict) -> dict[str, dict[str, str]]:
+    """Per task board (by its index) with ranked models: the forest plot of EX on the whole
+    task (key ``""``) and on each category, as ``data:`` URIs."""
+    plots = {}
+    for index, board in enumerate(data["tasks"]):
+        if not board["models"]:
+            continue
+        title = board["task"] + (
+            f" ({board['dataset_version']})" if board["dataset_version"] else ""
+        )
+        plots[str(index)] = {
+            category or "": forest_plot(
+                board["models"], f"{title}{': ' + category if category else ''}", category
+            )
+            for category in (None, *board["categories"])
+        }
+    return plots
+
+
 def _asset(name: str) -> str:
     return (resources.files("sqlbench_lmeval.submission") / "leaderboard_assets" / name).read_text(
         encoding="utf-8"
@@ -607,7 +775,9 @@ def _asset(name: str) -> str:
 
 
 def render_leaderboard(data: dict) -> str:
-    """The page: inline style, the data as an inert JSON block, inline script."""
+    """The page: inline style, the data and its forest plots (:func:`forest_plots`) as inert
+    JSON blocks, inline script."""
+    plots = script_json(forest_plots(data))
     return "\n".join(
         (
             "<!DOCTYPE html>",
@@ -617,6 +787,7 @@ def render_leaderboard(data: dict) -> str:
             "</head><body>",
             '<div id="app"><p>Loading…</p></div>',
             f'<script type="application/json" id="leaderboard-data">{script_json(data)}</script>',
+            f'<script type="application/json" id="leaderboard-plots">{plots}</script>',
             f"<script>{explorer_asset('dom.js')}</script>",
             f"<script>{_asset('leaderboard.js')}</script>",
             "</body></html>",
@@ -627,6 +798,8 @@ def render_leaderboard(data: dict) -> str:
 __all__ = [
     "LeaderboardFiles",
     "build_leaderboard",
+    "findings_summary",
+    "forest_plots",
     "leaderboard_data",
     "render_leaderboard",
 ]

@@ -166,3 +166,15 @@ def test_a_run_under_the_home_folder_is_shown_from_tilde(score_item, write_score
     assert "| m | unknown | unknown | unknown | unknown | unknown | all items |" in markdown
     assert str(tmp_path) not in markdown
     assert str(tmp_path) not in files.html.read_text(encoding="utf-8")
+
+
+def test_a_run_name_matplotlib_would_read_as_tex_is_drawn_as_written(
+    score_item, write_score_file, tmp_path
+):
+    # "$\frac$" is a TeX command without its arguments: read as mathtext it stops the drawing.
+    name = r"$\frac$ model"
+    items = [score_item(i, i % 2, category="physical" if i < 3 else "math") for i in range(1, 5)]
+    paths = [str(write_score_file(name, items)), str(write_score_file("other", items))]
+    files = write_report(read_runs(paths), tmp_path / "r", resamples=50)
+    assert {path.name.split("-")[0] for path in files.images} >= {"scores", "categories"}
+    assert f"| {name} |" in files.markdown.read_text(encoding="utf-8")

@@ -155,3 +155,120 @@ def test_a_run_of_the_logiccat_group_is_one_board_with_its_categories():
         "physical": 0.5,
     }
     assert [m["name"] for m in boards["logiccat_physical"]["models"]] == ["part"]
+
+
+def test_verdict_groups_findings_summary_and_category_ranks_in_every_file(tmp_path):
+    # Six items, 1-3 "physical", 4-6 "math". steady and mathy are verified; careless has one
+    # finding (item 2 read no table) and is ranked with it; D (rejected: item 1 twice) and E
+    # (unattested) answer every item and are listed apart.
+    #   steady   1 1 1 1 1 0  EX 5/6  physical 1 (#1)    math 2/3 (#2)
+    #   mathy    0 0 0 1 1 1  EX 1/2  physical 0 (#3)    math 1 (#1)
+    #   careless 1 0 0 1 0 0  EX 1/3  physical 1/3 (#2)  math 1/3 (#3)
+    from sqlbench_lmeval.report.tables import to_markdown
+    from sqlbench_lmeval.submission.leaderboard import _sections, _write_csv
+
+    categories = ["physical"] * 3 + ["math"] * 3
+    finding = ("reads_no_table", "1 answer(s) read no table of the database", [2])
+    runs = [
+        verification("steady", [1, 1, 1, 1, 1, 0], categories=categories),
+        verification("mathy", [0, 0, 0, 1, 1, 1], categories=categories),
+        verification("careless", [1, 0, 0, 1, 0, 0], categories=categories, finding=finding),
+        verification("D", [1] * 6, categories=categories, reject=True),
+        verification("E", [1] * 6, categories=categories, unattested=True),
+    ]
+    data = leaderboard_data(runs, {}, resamples=200)
+    (board,) = data["tasks"]
+    assert board["verdicts"] == {
+        "verified": ["mathy", "steady"],
+        "verified with findings": ["careless"],
+        "rejected": ["D"],
+        "unattested": ["E"],
+    }
+    models = {m["name"]: m for m in board["models"]}
+    assert [m["name"] for m in board["models"]] == ["steady", "mathy", "careless"]
+    assert {name: m["by_category"]["physical"]["rank"] for name, m in models.items()} == {
+        "steady": 1,
+        "careless": 2,
+        "mathy": 3,
+    }
+    assert {name: m["by_category"]["math"]["rank"] for name, m in models.items()} == {
+        "mathy": 1,
+        "steady": 2,
+        "careless": 3,
+    }
+    (summary,) = models["careless"]["findings_summary"]
+    assert (summary["code"], summary["items"], summary["text"]) == (
+        "reads_no_table",
+        1,
+        "answers that read no table (1 item)",
+    )
+    assert models["steady"]["findings_summary"] == []
+    apart = {m["name"]: m for m in board["not_ranked"]}
+    assert [s["text"] for s in apart["D"]["findings_summary"]] == ["items answered twice (1 item)"]
+    assert [s["text"] for s in apart["E"]["findings_summary"]] == [
+        "nothing records how the outputs were made"
+    ]
+
+    _write_csv(data, tmp_path / "board.csv")
+    rows = list(csv.DictReader((tmp_path / "board.csv").open(encoding="utf-8")))
+    whole = {row["model"]: row for row in rows if row["category"] == ""}
+    assert {name: (row["standing"], row["rank"]) for name, row in whole.items()} == {
+        "steady": ("ranked", "1"),
+        "mathy": ("ranked", "2"),
+        "careless": ("ranked", "3"),
+        "D": ("not ranked", ""),
+        "E": ("not ranked", ""),
+    }
+    assert whole["careless"]["findings"] == "answers that read no table (1 item)"
+    assert whole["steady"]["findings"] == "none"
+    # Healthy gold: items 1, 3, 5 (the helper's odd items); careless is right on 1 of them.
+    assert float(whole["careless"]["ex_on_healthy_gold"]) == pytest.approx(1 / 3)
+    physical = {row["model"]: row["rank"] for row in rows if row["category"] == "physical"}
+    assert physical == {"steady": "1", "careless": "2", "mathy": "3", "D": "", "E": ""}
+
+    markdown = to_markdown("Leaderboard", _sections(data))
+    assert (
+        "Ranked: 2 verified, 1 verified with findings. "
+        "Not ranked (listed apart): 1 rejected, 1 unattested." in markdown
+    )
+    careless_row = next(line for line in markdown.splitlines() if "| careless |" in line)
+    # EX math then EX physical (categories sorted), each with the rank there.
+    assert "| 0.333 (#3) | 0.333 (#2) |" in careless_row
+    assert careless_row.endswith("| verified with findings | answers that read no table (1 item) |")
+    assert "| EX [95% CI] | EX healthy gold |" in markdown  # beside EX
+
+    from sqlbench_lmeval.submission.leaderboard import forest_plots
+
+    # A plot of the whole task and one per category; none for a task no run is ranked on.
+    assert set(forest_plots(data)["0"]) == {"", "math", "physical"}
+    assert forest_plots(leaderboard_data(runs[3:], {}, resamples=50)) == {}
+
+
+def test_the_forest_plot_draws_each_ranked_model_from_the_best_down():
+    from sqlbench_lmeval.submission.leaderboard_plot import forest_figure, forest_plot
+
+    categories = ["physical"] * 3 + ["math"] * 3
+    # A name that would be broken TeX were it read as mathtext; HOSTILE is cut at 40 characters.
+    steady = r"steady $\frac$"
+    runs = [
+        verification(HOSTILE, [1, 1, 1, 0, 0, 0], categories=categories),
+        verification(steady, [1, 1, 1, 1, 1, 0], categories=categories),
+        verification("mathy", [0, 0, 0, 1, 1, 1], categories=categories, finding=("x", "m", [])),
+    ]
+    (board,) = leaderboard_data(runs, {}, resamples=200)["tasks"]
+
+    def drawn(category=None):
+        (axes,) = forest_figure(board["models"], "t", category).axes
+        labels = [label.get_text() for label in axes.get_yticklabels()]
+        # Each row: its interval line, then its marker (a one-point line) at EX.
+        points = [line.get_xdata()[0] for line in axes.lines if len(line.get_xdata()) == 1]
+        return labels, points
+
+    labels, points = drawn()
+    # steady 5/6 first; HOSTILE and mathy tie at 1/2 (rank 2), by name; the name is plain text.
+    assert labels == [f"1  {steady}", f"2  {HOSTILE[:39]}…", "2  mathy"]
+    assert points == pytest.approx([5 / 6, 1 / 2, 1 / 2])
+    # On "math": mathy 1 (#1), steady 2/3 (#2), HOSTILE 0 (#3).
+    assert drawn("math") == (["1  mathy", f"2  {steady}", f"3  {HOSTILE[:39]}…"], [1.0, 2 / 3, 0.0])
+    uri = forest_plot(board["models"], "t")
+    assert uri.startswith("data:image/svg+xml;base64,") and uri == forest_plot(board["models"], "t")

@@ -1,5 +1,6 @@
 """``leaderboard.html`` in a real headless Chromium (``support.browser``): sorting, the category
-filter, the model filter, links to the verification reports, and names from runs shown as text.
+filter, the model filter, links to the verification reports, names from runs shown as text, the
+forest plots, the per-category columns, the findings and the four verdict groups.
 
 Three hand-made verifications of one LogicCat task over 6 items (``test_leaderboard``'s
 helper): items 1-3 are "physical", 4-6 "math".
@@ -13,6 +14,10 @@ mathy      0 0 0 1 1 1         0.5         0.0            1.0
 =========  ==================  ==========  =============  ==========
 
 "hostile"'s name holds markup and quotes; the page must show it as text.
+
+The four-verdict board (same items and categories): steady and mathy as above (verified),
+careless (1 0 0 1 0 0: EX 1/3, physical 1/3, math 1/3) with one finding (item 2 read no
+table), and D (rejected) and E (unattested), which answer every item and are listed apart.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from support.browser import chromium, needs_chromium
+from support.browser import chromium, needs_chromium, page_problems
 from support.verifications import HOSTILE, verification
 
 from sqlbench_lmeval.submission.leaderboard import leaderboard_data, render_leaderboard
@@ -43,9 +48,10 @@ def page(tmp_path):
     return path
 
 
-@pytest.fixture
-def browser(tmp_path):
-    with chromium(tmp_path / "chromium-profile") as driver:
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One Chromium for the module; each test opens its own page (the page keeps no state)."""
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
         yield driver
 
 
@@ -81,7 +87,12 @@ def test_sorting_filters_links_and_escaped_names(browser, page):
     assert set(_models(browser)[1:]) == {"mathy", HOSTILE}
     assert _cells(browser, "rank") == ["1", "2", "2"]
     # The hostile name is text: no element was made from it, and it reads back unchanged.
-    assert browser.find_elements("tag name", "img") == []
+    # (The one image is the forest plot.)
+    images = browser.execute_script(
+        "return Array.from(document.images).map((i) => [i.closest('figure.forest') !== null,"
+        " i.getAttribute('src').slice(0, 26)])"
+    )
+    assert images == [[True, "data:image/svg+xml;base64,"]]
     link = browser.find_element("link text", HOSTILE)
     assert link.get_attribute("href").endswith("verifications/report-0.html")
 
@@ -106,3 +117,85 @@ def test_sorting_filters_links_and_escaped_names(browser, page):
     search = browser.find_element("id", "search")
     search.send_keys("<img")
     assert _models(browser) == [HOSTILE]
+
+
+def _images_loaded(driver) -> list[tuple[int, str]]:
+    """Each forest plot shown: its natural width once decoded, and its source's scheme."""
+    script = (
+        "return Array.from(document.querySelectorAll('figure.forest img'))"
+        ".map((i) => [i.complete ? i.naturalWidth : -1, i.src.slice(0, 26)])"
+    )
+    for _ in range(100):  # images decode asynchronously
+        shown = driver.execute_script(script)
+        if all(width >= 0 for width, _ in shown):
+            return [tuple(entry) for entry in shown]
+        time.sleep(0.05)
+    raise AssertionError("the forest plot did not load")
+
+
+def test_four_verdict_groups_forest_plot_category_columns_and_findings(browser, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    finding = ("reads_no_table", "1 answer(s) read no table of the database", [2])
+    runs = [
+        verification("steady", [1, 1, 1, 1, 1, 0], categories=CATEGORIES),
+        verification("mathy", [0, 0, 0, 1, 1, 1], categories=CATEGORIES),
+        verification("careless", [1, 0, 0, 1, 0, 0], categories=CATEGORIES, finding=finding),
+        verification("D", [1] * 6, categories=CATEGORIES, reject=True),
+        verification("E", [1] * 6, categories=CATEGORIES, unattested=True),
+    ]
+    path = tmp_path / "leaderboard.html"
+    path.write_text(render_leaderboard(leaderboard_data(runs, {}, resamples=200)), "utf-8")
+    _open(browser, path)
+
+    # The groups: three ranked (two verified, one with findings), two apart.
+    counts = {
+        span.get_attribute("data-verdict"): span.text
+        for span in browser.find_elements("css selector", "p.verdicts span")
+    }
+    assert counts == {
+        "verified": "2 verified",
+        "verified with findings": "1 verified with findings",
+        "rejected": "1 rejected",
+        "unattested": "1 unattested",
+    }
+    assert _models(browser) == ["steady", "mathy", "careless"]
+    assert _cells(browser, "verdict") == ["verified", "verified", "verified with findings"]
+    apart = browser.find_elements("css selector", ".apart-table tbody tr")
+    assert [row.get_attribute("data-model") for row in apart] == ["D", "E"]
+    reasons = [row.find_element("css selector", "td[data-col='reasons']").text for row in apart]
+    assert reasons[0] == "duplicate_items: item 1 twice"
+    assert reasons[1].startswith("unattested: a predictions file records no")
+
+    # One column per category (sorted), EX there and the rank among the ranked models there.
+    headers = [th.text for th in browser.find_elements("css selector", ".board-table th")]
+    assert "EX math" in headers and "EX physical" in headers
+    assert _cells(browser, "category:physical") == ["1.000 #1", "0.000 #3", "0.333 #2"]
+    assert _cells(browser, "category:math") == ["0.667 #2", "1.000 #1", "0.333 #3"]
+    # Sorting by a category column orders by EX there.
+    _click(browser, "category:physical")
+    assert _models(browser) == ["steady", "careless", "mathy"]
+
+    # The findings column names each kind with its item count; the message on hover.
+    cell = browser.find_element(
+        "css selector", ".board-table tr[data-model='careless'] td[data-col='findings']"
+    )
+    assert cell.text == "answers that read no table (1 item)"
+    shown = cell.find_element("css selector", ".finding")
+    assert shown.get_attribute("title") == "1 answer(s) read no table of the database"
+    findings = dict(zip(_models(browser), _cells(browser, "findings"), strict=True))
+    assert (findings["steady"], findings["mathy"]) == ("none", "none")
+
+    # The forest plot: an SVG drawn from data inside the page, decoded by the browser.
+    whole = browser.find_element("css selector", "figure.forest img").get_attribute("src")
+    ((width, scheme),) = _images_loaded(browser)
+    assert width > 400 and scheme == "data:image/svg+xml;base64,"
+    screenshot = tmp_path / "leaderboard.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")
+    # On a category, the plot is that category's.
+    Select(browser.find_element("id", "category")).select_by_visible_text("math")
+    ((width, scheme),) = _images_loaded(browser)
+    on_math = browser.find_element("css selector", "figure.forest img").get_attribute("src")
+    assert width > 400 and scheme == "data:image/svg+xml;base64," and on_math != whole
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}

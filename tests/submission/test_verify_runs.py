@@ -773,7 +773,12 @@ def test_the_leaderboard_refuses_one_name_twice_before_scoring(runs, cache, tmp_
 @pytest.fixture(scope="module")
 def board_of_every_verdict(runs, cache, items, tmp_path_factory):
     """An honest run (the chat model), one with findings (the constant answer), a rejected
-    one (3-shot) and an unattested predictions file, on one leaderboard."""
+    one (3-shot) and an unattested predictions file, on one leaderboard.
+
+    Findings by construction: "constant" is the clean run with item 5 answered by a constant,
+    and "three-shot" the clean run with its results file edited, so the two share 98 of 99
+    answers; "constant" has one answer that reads no table; the pasted gold is gold verbatim
+    on all 99 items; the chat model's answers are its own."""
     root = tmp_path_factory.mktemp("board-of-every-verdict")
     three_shot = copy_run(runs["clean"], root / "three-shot")
     data = results_json(three_shot)
@@ -810,15 +815,39 @@ def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_v
     assert (apart["three-shot"]["verdict"], apart["pasted"]["verdict"]) == ("rejected", UNATTESTED)
     assert apart["three-shot"]["reasons"][0].startswith("not_zero_shot: 3-shot")
     assert apart["pasted"]["reasons"][0].startswith("unattested: a predictions file")
-    # The pasted gold scores 0.97 (TPC-DS gold is not its own answer on a few empty results) and
-    # still has no rank.
+    # The pasted gold scores (nearly) every item, and still has no rank.
     assert apart["pasted"]["ex"] > 0.9 and apart["pasted"]["rank"] is None
+    assert board["verdicts"] == {
+        "verified": ["honest"],
+        "verified with findings": ["constant"],
+        "rejected": ["three-shot"],
+        "unattested": ["pasted"],
+    }
+    summaries = {
+        m["name"]: [s["text"] for s in m["findings_summary"]]
+        for m in [*board["models"], *board["not_ranked"]]
+    }
+    assert summaries == {
+        "honest": [],
+        "constant": [
+            "outputs shared with another run (98 items)",
+            "answers that read no table (1 item)",
+        ],
+        "three-shot": [
+            "few-shot examples in the prompts",
+            "outputs shared with another run (98 items)",
+        ],
+        "pasted": [
+            "nothing records how the outputs were made",
+            "answers that are the gold SQL (99 items)",
+        ],
+    }
     rows = [r for r in csv.DictReader(files.csv.open(encoding="utf-8")) if not r["category"]]
-    assert {(r["model"], r["rank"], r["verdict"]) for r in rows} == {
-        ("constant", "1", "verified with findings"),
-        ("honest", "1", "verified"),
-        ("three-shot", "", "rejected"),
-        ("pasted", "", "unattested"),
+    assert {(r["model"], r["standing"], r["rank"], r["verdict"]) for r in rows} == {
+        ("constant", "ranked", "1", "verified with findings"),
+        ("honest", "ranked", "1", "verified"),
+        ("three-shot", "not ranked", "", "rejected"),
+        ("pasted", "not ranked", "", "unattested"),
     }
     assert "not_zero_shot" in next(r for r in rows if r["model"] == "three-shot")["reasons"]
     markdown = files.markdown.read_text(encoding="utf-8")
@@ -830,8 +859,10 @@ def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_v
 
 @needs_chromium
 def test_a_board_of_every_verdict_in_the_browser(board_of_every_verdict, tmp_path):
-    """The same board as Chromium shows it: the first two ranked, the others apart."""
-    from support.browser import chromium
+    """The same board as Chromium shows it: the first two ranked, the others apart, with the
+    forest plot of the ranked two, each run's findings in words, no console error and nothing
+    fetched."""
+    from support.browser import chromium, page_problems
 
     files = board_of_every_verdict
     with chromium(tmp_path / "chromium-profile") as driver:
@@ -853,6 +884,30 @@ def test_a_board_of_every_verdict_in_the_browser(board_of_every_verdict, tmp_pat
         assert set(shown) == {"three-shot", "pasted"}
         assert shown["three-shot"][0] == "rejected" and "3-shot" in shown["three-shot"][1]
         assert shown["pasted"][0] == "unattested" and "predictions file" in shown["pasted"][1]
+        counts = [span.text for span in driver.find_elements("css selector", "p.verdicts span")]
+        assert counts == ["1 verified", "1 verified with findings", "1 rejected", "1 unattested"]
+        findings = driver.find_element(
+            "css selector", ".board-table tr[data-model='constant'] td[data-col='findings']"
+        )
+        assert findings.text.splitlines() == [
+            "outputs shared with another run (98 items)",
+            "answers that read no table (1 item)",
+        ]
+        # The forest plot of the two ranked runs: an image from the page itself, decoded.
+        for _ in range(100):
+            plots = driver.execute_script(
+                "return Array.from(document.querySelectorAll('figure.forest img'))"
+                ".map((i) => [i.complete ? i.naturalWidth : -1, i.src.slice(0, 26)])"
+            )
+            if plots and all(width >= 0 for width, _ in plots):
+                break
+            time.sleep(0.05)
+        assert len(plots) == 1 and plots[0][0] > 400
+        assert plots[0][1] == "data:image/svg+xml;base64,"
+        assert page_problems(driver) == {"console_errors": [], "fetched": []}
+        screenshot = tmp_path / "leaderboard-every-verdict.png"
+        assert driver.save_screenshot(str(screenshot))
+        print(f"screenshot: {screenshot}")
 
 
 def test_a_verification_whose_scoring_failed_is_never_cached(runs, cache, tmp_path):

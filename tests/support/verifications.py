@@ -1,7 +1,8 @@
 """Verifications made by hand (per-item EX chosen by the test) for the leaderboard tests:
 ``verification(name, ex, categories=..., reject=..., unattested=...)`` is what
 ``Verification.from_json`` reads back from a verify report of one task whose item i has EX
-``ex[i]`` (``reject``: with a duplicated item; ``unattested``: a predictions file's)."""
+``ex[i]`` (``reject``: with a duplicated item; ``unattested``: a predictions file's;
+``finding``: ``(code, message, items)`` of one finding that leaves it verified with findings)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,30 @@ HOSTILE = '</script><img src=x onerror="alert(1)"> & "model"'
 
 
 def verification(
-    name, ex, *, categories=None, task="logiccat_mini", reject=False, run=None, unattested=False
+    name,
+    ex,
+    *,
+    categories=None,
+    task="logiccat_mini",
+    reject=False,
+    run=None,
+    unattested=False,
+    finding=None,
 ):
     """A verification of one task whose item i has EX ``ex[i]`` (VES 1, healthy gold)."""
     data = _data(name, {task: ex}, categories, reject, run)
+    if finding:
+        code, message, items = finding
+        data["tasks"][0]["findings"].append(
+            {
+                "task": task,
+                "check": "integrity",
+                "code": code,
+                "severity": "finding",
+                "message": message,
+                "items": list(items),
+            }
+        )
     if unattested:
         data["kind"] = "predictions"
         data["tasks"][0]["findings"].append(

@@ -5,6 +5,9 @@
 
 (function () {
   const DATA = JSON.parse(document.getElementById("leaderboard-data").textContent);
+  // Forest plots per board index: "" the whole task, else a category; data: URIs (no fetch).
+  const PLOTS = JSON.parse(document.getElementById("leaderboard-plots").textContent);
+  const RANKED = ["verified", "verified with findings"];
   const state = { category: "", search: "", sort: {} }; // sort: task index -> [key, dir]
 
   const el = window.sqlbenchElement; // dom.js: every text goes in as textContent
@@ -37,13 +40,29 @@
       const v = ex(m);
       return v.mean === null ? "–" : number(v.mean) + " [" + number(v.low) + ", " + number(v.high) + "]";
     }],
+    ["ex_on_healthy_gold", "EX healthy gold", (m) => m.ex_on_healthy_gold, (m) => number(m.ex_on_healthy_gold)],
     ["structural_similarity", "Struct. sim.", (m) => m.structural_similarity, (m) => number(m.structural_similarity)],
     ["ves", "VES", (m) => m.ves, (m) => number(m.ves)],
-    ["ex_on_healthy_gold", "EX healthy gold", (m) => m.ex_on_healthy_gold, (m) => number(m.ex_on_healthy_gold)],
+    ["categories"], // one column per category of the board (categoryColumns)
     ["ex_reads_data", "EX reads data", (m) => m.ex_reads_data, (m) => number(m.ex_reads_data)],
     ["truncation_rate", "Truncated", (m) => m.truncation_rate, (m) => (m.truncation_rate === null ? "–" : (100 * m.truncation_rate).toFixed(1) + "%")],
     ["verdict", "Verdict", (m) => m.verdict, null],
+    ["findings", "Findings", (m) => m.findings, null],
   ];
+
+  // EX on each category, with the model's rank among the ranked models there ("0.500 #2").
+  function categoryColumns(board) {
+    return board.categories.map((c) => [
+      "category:" + c,
+      "EX " + c,
+      (m) => (m.by_category[c] ? m.by_category[c].ex : null),
+      (m) => {
+        const v = m.by_category[c];
+        if (!v || v.ex === null) return "–";
+        return number(v.ex) + (v.rank === null || v.rank === undefined ? "" : " #" + v.rank);
+      },
+    ]);
+  }
 
   function compare(a, b) {
     if (a === b) return 0;
@@ -55,13 +74,56 @@
 
   // TPC-DS boards show structural similarity (the paper's metric) beside EX; others do not.
   function columnsOf(board) {
-    return COLUMNS.filter((c) => c[0] !== "structural_similarity" || board.similarity);
+    return COLUMNS.filter((c) => c[0] !== "structural_similarity" || board.similarity).flatMap((c) =>
+      c[0] === "categories" ? categoryColumns(board) : [c]
+    );
+  }
+
+  // The findings of a run, each kind in words with its item count; the full message on hover.
+  function findingsCell(model, keep) {
+    const cell = el("td", { "data-col": "findings" });
+    const shown = model.findings_summary.filter(keep);
+    if (!shown.length) cell.append(el("span", { className: "muted", text: "none" }));
+    for (const finding of shown) {
+      cell.append(el("div", { className: "finding severity-" + finding.severity, "data-code": finding.code, title: finding.message, text: finding.text }));
+    }
+    return cell;
+  }
+
+  // How many runs of each verdict: the ranked two, then the two listed apart.
+  function verdictCounts(board) {
+    const line = el("p", { className: "verdicts" });
+    const part = (label, verdicts) => {
+      line.append(el("strong", { text: label + ": " }));
+      verdicts.forEach((verdict, i) => {
+        const count = board.verdicts[verdict].length;
+        line.append(el("span", { "data-verdict": verdict, className: "verdict-" + verdict.replace(/ /g, "-"), text: count + " " + verdict }));
+        line.append(i + 1 < verdicts.length ? ", " : ". ");
+      });
+    };
+    part("Ranked", RANKED);
+    part("Not ranked (listed apart)", Object.keys(board.verdicts).filter((v) => !RANKED.includes(v)));
+    return line;
+  }
+
+  // The forest plot of the ranked models: on the whole task, or on the chosen category.
+  function forestPlot(board, index) {
+    const plots = PLOTS[String(index)];
+    const source = plots && plots[state.category || ""];
+    if (!source) return null;
+    const what = state.category ? "EX on " + state.category : "EX";
+    return el("figure", { className: "forest" },
+      el("img", { src: source, alt: "forest plot of " + what + " with 95% intervals, ranked models of " + board.task }),
+    );
   }
 
   function renderBoard(board, index) {
     const section = el("section", { className: "board", "data-task": board.task });
     const title = board.task + (board.dataset_version ? " (" + board.dataset_version + ")" : "");
     section.append(el("h2", { text: title }), el("p", { className: "muted", text: board.n_items + " items" }));
+    section.append(verdictCounts(board));
+    const plot = forestPlot(board, index);
+    if (plot) section.append(plot);
     const table = el("table", { className: "board-table", "data-board": index });
     const head = el("tr");
     const [sortKey, sortDir] = state.sort[index] || ["rank", 1];
@@ -88,8 +150,9 @@
           const link = el("a", { href: model.report, text: model.name });
           tr.append(el("td", { "data-col": key }, link));
         } else if (key === "verdict") {
-          const cls = model.verdict === "rejected" ? "verdict-rejected" : model.verdict === "verified" ? "verdict-verified" : "";
-          tr.append(el("td", { "data-col": key, className: cls, text: model.verdict }));
+          tr.append(el("td", { "data-col": key, className: "verdict-" + model.verdict.replace(/ /g, "-"), text: model.verdict }));
+        } else if (key === "findings") {
+          tr.append(findingsCell(model, () => true));
         } else {
           tr.append(el("td", { "data-col": key, className: "num", text: show(model) }));
         }
@@ -108,7 +171,7 @@
     if (!apart.length) return [];
     const table = el("table", { className: "apart-table" });
     const head = el("tr");
-    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "Reasons"]) head.append(el("th", { text: label }));
+    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "EX healthy gold", "Reasons", "Other findings"]) head.append(el("th", { text: label }));
     const body = el("tbody");
     for (const model of apart) {
       const tr = el("tr", { "data-model": model.name });
@@ -116,9 +179,12 @@
       tr.append(el("td", { "data-col": "verdict", className: "verdict-" + model.verdict.replace(/ /g, "-"), text: model.verdict }));
       const v = ex(model);
       tr.append(el("td", { "data-col": "ex", className: "num", text: v.mean === null ? "–" : number(v.mean) }));
+      tr.append(el("td", { "data-col": "ex_on_healthy_gold", className: "num", text: number(model.ex_on_healthy_gold) }));
       const reasons = el("td", { "data-col": "reasons" });
       for (const reason of model.reasons) reasons.append(el("div", { text: reason }));
       tr.append(reasons);
+      // Findings that do not keep it off the ranking (the reasons above do).
+      tr.append(findingsCell(model, (f) => f.severity !== "reject" && f.severity !== "unattested"));
       body.append(tr);
     }
     table.append(el("thead", {}, head), body);
@@ -146,7 +212,10 @@
         "Numbers are re-scored from each run's raw outputs over every item of the task (missing items score 0). " +
         "EX with its " + Math.round(DATA.level * 100) + "% bootstrap interval over items; rank interval from a paired bootstrap; " +
         "models sharing a group letter are not significantly different (exact McNemar on EX, Holm-adjusted, alpha " + DATA.alpha + "). " +
-        "Only verified runs are ranked; rejected and unattested runs are listed apart with their reasons. " +
+        "Only verified runs (with or without findings) are ranked; rejected and unattested runs are listed apart with their reasons. " +
+        "The forest plot shows each ranked model's EX (point) and its 95% interval (line). " +
+        "EX on a category is followed by the model's rank among the ranked models there (#n). " +
+        "Findings: each kind the verification found, with the number of items it concerns (hover for the full text). " +
         "Each model links to its verification report.",
     })
   );
