@@ -63,7 +63,9 @@ def test_gold_past_the_answers_limit_gets_its_own_and_is_cached(pumps, tmp_path)
         ("ok", 1, "ok", "match"),
         ("ok", 1, "ok", "match"),
     ]
-    assert [verdict(s["status"], s["ex"], s["truncated"]) for s in scores] == ["correct"] * 2
+    assert [verdict(s["status"], s["ex"], s["truncated"], s["gold_status"]) for s in scores] == [
+        "correct"
+    ] * 2
     # Stored under the answers' limits: a later run reads it (run under those limits it
     # could only time out).
     (cached,) = cache.run([Job(pumps, SLOW_GOLD)], ANSWERS_LIMIT, workers=1)
@@ -94,7 +96,7 @@ def test_gold_that_never_finishes_can_be_left_out_of_every_mean(pumps):
         "gold_timeout",
     )
     assert "ex" not in left_out and "ves" not in left_out  # never a 0
-    assert verdict(left_out["status"], 0, False) == EXCLUDED
+    assert verdict(left_out["status"], 0, False, left_out["gold_status"]) == EXCLUDED
     metrics = aggregate(scores)
     # Two items counted: one right, one wrong; the excluded one in no mean.
     assert (metrics["n"], metrics["ex"], metrics["n_excluded"]) == (2, 0.5, 1)
@@ -103,10 +105,15 @@ def test_gold_that_never_finishes_can_be_left_out_of_every_mean(pumps):
 
 
 def test_gold_recorded_as_failing_at_build_time_is_not_run_again(pumps):
-    # The benchmark's own broken gold (its build-time status says so) is reported as before.
+    # The benchmark's own broken gold (its build-time status says so) does not stop the run and
+    # is not run again under gold's own limit; the answer that ran is not compared with it:
+    # verdict broken_gold, never wrong_result.
     items = [item(pumps, 7, NEVER_ENDS, gold_status="error")]
-    (score,) = score_items(items, ["SELECT 1"], limits=ANSWERS_LIMIT, workers=1, progress=False)
-    assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "gold_timeout", 0)
+    limits = Limits(timeout_s=0.02, gold_timeout_s=0.5)
+    (score,) = score_items(items, ["SELECT 1"], limits=limits, workers=1, progress=False)
+    assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "broken_gold", 0)
+    assert score["gold_error"] == "stopped after 0.02 s"  # the answers' limit, not gold's
+    assert aggregate([score])["verdict_counts"] == {"broken_gold": 1}
 
 
 def test_the_lm_eval_knobs_exclude_and_lm_eval_leaves_the_item_out(
