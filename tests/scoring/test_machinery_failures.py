@@ -252,3 +252,36 @@ def test_the_report_counts_excluded_items_apart_and_in_no_mean(pumps, tmp_path):
     assert main(["report", f"model={path}", "--output", str(tmp_path / "report")]) == 0
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "| model | logiccat | 2 (+1 excluded) |" in text
+
+
+@pytest.mark.parametrize("case", ["gold never finishes", "gold's worker always killed"])
+def test_score_stops_with_exit_3_and_writes_nothing(pumps, tmp_path, monkeypatch, capsys, case):
+    # The real `score` command, its real workers and SQLite file; only the items come from
+    # here (a benchmark's own gold finishes and is never killed).
+    from sqlbench_lmeval import cli
+    from sqlbench_lmeval.logiccat import benchmark
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "gold_kill_hooks.py").write_text(KILL_HOOKS)
+    monkeypatch.setattr(sys, "path", [str(hooks), *sys.path])  # the workers get sys.path
+    if case == "gold never finishes":
+        gold, expected = NEVER_ENDS, "gold of 1 item(s) did not finish"
+    else:
+        pumps = Database("sqlite", pumps.path, setup="gold_kill_hooks:register")
+        gold, expected = "SELECT killed_worker()", "worker process died (signal SIGKILL)"
+    items = [item(pumps, 3, gold), item(pumps, 4, "SELECT 1")]
+    monkeypatch.setattr(benchmark, "load_items", lambda **options: items)
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(
+        '{"id": 3, "prediction": "SELECT 1"}\n{"id": 4, "prediction": "SELECT 1"}\n'
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["score", "logiccat", str(predictions), "-o", str(out / "scores.json")]
+    argv += ["--timeout", "0.02", "--gold-timeout", "0.5", "--workers", "1", "--no-progress"]
+    assert cli.main([*argv, "--cache-dir", str(tmp_path / "cache")]) == 3
+    err = capsys.readouterr().err
+    assert "sqlbench-lmeval score: the evaluation cannot run: " in err and expected in err
+    assert "item 3" in err and "item 4" not in err
+    assert list(out.iterdir()) == []  # no output, no temporary file
