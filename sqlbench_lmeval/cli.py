@@ -691,12 +691,14 @@ OUTPUT_KINDS = {
 }
 
 
-def _prepare_output(command: str, output: str | None) -> None:
+def _prepare_output(command: str, output: str | None) -> list[Path]:
     """Make the place ``--output`` names ready before any work, so that a command never fails
     on it after scoring: the folder of an output file, or the output folder, is created; a
-    file path that is a folder, or a folder path that is a file, is a UserError."""
+    file path that is a folder, or a folder path that is a file, is a UserError. Returns the
+    folders it created, deepest first (:func:`_remove_created` removes them when the command
+    fails, so a failed command leaves nothing behind)."""
     if output is None:
-        return
+        return []
     path = Path(output)
     kind = OUTPUT_KINDS[command]
     if kind == "file" and path.is_dir():
@@ -707,10 +709,26 @@ def _prepare_output(command: str, output: str | None) -> None:
     if kind == "folder" and path.exists() and not path.is_dir():
         raise UserError(f"--output {output} is a file; {command} writes a folder of files there")
     folder = path.parent if kind == "file" else path
+    created = [f for f in (folder, *folder.parents) if not f.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UserError(f"cannot create the folder {folder} for --output: {error}") from error
+    return created
+
+
+def _remove_created(created: Sequence[Path]) -> None:
+    """Remove the folders :func:`_prepare_output` created, deepest first, and the empty
+    folders the command made in them (``leaderboard``'s ``verifications/``); never a file."""
+    if not created:
+        return
+    inner = sorted((p for p in created[0].rglob("*") if p.is_dir()), key=lambda p: -len(p.parts))
+    for folder in [*inner, *created]:
+        try:
+            folder.rmdir()
+        except OSError:  # something is in it (not ours to remove), or it is gone already
+            if folder in created:
+                return
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -730,14 +748,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    created: list[Path] = []
     try:
         if args.command in OUTPUT_KINDS:
-            _prepare_output(args.command, args.output)
+            created = _prepare_output(args.command, args.output)
         return int(args.handler(args) or 0)
     except UserError as error:
+        _remove_created(created)
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
         return 2
     except EvaluationUnavailable as error:
+        _remove_created(created)
         print(
             f"sqlbench-lmeval {args.command}: the evaluation cannot run: {error}\n"
             "Stopped; no output file was written. This is a failure of the evaluation's set-up, "

@@ -122,6 +122,25 @@ def test_an_output_folder_that_is_a_file_is_refused_before_any_work(command, tmp
     assert existing.read_text("utf-8") == "kept\n"
 
 
+@pytest.mark.parametrize("command", sorted(FOLDER_COMMANDS))
+def test_a_refused_command_leaves_no_output_folder_behind(command, tmp_path, capsys):
+    # The output folder is made before any work (above); the run does not exist, so the
+    # command stops (exit 2) and takes away what it made, up to the first folder that was there.
+    output = tmp_path / "new" / "out"
+    assert main([*FOLDER_COMMANDS[command], "--output", str(output)]) == 2
+    assert "absent" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_command_keeps_an_output_folder_that_was_there(tmp_path, capsys):
+    kept = tmp_path / "results" / "mine.txt"
+    kept.parent.mkdir()
+    kept.write_text("kept\n", encoding="utf-8")
+    output = kept.parent / "report"
+    assert main(["report", "absent-run", "--output", str(output)]) == 2
+    assert sorted(kept.parent.iterdir()) == [kept]
+
+
 @pytest.mark.parametrize("command", ["score", "gold", "fidelity"])
 def test_an_output_file_that_is_a_folder_is_refused(command, tmp_path, capsys):
     assert OUTPUT_KINDS[command] == "file"

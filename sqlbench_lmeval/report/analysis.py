@@ -53,7 +53,8 @@ EX_AFTER_RETRIES = after_retries(EX)
 
 #: Outcome classes of the failure breakdown, in column order: ``scoring.pipeline.VERDICTS``, the
 #: classes ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs;
-#: "truncated" was cut off by the generation limit and is not correct.
+#: "broken_gold" ran on an item whose gold is broken; "truncated" was cut off by the generation
+#: limit and is not correct.
 OUTCOMES = VERDICTS
 
 # Metrics that are fields of every scored item rather than entries of its ``numbers``.
@@ -151,7 +152,7 @@ def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[Score
 
 def outcome_of(item: ScoredItem) -> str:
     """The failure-breakdown class of an item (``scoring.pipeline.verdict``)."""
-    return verdict(item.status, item.ex, item.truncated)
+    return verdict(item.status, item.ex, item.truncated, item.gold_status)
 
 
 def error_kind(message: str | None) -> str:

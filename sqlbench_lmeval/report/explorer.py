@@ -38,6 +38,7 @@ from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 from sqlbench_lmeval.scoring.efficiency import r_ves_reward, work_ratio
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NO_GOLD_RESULT, NONE, NOT_HANDLED
+from sqlbench_lmeval.scoring.item import BROKEN_GOLD
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     GOLD_WORK,
@@ -73,6 +74,11 @@ REASONS = {
     "values": "other values than gold's",
     "row_count": "another number of rows than gold's",
     "column_count": "another number of columns than gold's",
+    BROKEN_GOLD: (
+        "not compared: the benchmark's gold gave no result when its data was prepared (its gold "
+        "status says why), so no answer can be right or wrong here; counted as EX 0 for every "
+        "model"
+    ),
 }
 
 

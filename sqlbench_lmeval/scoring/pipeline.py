@@ -12,7 +12,9 @@ Per item, in order:
 3. the results are compared (``compare.compare``), ordered only when gold's outermost query
    has an ORDER BY; an answer that fails only by order, values or row count and is another of
    gold's right answers under its ties (``gold_ties``: gold's tie probe runs beside gold) is
-   correct with reason ``tie_equivalent``;
+   correct with reason ``tie_equivalent``; an item whose gold was recorded as broken when the
+   data was prepared (``item.gold_broken``) is compared with no answer: every comparison 0,
+   reason ``broken_gold`` for an answer that ran (docs/scoring.md, "Verdicts");
 4. the item's gold health is reported beside the verdict, never folded into VES.
 
 Scoring is total: whatever one output holds, it becomes that item's outcome and the run goes
@@ -58,9 +60,16 @@ from sqlbench_lmeval.execution import (
     execute_many,
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare, gold_order_matters
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict, compare, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
-from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.item import (
+    BROKEN_GOLD,
+    EXCLUDED,
+    GOLD_HEALTHY,
+    GOLD_RAN,
+    Item,
+    gold_broken,
+)
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -94,8 +103,6 @@ UNREPEATABLE_FLAGS = frozenset({"random"})
 #: Status of an item whose prediction was never submitted (offline scoring only).
 MISSING = "missing"
 
-#: Build-time gold statuses of gold that ran when the data was prepared.
-RAN_AT_BUILD = frozenset({GOLD_HEALTHY, "empty", "all_null"})
 
 #: Gold outcomes that say gold did not finish: this machine's doing, never the benchmark's.
 UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
@@ -104,11 +111,14 @@ UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
 TRUNCATED = "truncated"
 
 #: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
-#: and the explorer. ``wrong_result``: ran, result differs from gold; ``truncated``: cut off by
-#: the generation limit and not correct (whatever its status); the rest are statuses.
+#: and the explorer (the rule: docs/scoring.md, "Verdicts"). ``wrong_result``: ran, result
+#: differs from gold; ``broken_gold``: ran, on an item whose gold gave no result when the data
+#: was prepared (never compared); ``truncated``: cut off by the generation limit and not correct
+#: (whatever its status); the rest are statuses.
 VERDICTS = (
     "correct",
     "wrong_result",
+    BROKEN_GOLD,
     "error",
     "timeout",
     "too_many_rows",
@@ -119,17 +129,25 @@ VERDICTS = (
 )
 
 
-def verdict(status: str, ex: float, truncated: bool) -> str:
-    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation;
-    :data:`EXCLUDED` for an item left out (in no verdict class: counted apart, as
-    ``n_excluded``)."""
+def verdict(status: str, ex: float, truncated: bool, gold_status: str) -> str:
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation, on
+    an item with this ``gold_status`` (a score dict's); :data:`EXCLUDED` for an item left out
+    (in no verdict class: counted apart, as ``n_excluded``).
+
+    >>> verdict("ok", 0, False, "ok"), verdict("ok", 0, False, "error")
+    ('wrong_result', 'broken_gold')
+    >>> verdict("timeout", 0, False, "error"), verdict("ok", 0, True, "error")
+    ('timeout', 'truncated')
+    """
     if status == EXCLUDED:
         return EXCLUDED
     if status == Status.OK.value and ex >= 0.5:
         return "correct"
     if truncated:
         return TRUNCATED
-    return "wrong_result" if status == Status.OK.value else status
+    if status != Status.OK.value:
+        return status  # the answer's own failure: a fact about the answer, whatever gold did
+    return BROKEN_GOLD if gold_broken(gold_status) else "wrong_result"
 
 
 #: What to do about truncated outputs (printed by ``score``, shown by ``report``).
@@ -352,7 +370,7 @@ def score_answers(
     ):
         score["gold_preview"] = result_preview(gold_outcome, preview_rows)
         score["prediction_preview"] = result_preview(outcome, preview_rows)
-        if gold_outcome.status in UNFINISHED and item.gold_status in RAN_AT_BUILD:
+        if gold_outcome.status in UNFINISHED and item.gold_status in GOLD_RAN:
             # Only left by recheck_gold when the user asked to exclude such items.
             _exclude(score, gold_outcome)
     return Scored(scores, outcomes, answer_gold, answer_ordered)
@@ -489,17 +507,21 @@ def recheck_gold(
       it); what still does not finish raises :class:`EvaluationUnavailable` naming the items,
       unless ``limits.exclude_unfinished_gold``: then it stays unfinished, and scoring leaves
       those items out (status :data:`EXCLUDED`).
-    - gold whose build-time health is ``ok`` and that errors now (also after the first rerun):
-      the database is not the one the benchmark was built on (a table or database dropped, a
-      file replaced, a server reloaded with other data). What still errors raises
+    - gold that ran at build time and errors now (also after the first rerun): the database is
+      not the one the benchmark was built on (a table or database dropped, a file replaced, a
+      server reloaded with other data). What still errors raises
       :class:`EvaluationUnavailable` naming the items.
 
-    What runs now replaces the failed outcome."""
+    What runs now replaces the failed outcome. Gold that ran at build time and returns more
+    rows than ``limits.max_rows`` now (a lower ``--max-rows`` than the build's) raises
+    :class:`EvaluationUnavailable` too: no answer can be compared with a result cut off.
+    Gold recorded as broken at build time (:func:`gold_broken`) is not run again: no answer is
+    compared with it."""
     rechecked = list(gold)
     unfinished = [
         index
         for index, (item, outcome) in enumerate(zip(items, gold, strict=True))
-        if item.gold_status in RAN_AT_BUILD and outcome.status in UNFINISHED
+        if item.gold_status in GOLD_RAN and outcome.status in UNFINISHED
     ]
     if unfinished:
         jobs = [Job(items[index].database, items[index].gold_sql) for index in unfinished]
@@ -532,7 +554,7 @@ def recheck_gold(
     broken = [
         index
         for index, (item, outcome) in enumerate(zip(items, rechecked, strict=True))
-        if item.gold_status == GOLD_HEALTHY and outcome.status is Status.ERROR
+        if item.gold_status in GOLD_RAN and outcome.status is Status.ERROR
     ]
     if broken:
         jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
@@ -551,6 +573,18 @@ def recheck_gold(
             )
         for index, outcome in zip(broken, again, strict=True):
             rechecked[index] = outcome
+    too_many = [
+        (item, outcome)
+        for item, outcome in zip(items, rechecked, strict=True)
+        if item.gold_status in GOLD_RAN and outcome.status is Status.TOO_MANY_ROWS
+    ]
+    if too_many:
+        raise EvaluationUnavailable(
+            f"gold of {len(too_many)} item(s) returns more rows than the limit of "
+            f"{limits.max_rows} (items {', '.join(str(item.id) for item, _ in too_many[:100])}"
+            f"{', ...' if len(too_many) > 100 else ''}): gold is the benchmark's, so no answer "
+            "is compared with a result cut off; raise the limit (--max-rows)"
+        )
     return rechecked
 
 
@@ -653,8 +687,7 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         result["reason"] = TRUNCATED if refused_when_cut else failure.reason
     elif pred is not None:
         try:
-            verdict = compare(pred, gold_outcome, ordered=ordered)
-            verdict = tie_verdict(verdict, pred, gold_outcome, ties)
+            verdict = _compared(item, pred, gold_outcome, ordered, ties)
         except Exception as error:
             raise _StageError(Failure.at("compare", error)) from error
         constant = (
@@ -700,6 +733,16 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             }
         )
     return result
+
+
+def _compared(item, pred: Outcome, gold_outcome: Outcome, ordered: bool, ties) -> Verdict:
+    """The answer compared with gold; on an item whose gold is broken (:func:`gold_broken` of
+    its build-time status), not compared at all: every comparison 0, reason
+    :data:`BROKEN_GOLD` for an answer that ran, else the answer's own failure."""
+    if gold_broken(item.gold_status):
+        ran = pred.status is Status.OK
+        return Verdict(False, False, False, BROKEN_GOLD if ran else f"pred_{pred.status.value}")
+    return tie_verdict(compare(pred, gold_outcome, ordered=ordered), pred, gold_outcome, ties)
 
 
 def healthy_gold(gold_status: str, flags) -> bool:
@@ -751,7 +794,9 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
     metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
     metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
     metrics["verdict_counts"] = dict(
-        Counter(verdict(s["status"], s[EX], bool(s.get("truncated"))) for s in scores)
+        Counter(
+            verdict(s["status"], s[EX], bool(s.get("truncated")), s["gold_status"]) for s in scores
+        )
     )
     metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
     metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
@@ -761,6 +806,7 @@ def aggregate(scores: Sequence[Mapping]) -> dict:
 
 __all__ = [
     "COMPARISON_VERSION",
+    "BROKEN_GOLD",
     "EXCLUDED",
     "LOOP_ADVICE",
     "READS_NO_TABLE",

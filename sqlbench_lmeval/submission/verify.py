@@ -466,7 +466,9 @@ def _item_row(score: Mapping, prompt: Mapping | None, answer: LoggedAnswer | Non
     row = {
         "id": score["id"],
         "category": score.get("category"),
-        "verdict": verdict(score["status"], score[EX], bool(score.get("truncated"))),
+        "verdict": verdict(
+            score["status"], score[EX], bool(score.get("truncated")), score["gold_status"]
+        ),
         "status": score["status"],
         "reason": score.get("reason"),
         "healthy_gold": score["gold_status"] == GOLD_HEALTHY

@@ -63,7 +63,9 @@ def test_gold_past_the_answers_limit_gets_its_own_and_is_cached(pumps, tmp_path)
         ("ok", 1, "ok", "match"),
         ("ok", 1, "ok", "match"),
     ]
-    assert [verdict(s["status"], s["ex"], s["truncated"]) for s in scores] == ["correct"] * 2
+    assert [verdict(s["status"], s["ex"], s["truncated"], s["gold_status"]) for s in scores] == [
+        "correct"
+    ] * 2
     # Stored under the answers' limits: a later run reads it (run under those limits it
     # could only time out).
     (cached,) = cache.run([Job(pumps, SLOW_GOLD)], ANSWERS_LIMIT, workers=1)
@@ -94,7 +96,7 @@ def test_gold_that_never_finishes_can_be_left_out_of_every_mean(pumps):
         "gold_timeout",
     )
     assert "ex" not in left_out and "ves" not in left_out  # never a 0
-    assert verdict(left_out["status"], 0, False) == EXCLUDED
+    assert verdict(left_out["status"], 0, False, left_out["gold_status"]) == EXCLUDED
     metrics = aggregate(scores)
     # Two items counted: one right, one wrong; the excluded one in no mean.
     assert (metrics["n"], metrics["ex"], metrics["n_excluded"]) == (2, 0.5, 1)
@@ -103,10 +105,15 @@ def test_gold_that_never_finishes_can_be_left_out_of_every_mean(pumps):
 
 
 def test_gold_recorded_as_failing_at_build_time_is_not_run_again(pumps):
-    # The benchmark's own broken gold (its build-time status says so) is reported as before.
+    # The benchmark's own broken gold (its build-time status says so) does not stop the run and
+    # is not run again under gold's own limit; the answer that ran is not compared with it:
+    # verdict broken_gold, never wrong_result.
     items = [item(pumps, 7, NEVER_ENDS, gold_status="error")]
-    (score,) = score_items(items, ["SELECT 1"], limits=ANSWERS_LIMIT, workers=1, progress=False)
-    assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "gold_timeout", 0)
+    limits = Limits(timeout_s=0.02, gold_timeout_s=0.5)
+    (score,) = score_items(items, ["SELECT 1"], limits=limits, workers=1, progress=False)
+    assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "broken_gold", 0)
+    assert score["gold_error"] == "stopped after 0.02 s"  # the answers' limit, not gold's
+    assert aggregate([score])["verdict_counts"] == {"broken_gold": 1}
 
 
 def test_the_lm_eval_knobs_exclude_and_lm_eval_leaves_the_item_out(
@@ -245,3 +252,36 @@ def test_the_report_counts_excluded_items_apart_and_in_no_mean(pumps, tmp_path):
     assert main(["report", f"model={path}", "--output", str(tmp_path / "report")]) == 0
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "| model | logiccat | 2 (+1 excluded) |" in text
+
+
+@pytest.mark.parametrize("case", ["gold never finishes", "gold's worker always killed"])
+def test_score_stops_with_exit_3_and_writes_nothing(pumps, tmp_path, monkeypatch, capsys, case):
+    # The real `score` command, its real workers and SQLite file; only the items come from
+    # here (a benchmark's own gold finishes and is never killed).
+    from sqlbench_lmeval import cli
+    from sqlbench_lmeval.logiccat import benchmark
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "gold_kill_hooks.py").write_text(KILL_HOOKS)
+    monkeypatch.setattr(sys, "path", [str(hooks), *sys.path])  # the workers get sys.path
+    if case == "gold never finishes":
+        gold, expected = NEVER_ENDS, "gold of 1 item(s) did not finish"
+    else:
+        pumps = Database("sqlite", pumps.path, setup="gold_kill_hooks:register")
+        gold, expected = "SELECT killed_worker()", "worker process died (signal SIGKILL)"
+    items = [item(pumps, 3, gold), item(pumps, 4, "SELECT 1")]
+    monkeypatch.setattr(benchmark, "load_items", lambda **options: items)
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(
+        '{"id": 3, "prediction": "SELECT 1"}\n{"id": 4, "prediction": "SELECT 1"}\n'
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["score", "logiccat", str(predictions), "-o", str(out / "scores.json")]
+    argv += ["--timeout", "0.02", "--gold-timeout", "0.5", "--workers", "1", "--no-progress"]
+    assert cli.main([*argv, "--cache-dir", str(tmp_path / "cache")]) == 3
+    err = capsys.readouterr().err
+    assert "sqlbench-lmeval score: the evaluation cannot run: " in err and expected in err
+    assert "item 3" in err and "item 4" not in err
+    assert list(out.iterdir()) == []  # no output, no temporary file

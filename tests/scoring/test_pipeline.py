@@ -88,6 +88,9 @@ def test_a_failing_gold_never_changes_ves_and_is_reported(database):
     assert score["ex"] == 0
     assert score["gold_status"] == "error"
     assert "missing_column" in score["gold_error"]
+    # The answer ran and was not compared: its verdict names the gold, never wrong_result.
+    assert score["reason"] == "broken_gold"
+    assert aggregate([score])["verdict_counts"] == {"broken_gold": 1}
 
 
 @pytest.mark.parametrize(
@@ -105,10 +108,14 @@ def test_gold_health_is_judged_from_its_result(database, gold_sql, health):
 
 
 def test_a_build_time_gold_verdict_outranks_a_clean_run(database):
+    # Gold recorded as broken is not compared even when it happens to run now: the same query
+    # as the answer is no match (EX 0 for every model alike).
     (score,) = score_items(
         [item(database, 4, "SELECT 1", gold_status="non_select")], ["SELECT 1"], progress=False
     )
     assert score["gold_status"] == "non_select"
+    assert (score["ves"], score["ex"], score["ex_strict"], score["ex_set"]) == (1, 0, 0, 0)
+    assert score["reason"] == "broken_gold"
 
 
 def test_an_empty_prediction_never_matches_an_empty_gold(database):

@@ -3,8 +3,9 @@
 A query on a table that does not exist fails the same way whether the model invented the table
 or the table is gone. Gold tells them apart: gold whose build-time health is ``ok`` ran on the
 benchmark's database, so when it errors now the database changed, and scoring stops
-(``EvaluationUnavailable``) instead of scoring every answer 0. Gold recorded as failing is
-reported as before. Real SQLite files, real worker processes.
+(``EvaluationUnavailable``) instead of scoring every answer 0; so does gold cut off by a row
+limit lower than the build's. Gold recorded as failing is reported, and no answer is compared
+with it (verdict ``broken_gold``). Real SQLite files, real worker processes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import textwrap
 
 import pytest
 
-from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.execution import Database, Limits
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.scoring.item import Item
@@ -55,11 +56,34 @@ def test_gold_that_ran_at_build_time_and_fails_now_stops_scoring(tmp_path):
     assert "item 3" not in message and "prepare the data again" in message
 
 
+@pytest.mark.parametrize("built", ["empty", "all_null"])
+def test_gold_that_ran_empty_at_build_time_and_fails_now_stops_scoring_too(tmp_path, built):
+    # Gold that returned no rows (or only NULLs) when the data was built ran there too.
+    path = pumps(tmp_path / "pumps.sqlite")
+    database = Database("sqlite", str(path))
+    path.write_bytes(b"")
+    gold = "SELECT name FROM pump WHERE name = 'Z'"
+    with pytest.raises(EvaluationUnavailable, match="item 5: no such table: pump"):
+        score_items([item(database, 5, gold, built)], [gold], progress=False, workers=1)
+
+
+def test_gold_beyond_the_row_limit_stops_scoring(tmp_path):
+    # Gold returns 2 rows (A, B): under --max-rows 1 no answer can be compared with it.
+    database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
+    items = [item(database, 1), item(database, 2, "SELECT 42")]
+    with pytest.raises(EvaluationUnavailable) as raised:
+        score_items(items, [GOLD, "SELECT 42"], limits=Limits(max_rows=1), progress=False)
+    message = str(raised.value)
+    assert "gold of 1 item(s) returns more rows than the limit of 1 (items 1)" in message
+    assert "--max-rows" in message
+
+
 def test_gold_recorded_as_failing_is_only_reported(tmp_path):
     database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
     broken = item(database, gold_sql="SELECT nope FROM pump", gold_status="error")
     (score,) = score_items([broken], [GOLD], progress=False)
     assert (score["gold_status"], score["ves"], score["ex"]) == ("error", 1, 0)
+    assert score["reason"] == "broken_gold"
 
 
 def test_gold_that_fails_once_is_run_again_and_its_result_used(tmp_path, monkeypatch):

@@ -59,6 +59,14 @@ def two_runs(runs, tmp_path):
     return folder
 
 
+#: What ``commands`` write into ``tmp_path``: none of it may exist after a refused command.
+OUTPUTS = ("s.json", "verify", "report", "explore", "board")
+
+
+def written(tmp_path) -> list[str]:
+    return [name for name in OUTPUTS if (tmp_path / name).exists()]
+
+
 def commands(folder, cache, tmp_path) -> dict[str, list[str]]:
     base = ["--cache-dir", str(cache), "--no-progress"]
     return {
@@ -80,6 +88,7 @@ def test_two_runs_of_a_task_in_one_folder_stop_every_command(runs, cache, tmp_pa
         err = capsys.readouterr().err
         assert full_samples in err and smoke_samples in err, (name, err)
         assert "NAME=" in err and "2 samples files" in err, (name, err)
+        assert written(tmp_path) == [], name
     # Naming the samples file chooses the run: the full one, or the smoke test by NAME=PATH.
     scored = tmp_path / "full.json"
     argv = ["score", "tpcds", str(folder / full_samples), "-o", str(scored), "--no-progress"]
@@ -101,11 +110,10 @@ def test_an_empty_samples_file_is_an_input_error(runs, cache, tmp_path, capsys):
     folder = copy_run(runs["full"], tmp_path / "empty")
     samples_path(folder).write_text("", encoding="utf-8")
     for name, argv in commands(folder, cache, tmp_path).items():
-        output = tmp_path / "s.json"
         assert main(argv) == 2, name
         err = capsys.readouterr().err
         assert f"{samples_path(folder)}: empty samples file" in err, (name, err)
-        assert not output.exists()
+        assert written(tmp_path) == [], name
 
 
 def test_a_cut_samples_file_is_named_an_incomplete_run(runs, cache, tmp_path, capsys):

@@ -20,11 +20,13 @@ TITLE = "Outcomes and failures"
 EXPLANATION = paragraph(
     """
     One class per item, counted as `score`, `verify` and the explorer count them. Correct: ran
-    and EX = 1. Wrong result: ran, but the result differs from gold. Truncated: cut off by the
-    generation limit and not correct, whatever its status. Other columns count execution
-    statuses. Gold not ok: items whose gold query failed or returned nothing usable (scored as
-    usual, but they say little about the model). No table: answers that ran but read no table of
-    the database (constants; EX counts them, `ex_reads_data` does not).
+    and EX = 1. Wrong result: ran, but the result differs from gold. Broken gold: ran, on an
+    item whose gold gave no result when the benchmark's data was prepared (not compared; EX 0
+    for every model). Truncated: cut off by the generation limit and not correct, whatever its
+    status. Other columns count execution statuses. Gold not ok: items whose gold query failed
+    or returned nothing usable (scored as usual, but they say little about the model). No
+    table: answers that ran but read no table of the database (constants; EX counts them,
+    `ex_reads_data` does not).
     """
 )
 
@@ -134,6 +136,7 @@ def _outcome_names(rows: Sequence[FailureRow]) -> list[str]:
 _OUTCOME_COLOURS = {
     "correct": "#2ca02c",
     "wrong_result": "#ff7f0e",
+    "broken_gold": "#bcbd22",
     "error": "#d62728",
     "timeout": "#9467bd",
     "too_many_rows": "#8c564b",
