@@ -35,7 +35,7 @@ from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import LOGGED_NUMBERS, execution_metrics
+from sqlbench_lmeval.scoring.metrics import NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.pipeline import EXCLUDED, Failure, failed_score, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
@@ -214,8 +214,10 @@ def _doc_engine(doc) -> str | None:
 
 
 def process_results(doc: dict, results: list) -> dict[str, float]:
-    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`); zeros when
-    ``results`` holds no score dict (never raises: lm-eval calls this after the whole run)."""
+    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`) that are rows
+    of lm-eval's table (not ``scoring.metrics.NOT_IN_LM_EVAL_TABLE``: the work counts, gold's
+    own complexity counts); zeros when ``results`` holds no score dict (never raises: lm-eval
+    calls this after the whole run)."""
     score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
     # A metric not defined on the document's engine (r_ves where the engine counts no work)
     # is left out, so lm-eval's table has no row for it rather than a 0 never measured.
@@ -232,7 +234,7 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
         for name, value in score.items()
         if name not in numbers
         and name != "id"
-        and name not in LOGGED_NUMBERS
+        and name not in NOT_IN_LM_EVAL_TABLE
         and isinstance(value, (int, float))
         and not isinstance(value, bool)
     )

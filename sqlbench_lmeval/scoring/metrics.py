@@ -7,8 +7,8 @@ the report and the CLI read and every number a real score carries are here.
 
 A :class:`Metric` says what a number is (name, label, description, which items carry it,
 whether higher is better, how lm-eval aggregates it) and where it appears: the benchmarks
-whose tasks report it, single-answer and/or sampled tasks, the ``score`` summary, the report's
-Scores table, the lm-eval group average.
+whose tasks report it, single-answer and/or sampled tasks, lm-eval's table, the ``score``
+summary, the report's Scores table, the lm-eval group average.
 
 Two kinds of metric:
 
@@ -158,6 +158,10 @@ class Metric:
     #: Defined only on engines that count work (``Engine.work_unit``): left out of the scores
     #: of items on any other engine, so that no table shows a 0 that was never measured.
     needs_work: bool = False
+    #: A row of lm-eval's table (the task YAML ``metric_list``, ``process_results``). False for
+    #: a number the score dicts log and ``score`` averages but that says nothing of the model
+    #: (gold's own complexity counts, the same for every run): see :data:`NOT_IN_LM_EVAL_TABLE`.
+    in_lm_eval_table: bool = True
 
     def used_by(self, benchmark: str, kind: str) -> bool:
         """Whether tasks of ``benchmark`` of this ``kind`` report the metric."""
@@ -491,6 +495,7 @@ def _structure() -> list[Metric]:
                 kinds=single,
                 made_by=made_by,
                 gold_of=count,
+                in_lm_eval_table=False,
             )
             for count in COMPLEXITY
         ),
@@ -621,9 +626,16 @@ def compute_metrics(executed: Executed) -> dict[str, float]:
     return values
 
 
+#: The numbers of a score dict that are no row of lm-eval's table (``process_results`` leaves
+#: them out, no task YAML lists them): the logged work counts and the metrics with
+#: ``in_lm_eval_table`` False. The score dicts (lm-eval's samples log) and ``score`` keep them.
+NOT_IN_LM_EVAL_TABLE: frozenset[str] = LOGGED_NUMBERS | frozenset(names(in_lm_eval_table=False))
+
+
 def task_metrics(benchmark: str, kind: str) -> tuple[Metric, ...]:
-    """The metrics a task of ``benchmark`` and ``kind`` reports (its YAML ``metric_list``)."""
-    return tuple(m for m in METRICS if m.used_by(benchmark, kind))
+    """The metrics a task of ``benchmark`` and ``kind`` reports in lm-eval's table (its YAML
+    ``metric_list``)."""
+    return tuple(m for m in METRICS if m.used_by(benchmark, kind) and m.in_lm_eval_table)
 
 
 def group_metrics(benchmark: str) -> tuple[Metric, ...]:
@@ -671,6 +683,7 @@ __all__ = [
     "EFFICIENCY",
     "GOLD_WORK",
     "LOGGED_NUMBERS",
+    "NOT_IN_LM_EVAL_TABLE",
     "R_VES",
     "R_VES_TIME",
     "WORK",

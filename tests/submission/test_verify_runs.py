@@ -44,6 +44,7 @@ from support.verify_runs import (
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import parse_python_literal
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.submission.leaderboard import build_leaderboard
 from sqlbench_lmeval.submission.logged import read_submissions
 from sqlbench_lmeval.submission.verify import (
@@ -131,18 +132,69 @@ def test_the_untouched_run_verifies_clean(runs, cache):
 
 def test_lm_evals_table_gives_complexity_counts_no_direction(runs):
     # A count of joins or CTEs is no score (a model answering SELECT 1 would "win" a lower-is-
-    # better count), and gold's counts are the same for every model: lm-eval records no
-    # direction for them, so its table shows no arrow; the scores keep theirs.
-    from sqlbench_lmeval.sql.complexity import COMPLEXITY
-
-    directions = results_json(runs["clean"])["higher_is_better"]["tpcds"]
-    counts = [*COMPLEXITY, *(f"gold_{count}" for count in COMPLEXITY)]
-    assert len(counts) == 12 and {directions[name] for name in counts} == {None}
+    # better count): lm-eval records no direction for it, so its table shows no arrow; the
+    # scores keep theirs. Gold's counts are the same for every model: no row at all.
+    data = results_json(runs["clean"])
+    directions = data["higher_is_better"]["tpcds"]
+    assert len(COMPLEXITY) == 6 and {directions[name] for name in COMPLEXITY} == {None}
     assert (directions["ex"], directions["ves"], directions["structural_similarity"]) == (
         True,
         True,
         True,
     )
+    gold_counts = {f"gold_{count}" for count in COMPLEXITY}
+    assert not gold_counts & set(directions)
+    assert not gold_counts & {key.partition(",")[0] for key in data["results"]["tpcds"]}
+    (line, *_) = samples_lines(runs["clean"])
+    assert not gold_counts & set(line)
+    assert gold_counts <= set(parse_python_literal(line["filtered_resps"][0]))
+
+
+def as_made_before_gold_counts_left_the_table(folder) -> None:
+    """Make ``folder`` what lm-eval wrote while the TPC-DS task listed gold's complexity counts
+    (``gold_<count>``): each line carries its score dict's gold counts beside it, and the
+    results file lists them, with their means over the lines (as lm-eval computes them)."""
+    gold_counts = [f"gold_{count}" for count in COMPLEXITY]
+    lines = samples_lines(folder)
+    for line in lines:
+        score = parse_python_literal(line["filtered_resps"][0])
+        line.update((name, score[name]) for name in gold_counts)
+    write_samples_lines(folder, lines)
+    data = results_json(folder)
+    for name in gold_counts:
+        data["results"]["tpcds"][f"{name},score"] = None  # recompute_aggregates writes it
+        data["results"]["tpcds"][f"{name}_stderr,score"] = "N/A"
+        data["higher_is_better"]["tpcds"][name] = None
+        data["configs"]["tpcds"]["metric_list"].append(
+            {"metric": name, "aggregation": "mean", "higher_is_better": None}
+        )
+    write_results_json(folder, data)
+    recompute_aggregates(folder, "tpcds")
+
+
+def test_a_run_made_when_gold_counts_were_in_lm_evals_table_verifies(runs, cache, tmp_path):
+    # Runs made before gold's counts left lm-eval's table claim them, per line and in
+    # aggregate: the claims are checked against ours (the score dicts still carry them) and
+    # stand; an edited one is found as any other claimed number is.
+    folder = edited(runs, tmp_path)
+    as_made_before_gold_counts_left_the_table(folder)
+    verification = verified(folder, cache)
+    assert problems(verification) == {} and verification.verdict == VERIFIED
+    (task,) = verification.tasks
+    lines = samples_lines(folder)
+    for count in COMPLEXITY:
+        name = f"gold_{count}"
+        gold_mean = sum(line[name] for line in lines) / len(lines)
+        assert task.claimed[name] == pytest.approx(gold_mean)
+        assert task.metrics_logged[name] == pytest.approx(gold_mean)
+    assert task.claimed["gold_join_count"] > 0  # TPC-DS's gold joins tables
+    for line in lines:
+        if line["doc"]["id"] == 9:
+            line["gold_join_count"] += 1
+    write_samples_lines(folder, lines)
+    verification = verified(folder, cache)
+    assert problems(verification) == {"item_mismatch": (9,)}
+    assert verification.verdict == REJECTED
 
 
 def test_an_api_chat_run_records_its_chat_template_on_and_verifies(runs, cache):

@@ -17,6 +17,9 @@ from support.lm_eval_run import run_lm_eval
 from support.openai_server import RequestAnswer
 
 from sqlbench_lmeval.paths import tasks_dir
+from sqlbench_lmeval.report.runs import read_runs
+from sqlbench_lmeval.report.sections.complexity import complexity_rows
+from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
 from sqlbench_lmeval.submission.logged import read_submissions
 from sqlbench_lmeval.submission.verify import verify_submission
@@ -101,7 +104,25 @@ def test_gold_answers_score_ex_and_similarity_one(tpcds_run):
         assert record["doc"]["id"] == record["doc"]["query_nr"]
         assert record["ex"] == 1.0
         assert record["parsed"] == 1.0
-        assert record["join_count"] == record["gold_join_count"]
+        # Gold's counts are in the item's score dict only, not among lm-eval's numbers.
+        logged = ast.literal_eval(record["filtered_resps"][0])
+        assert record["join_count"] == logged["join_count"] == logged["gold_join_count"]
+        assert "gold_join_count" not in record
+    assert not [key for key in metrics if key.startswith("gold_")]
+
+
+def test_the_report_reads_golds_counts_from_the_samples_log(tpcds_run):
+    """Gold's complexity counts are in no row of lm-eval's table: the report's complexity
+    section reads them from each item's score dict. Every ``tpcds`` answer is gold's own
+    text, so each count's mean equals gold's over all ``LIMIT`` items (ratio 1)."""
+    _, _, _, folder = tpcds_run
+    (run,) = read_runs([str(folder)])
+    (row,) = [row for row in complexity_rows([run]) if row.view == "tpcds"]
+    assert set(row.counts) == set(COMPLEXITY)
+    for name, (model, gold, items) in row.counts.items():
+        assert (model, items) == (gold, LIMIT), name
+    assert row.counts["join_count"][1] > 0  # queries 1-4 each join tables
+    assert row.ratio("join_count") == 1.0
 
 
 def test_tpcds_postgres_prompts_and_translates(tpcds_run, tpcds_cache, postgres_gold):
