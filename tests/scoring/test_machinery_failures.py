@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -271,7 +272,9 @@ def test_score_stops_with_exit_3_and_writes_nothing(pumps, tmp_path, monkeypatch
         pumps = Database("sqlite", pumps.path, setup="gold_kill_hooks:register")
         gold, expected = "SELECT killed_worker()", "worker process died (signal SIGKILL)"
     items = [item(pumps, 3, gold), item(pumps, 4, "SELECT 1")]
-    monkeypatch.setattr(benchmark, "load_items", lambda **options: items)
+    monkeypatch.setattr(
+        benchmark, "BENCHMARK", replace(benchmark.BENCHMARK, load_items=lambda **options: items)
+    )
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text(
         '{"id": 3, "prediction": "SELECT 1"}\n{"id": 4, "prediction": "SELECT 1"}\n'
