@@ -9,7 +9,9 @@ wrong (see ``scoring``). Some gold queries are themselves such calculations (116
 
 A query reads a table when some FROM/JOIN (or ``TABLE t``) names one that is not a CTE of the
 query: ``WITH r AS (SELECT 1) SELECT * FROM r``, ``FROM (VALUES ...)``, a table function such as
-``generate_series(1, 3)`` and MySQL's ``DUAL`` read nothing. The test is a pure function of the
+``generate_series(1, 3)``, MySQL's ``DUAL`` and the system catalogs (``sqlite_master``,
+``information_schema.tables``, ``pg_class``: they describe the database, not its data) read
+nothing. The test is a pure function of the
 SQL text and its dialect; a query without the words FROM or TABLE cannot read a table and is
 answered without parsing.
 
@@ -34,6 +36,23 @@ _MAY_READ = re.compile(r"\b(from|table)\b", re.IGNORECASE)
 
 #: Names that look like tables but hold no data: MySQL's (and Oracle's) one-row dummy.
 _DUMMY_TABLES = frozenset({"dual"})
+#: System catalogs describe the database, they are not its data: tables named with SQLite's
+#: reserved prefix (``sqlite_master``, also in DuckDB) or PostgreSQL's (``pg_class``), and
+#: any table of these schemas.
+_CATALOG_PREFIXES = ("sqlite_", "pg_")
+_CATALOG_SCHEMAS = frozenset({"information_schema", "pg_catalog", "performance_schema", "mysql"})
+
+
+def _is_catalog(name: str, schema: str) -> bool:
+    """Whether table ``name`` of ``schema`` ("" when unqualified; both lower case) is a system
+    catalog.
+
+    >>> _is_catalog("sqlite_master", ""), _is_catalog("tables", "information_schema")
+    (True, True)
+    >>> _is_catalog("store", ""), _is_catalog("store", "main")
+    (False, False)
+    """
+    return schema in _CATALOG_SCHEMAS or name.startswith(_CATALOG_PREFIXES)
 
 
 @lru_cache(maxsize=4096)
@@ -112,6 +131,7 @@ def _names_a_table(sql: str, dialect: str) -> bool:
             and index + 1 < len(tokens)
             and tokens[index + 1].token_type in _NAMES
             and tokens[index + 1].text.lower() not in _DUMMY_TABLES
+            and not _is_catalog(tokens[index + 1].text.lower(), "")
             and (index + 2 == len(tokens) or tokens[index + 2].token_type in _AFTER_TABLE)
         ):
             named = True  # the rest is still read: a later WITH or statement voids it
@@ -125,6 +145,8 @@ def _reads_table(tree: exp.Expression) -> bool:
             continue
         name = table.name.lower()
         if not table.db and (name in ctes or name in _DUMMY_TABLES):
+            continue
+        if _is_catalog(name, table.db.lower()):
             continue
         return True
     return False
