@@ -33,6 +33,8 @@ import json
 import math
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import urllib.parse
 import uuid
@@ -256,11 +258,27 @@ def _duckdb_value(column: str, data_type: str, copy: int, shift: int) -> str:
 
 
 def _build_duckdb(original: Path, temporary: Path) -> None:
+    """:func:`_build_duckdb_here` in a child process: DuckDB will not attach a file that this
+    process already has open (a worker run in process, a test), and the build's memory is
+    returned when the child ends."""
+    done = subprocess.run(
+        [sys.executable, "-m", __name__, str(original), str(temporary)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else f"exit code {done.returncode}")
+
+
+def _build_duckdb_here(original: Path, temporary: Path) -> None:
     import duckdb  # heavy: only a DuckDB build needs it here
 
     conn = duckdb.connect(str(temporary))
     try:
-        conn.execute(f"ATTACH '{str(original).replace(chr(39), chr(39) * 2)}' AS original")
+        quoted = str(original).replace("'", "''")
+        conn.execute(f"ATTACH '{quoted}' AS original (READ_ONLY)")
         conn.execute("SET threads = 2")
         tables = conn.execute(
             "SELECT schema_name, table_name FROM duckdb_tables() "
@@ -314,6 +332,9 @@ def _build_duckdb(original: Path, temporary: Path) -> None:
 
 
 _BUILDERS = {"sqlite": _build_sqlite, "duckdb": _build_duckdb}
+
+if __name__ == "__main__":  # the child of _build_duckdb: ORIGINAL TEMPORARY
+    _build_duckdb_here(Path(sys.argv[1]), Path(sys.argv[2]))
 
 
 __all__ = ["FOLDER", "PERTURBATION_VERSION", "perturbed_database", "second_shift"]

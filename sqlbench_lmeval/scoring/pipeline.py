@@ -28,9 +28,13 @@ off by the generation limit (``Extraction.truncated``) is scored as usual, is ma
 ``truncated``, and gets reason ``truncated`` unless it matched gold (a refused answer too:
 its error message still says why it was refused).
 
-An answer that ran but reads no table of the database (``SELECT 646.8 UNION ALL SELECT
-1292.2``: numbers worked out from the question) where gold reads one keeps its status and EX,
-is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
+An answer that ran but does not read the data where gold does keeps its status and EX, is
+flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` and ``r_ves``: one that names no
+table (``SELECT 646.8 UNION ALL SELECT 1292.2``: numbers worked out from the question; see
+``table_reads``), and one that matched gold but whose result stays the same on a perturbed copy
+of the database where gold's changes (``SELECT 646.8 FROM pump LIMIT 1``; the second run, only
+of answers that matched gold, is ``data_dependence``; its verdict is the item's
+``data_dependence``).
 
 What stops a run is a failure of the evaluation itself, never an output:
 ``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
@@ -91,8 +95,9 @@ from sqlbench_lmeval.sql.extract import (
 )
 from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 
-#: The score-dict flag of an answer that ran but reads no table where gold reads one (a
-#: constant; ``table_reads``).
+#: The score-dict flag of an answer that ran but does not read the data where gold does (it
+#: names no table, ``table_reads``, or its result does not depend on the data,
+#: ``data_dependence``).
 READS_NO_TABLE = "reads_no_table"
 
 #: Flags that make a gold result unrepeatable: no answer can be checked against it.

@@ -1,11 +1,13 @@
-"""Does a query read the database at all? Answers that read no table are constants.
+"""Does a query name a table at all? Answers that name none are constants.
 
 A LogicCat answer can be ``SELECT 646.8 UNION ALL SELECT 1292.2``: numbers the model computed
 from the question, written as literals. It runs, and when the numbers are right it matches
 gold, yet it never looked at the data. Scoring keeps such an answer's status and EX and marks
 it (``reads_no_table`` in the score dict); ``ex_reads_data`` is EX with those answers counted
 wrong (see ``scoring``). Some gold queries are themselves such calculations (116 of LogicCat's
-4,036, none of TPC-DS's 99): answers to those items are not flagged.
+4,036, none of TPC-DS's 99): answers to those items are not flagged. This is the cheap first
+test: an answer that names a table and matched gold is then run on a perturbed copy of the
+database (``scoring.data_dependence``), which catches constants dressed up as queries.
 
 A query reads a table when some FROM/JOIN (or ``TABLE t``) names one that is not a CTE of the
 query: ``WITH r AS (SELECT 1) SELECT * FROM r``, ``FROM (VALUES ...)``, a table function such as
