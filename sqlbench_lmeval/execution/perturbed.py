@@ -8,15 +8,16 @@ every row twice, each time with other values, so that both values and row counts
 - the first copy of a row: every number + 1 (integers, reals, decimals), every date and
   timestamp one day later, every text with ``~`` appended;
 - the second copy: every number + ``K``, dates and timestamps 366 days later, every text with
-  ``~~`` appended. ``K`` is a power of ten above the largest span (max - min) of any numeric
-  column of the database, so a key of the second copy never equals a key of the first: keys
-  stay unique and joins on keys pair the rows of one copy only (DuckDB's decimals, whose
-  precision bounds them, and its small integers get + 2 instead).
+  ``~~`` appended. ``K`` is a power of ten above the largest span (max - min) of any integer
+  column of the database (at most 10^15), so a key of the second copy never equals a key of
+  the first: keys stay unique and joins on keys pair the rows of one copy only (DuckDB's
+  decimals, whose precision bounds them, and its small integers get + 2 instead).
 
 A table that was empty gets one row: every value 1 where its type takes one (SQLite's column
 affinity makes it ``1``, ``1.0`` or ``'1'``), else NULL; so no table of the copy is empty.
 Constraints are dropped (a primary key would make SQLite's ``rowid`` a shifted column), so
-each table's ``rowid`` counts its rows afresh; SQLite indexes other than unique ones are kept.
+each table's ``rowid`` counts its rows afresh; on SQLite the columns of every primary key,
+unique constraint and index are indexed again (non-unique), so joins stay lookups.
 
 The copy lives beside the original, ``<folder>/.perturbed/<file name>`` (same name: DuckDB
 names a file's catalog by it), with a ``.json`` record of the original's size and mtime and of
@@ -120,15 +121,22 @@ def _build(builder, original: Path, target: Path, record: dict) -> None:
             leftover.unlink(missing_ok=True)
 
 
+#: The largest ``K``: integers stay exact 64-bit integers (and exact in a double) up to there.
+MAX_SHIFT = 10**15
+
+
 def second_shift(largest_span: float) -> int:
-    """``K``: the least power of ten (at least 1,000) above ``largest_span``.
+    """``K``: the least power of ten (at least 1,000, at most :data:`MAX_SHIFT`) above
+    ``largest_span``, the largest max - min of an integer column.
 
     >>> second_shift(0), second_shift(999), second_shift(1000), second_shift(2.4e6)
     (1000, 1000, 10000, 10000000)
+    >>> second_shift(1e32) == MAX_SHIFT
+    True
     """
     if not largest_span or largest_span < 1000:
         return 1000
-    return 10 ** (math.floor(math.log10(largest_span)) + 1)
+    return min(MAX_SHIFT, 10 ** (math.floor(math.log10(largest_span)) + 1))
 
 
 # -- SQLite ---------------------------------------------------------------------------------
@@ -186,7 +194,7 @@ def _build_sqlite(original: Path, temporary: Path) -> None:
             for column, _ in columns:
                 low, high = conn.execute(
                     f"SELECT MIN({_quote(column)}), MAX({_quote(column)}) FROM original."
-                    f"{_quote(name)} WHERE typeof({_quote(column)}) IN ('integer', 'real')"
+                    f"{_quote(name)} WHERE typeof({_quote(column)}) = 'integer'"
                 ).fetchone()
                 if low is not None:
                     span = max(span, float(high) - float(low))
@@ -210,14 +218,39 @@ def _build_sqlite(original: Path, temporary: Path) -> None:
                 + ", ".join("1" for _ in columns)
                 + f" WHERE NOT EXISTS (SELECT 1 FROM main.{_quote(name)})"
             )
+        for name in tables:
+            _index_like(conn, name)
         for kind, _, sql in schema:
             if kind == "view":
-                conn.execute(sql)
-            elif kind == "index" and sql.lstrip().upper().startswith("CREATE INDEX"):
                 conn.execute(sql)
         conn.execute("DETACH DATABASE original")
     finally:
         conn.close()
+
+
+def _index_like(conn: sqlite3.Connection, table: str) -> None:
+    """Index the copy of ``table`` on the columns the original indexes (its primary key, unique
+    constraints and indexes, non-unique here): without them a join the original answers by
+    lookups becomes a scan of every pair of rows."""
+    keys = [row[1] for row in conn.execute(f"PRAGMA original.table_xinfo({_quote(table)})")]
+    indexed = []
+    pk = sorted(
+        (row[5], row[1])
+        for row in conn.execute(f"PRAGMA original.table_info({_quote(table)})")
+        if row[5]
+    )
+    if pk:
+        indexed.append([column for _, column in pk])
+    for index in conn.execute(f"PRAGMA original.index_list({_quote(table)})").fetchall():
+        columns = [
+            row[2] for row in conn.execute(f"PRAGMA original.index_info({_quote(index[1])})")
+        ]
+        if columns and all(column in keys for column in columns):  # no expression index
+            indexed.append(columns)
+    for number, columns in enumerate(indexed):
+        listed = ", ".join(_quote(column) for column in columns)
+        index = _quote(f"perturbed_{table}_{number}")
+        conn.execute(f"CREATE INDEX main.{index} ON {_quote(table)} ({listed})")
 
 
 def _sqlite_value(column: str, step: int, suffix: str) -> str:
@@ -293,7 +326,7 @@ def _build_duckdb_here(original: Path, temporary: Path) -> None:
             ).fetchall()
         span = 0.0
         for (schema, table), cols in columns.items():
-            numeric = [c for c, t in cols if t in _DUCKDB_INTEGERS or t in _DUCKDB_FLOATS]
+            numeric = [c for c, t in cols if t in _DUCKDB_INTEGERS]
             if not numeric:
                 continue
             parts = ", ".join(

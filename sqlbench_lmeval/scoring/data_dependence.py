@@ -87,9 +87,10 @@ def judge_all(
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
 ) -> list[str]:
-    """:func:`judge` of each case, in order: answers and gold run on the perturbed copies in
-    one batch (gold through ``gold_cache``), under ``limits``; :data:`NOT_TESTED` where the
-    database has no copy."""
+    """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
+    database has no copy. Gold runs on the copies first (through ``gold_cache``: after the
+    first run, a read), then only the answers whose gold changed there: where it did not, or
+    did not finish, the verdict is :data:`UNDECIDABLE` whatever the answer gives."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -100,13 +101,20 @@ def judge_all(
     if not tested:
         return verdicts
     gold_jobs = [Job(copies[cases[i].item.database], cases[i].item.gold_sql) for i in tested]
-    answer_jobs = [Job(copies[cases[i].item.database], cases[i].sql) for i in tested]
     if gold_cache is not None:
-        gold, answers = gold_cache.run_together(gold_jobs, answer_jobs, limits, workers=workers)
+        gold = gold_cache.run(gold_jobs, limits, workers=workers)
     else:
-        both = execute_many(gold_jobs + answer_jobs, limits, workers=workers)
-        gold, answers = both[: len(gold_jobs)], both[len(gold_jobs) :]
-    for i, gold_perturbed, answer_perturbed in zip(tested, gold, answers, strict=True):
+        gold = execute_many(gold_jobs, limits, workers=workers)
+    asked = []
+    for i, gold_perturbed in zip(tested, gold, strict=True):
+        case = cases[i]
+        if gold_perturbed.status in _UNFINISHED or _same(gold_perturbed, case.gold, case.ordered):
+            verdicts[i] = UNDECIDABLE
+        else:
+            asked.append((i, gold_perturbed))
+    answer_jobs = [Job(copies[cases[i].item.database], cases[i].sql) for i, _ in asked]
+    answers = execute_many(answer_jobs, limits, workers=workers) if answer_jobs else []
+    for (i, gold_perturbed), answer_perturbed in zip(asked, answers, strict=True):
         case = cases[i]
         verdicts[i] = judge(case.answer, answer_perturbed, case.gold, gold_perturbed, case.ordered)
     return verdicts

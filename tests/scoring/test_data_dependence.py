@@ -97,8 +97,8 @@ def rows(database: Database, sql: str) -> list[tuple]:
 def test_the_copy_doubles_every_row_with_other_values_and_keeps_no_table_empty(shop):
     copy = perturbed_database(shop)
     assert copy.path.endswith(f"{FOLDER}/shop.sqlite") and copy.engine == "sqlite"
-    # Every row twice: numbers + 1 and + K (K = 1000: the largest span, 98 of price, is
-    # below it), text with ~ and ~~ appended.
+    # Every row twice: numbers + 1 and + K (K = 1000: the largest span of an integer column,
+    # 2 of id, is below it), text with ~ and ~~ appended.
     assert rows(copy, "SELECT * FROM customer ORDER BY rowid") == [
         (2, "Ann~"),
         (3, "Bob~"),
