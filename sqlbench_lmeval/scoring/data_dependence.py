@@ -5,7 +5,7 @@ An answer can match gold without reading the data: a constant the model worked o
 ``SELECT 874 + 0 * (SELECT COUNT(*) FROM store)``). Whether it names a table says little, so
 an answer that matched gold runs once more, on a perturbed copy of its database
 (``execution.perturbed``: every row twice, numbers shifted, text suffixed, no table empty),
-beside gold on that copy (through the gold cache), and :func:`judge` compares:
+where gold ran first (through the gold cache), and :func:`judge` compares:
 
 - gold's result the same on the copy as on the original: the test cannot tell
   (:data:`UNDECIDABLE`, never a flag); so when a run on the copy does not finish (timeout,
@@ -15,10 +15,10 @@ beside gold on that copy (through the gold cache), and :func:`judge` compares:
 - else it reads the data (:data:`CHANGED`).
 
 "The same" is ``ex``'s rule (``compare``: tolerant numbers, order only where gold's counts).
-Before any run, the syntactic test of ``sql.table_reads`` still applies: an answer that names
-no table (a system catalog such as ``sqlite_master`` is none) is :data:`NO_TABLE`, flagged
-without a run; so are the answers that ran and did not match gold. Where gold itself names no
-table (a calculation on constants) nothing is flagged. Server engines (MySQL, PostgreSQL) keep
+Before any run, the syntactic test of ``sql.table_reads`` still applies: an answer that ran
+and names no table (a system catalog such as ``sqlite_master`` is none), matched or not, is
+:data:`NO_TABLE`, flagged without a run. Where gold itself names no table (a calculation on
+constants) nothing is flagged. Server engines (MySQL, PostgreSQL) keep
 no perturbed copy: their answers get the syntactic test only (:data:`NOT_TESTED`).
 """
 

@@ -16,6 +16,7 @@ from sqlbench_lmeval.execution import cache as cache_module
 from sqlbench_lmeval.report.build import write_report
 from sqlbench_lmeval.report.runs import read_runs
 from sqlbench_lmeval.report.sections.sampling import sampling_rows
+from sqlbench_lmeval.scoring import data_dependence
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.gold_ties import plan_gold
 from sqlbench_lmeval.scoring.item import Item
@@ -116,6 +117,7 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
         return real(jobs, *args, **kwargs)
 
     monkeypatch.setattr(cache_module, "execute_many", recording)
+    monkeypatch.setattr(data_dependence, "execute_many", recording)  # answers on the copy
     scores = score(database, tmp_path)
     # Each gold once (3), then each item's distinct queries once: item 1 drops its sample 1
     # (sample 0 with other whitespace); item 2's prose has no SQL to run. A sample whose text
