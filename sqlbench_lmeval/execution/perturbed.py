@@ -127,16 +127,18 @@ MAX_SHIFT = 10**15
 
 def second_shift(largest_span: float) -> int:
     """``K``: the least power of ten (at least 1,000, at most :data:`MAX_SHIFT`) above
-    ``largest_span``, the largest max - min of an integer column.
+    ``largest_span + 1``, ``largest_span`` the largest max - min of an integer column: the
+    first copy's keys reach max + 1, the second's start at min + K.
 
-    >>> second_shift(0), second_shift(999), second_shift(1000), second_shift(2.4e6)
+    >>> second_shift(0), second_shift(998), second_shift(999), second_shift(2.4e6)
     (1000, 1000, 10000, 10000000)
     >>> second_shift(1e32) == MAX_SHIFT
     True
     """
-    if not largest_span or largest_span < 1000:
+    reach = (largest_span or 0) + 1
+    if reach < 1000:
         return 1000
-    return min(MAX_SHIFT, 10 ** (math.floor(math.log10(largest_span)) + 1))
+    return min(MAX_SHIFT, 10 ** (math.floor(math.log10(reach)) + 1))
 
 
 # -- SQLite ---------------------------------------------------------------------------------
