@@ -10,11 +10,13 @@ the issue, each written with gold's true value on real items: LogicCat 737 (gold
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from sqlbench_lmeval.execution import Database, GoldCache, Job, Outcome, Status, execute
 from sqlbench_lmeval.execution.perturbed import FOLDER, perturbed_database
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
@@ -266,3 +268,13 @@ def test_tpcds_gold_as_the_answer_reads_the_data(tpcds_items, tpcds_cache):
     assert [s["id"] for s in scores if s["reads_no_table"]] == []
     # An honest query is never flagged: at worst (gold does not move) the test cannot tell.
     assert {s["data_dependence"] for s in scores} <= {CHANGED, UNDECIDABLE}
+
+
+def test_a_copy_that_cannot_be_built_stops_scoring(shop):
+    # A file stands where the copy's folder goes: the evaluation cannot run, no answer scores.
+    (Path(shop.path).parent / FOLDER).write_text("not a folder")
+    with pytest.raises(EvaluationUnavailable, match="perturbed copy of .*shop.sqlite"):
+        score_items([item_on(shop, TOTAL)], ["SELECT 139.5 FROM sales LIMIT 1"], progress=False)
+    # An answer that needs no second run is scored as before.
+    (score,) = score_items([item_on(shop, TOTAL)], ["SELECT 139.5"], progress=False)
+    assert score["data_dependence"] == NO_TABLE
