@@ -297,8 +297,9 @@ def _score(args: argparse.Namespace) -> int:
             print(f"{name}: {reason}")
     if metrics.get("n_reads_no_table"):
         print(
-            f"{metrics['n_reads_no_table']} answer(s) read no table (constants): EX counts "
-            f"them, {EX_READS_DATA}={metrics[EX_READS_DATA]:.4f} does not"
+            f"{metrics['n_reads_no_table']} answer(s) do not read the data (constants, also "
+            f"dressed up as queries): EX counts them, {EX_READS_DATA}="
+            f"{metrics[EX_READS_DATA]:.4f} and r_ves do not"
         )
     return 0
 

@@ -204,6 +204,18 @@ def tpcds_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tpcds_default_cache(tmp_path_factory) -> Path:
+    """A cache root with the TPC-DS database at the default scale factor (1) built in it, once
+    per run (about 2 minutes: for the tests marked slow only)."""
+    from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+    from sqlbench_lmeval.tpcds.data import ensure_database
+
+    root = shared_folder(tmp_path_factory, "tpcds-default-cache")
+    ensure_database(root, DEFAULT_SCALE_FACTOR)
+    return root
+
+
+@pytest.fixture(scope="session")
 def tpcds_items(tpcds_cache):
     """The 99 TPC-DS items over that database."""
     from sqlbench_lmeval.tpcds.benchmark import load_items

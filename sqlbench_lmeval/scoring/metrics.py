@@ -113,7 +113,9 @@ class Executed:
     ``sql`` is the SQL that ran (in the engine's dialect; None when none did), ``predicted``
     and ``gold`` its and gold's outcomes (``rows``, ``status``, ``error``), ``ordered``
     whether gold's row order counts, ``verdict`` the comparison of the two,
-    ``reads_no_table`` whether the answer reads no table where gold reads one, ``values`` the
+    ``reads_no_table`` whether the answer does not read the data where gold does (it names no
+    table, or its result did not change on a perturbed copy of the database where gold's did:
+    ``data_dependence``), ``values`` the
     metrics computed before this one. ``verdict`` is tie-aware: its ``ex`` accepts every right
     answer of gold's ties (reason ``tie_equivalent``); ``ex_strict`` and ``ex_set`` are
     literal. ``ties`` is gold's tie record (``gold_ties.GoldTies``: status, how many answers
@@ -193,7 +195,7 @@ def set_execution_accuracy(executed: Executed) -> int:
 
 
 def execution_accuracy_reading_data(executed: Executed) -> int:
-    """EX with an answer that reads no table (where gold reads one) counted wrong."""
+    """EX with an answer that does not read the data (where gold does) counted wrong."""
     return 0 if executed.reads_no_table else executed.values[EX]
 
 
@@ -216,7 +218,11 @@ ACCEPTABLE = "acceptable"
 
 
 def efficiency_on_work(executed: Executed) -> float:
-    """r_ves: sqrt of BIRD's R-VES reward on gold work / prediction work, 0 unless ``ex``."""
+    """r_ves: sqrt of BIRD's R-VES reward on gold work / prediction work, 0 unless ``ex``;
+    0 too, like ``ex_reads_data``, for an answer that does not read the data where gold does
+    (a constant does no work, so it would beat gold)."""
+    if executed.reads_no_table:
+        return 0.0
     return r_ves(executed.gold.work, executed.predicted.work, bool(executed.values[EX]))
 
 
@@ -228,7 +234,8 @@ def _efficiency() -> list[Metric]:
             "efficiency of a correct answer: the square root of BIRD's R-VES reward (1.25, 1, "
             "0.75, 0.5, 0.25) on the ratio gold work / prediction work, work being a count the "
             "engine reports identically on every machine; 0 when EX is 0; not defined on an "
-            "engine that counts no work (PostgreSQL); gold as the answer scores 1",
+            "engine that counts no work (PostgreSQL); 0 for an answer flagged as not reading the "
+            "data where gold does (as for ex_reads_data); gold as the answer scores 1",
             "every item on an engine that counts work (0 when the answer is not correct); "
             "absent from items on an engine that counts none (PostgreSQL)",
             EFFICIENCY,
@@ -307,8 +314,10 @@ def _execution() -> list[Metric]:
         Metric(
             EX_READS_DATA,
             "EX reads data",
-            "EX with answers that read no table of the database (constants) counted wrong, "
-            "unless gold reads none either",
+            "EX with answers that do not read the data counted wrong, unless gold reads none "
+            "either: answers that name no table (constants), and answers that matched gold but "
+            "whose result stays the same on a perturbed copy of the database where gold's "
+            "changes (SQLite and DuckDB; the name test only on MySQL and PostgreSQL)",
             every,
             EXECUTION,
             compute=execution_accuracy_reading_data,

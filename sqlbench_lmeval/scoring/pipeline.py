@@ -30,9 +30,13 @@ off by the generation limit (``Extraction.truncated``) is scored as usual, is ma
 ``truncated``, and gets reason ``truncated`` unless it matched gold (a refused answer too:
 its error message still says why it was refused).
 
-An answer that ran but reads no table of the database (``SELECT 646.8 UNION ALL SELECT
-1292.2``: numbers worked out from the question) where gold reads one keeps its status and EX,
-is flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` (see ``table_reads``).
+An answer that ran but does not read the data where gold does keeps its status and EX, is
+flagged ``reads_no_table``, and scores 0 on ``ex_reads_data`` and ``r_ves``: one that names no
+table (``SELECT 646.8 UNION ALL SELECT 1292.2``: numbers worked out from the question; see
+``table_reads``), and one that matched gold but whose result stays the same on a perturbed copy
+of the database where gold's changes (``SELECT 646.8 FROM pump LIMIT 1``; the second run, only
+of answers that matched gold, is ``data_dependence``; its verdict is the item's
+``data_dependence``).
 
 What stops a run is a failure of the evaluation itself, never an output:
 ``EvaluationUnavailable`` (``execution.unavailable``: a database that cannot be opened, a server
@@ -61,6 +65,13 @@ from sqlbench_lmeval.execution import (
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict, compare, gold_order_matters
+from sqlbench_lmeval.scoring.data_dependence import (
+    DATA_DEPENDENCE,
+    FLAGGED,
+    NO_TABLE,
+    Case,
+    judge_all,
+)
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import (
     BROKEN_GOLD,
@@ -93,8 +104,9 @@ from sqlbench_lmeval.sql.extract import (
 )
 from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 
-#: The score-dict flag of an answer that ran but reads no table where gold reads one (a
-#: constant; ``table_reads``).
+#: The score-dict flag of an answer that ran but does not read the data where gold does (it
+#: names no table, ``table_reads``, or its result does not depend on the data,
+#: ``data_dependence``).
 READS_NO_TABLE = "reads_no_table"
 
 #: Flags that make a gold result unrepeatable: no answer can be checked against it.
@@ -353,18 +365,21 @@ def score_answers(
     answer_ordered = [ordered[index] for index in indices]
     answered = [items[index] for index in indices]
     answer_ties = [gold_ties[index] for index in indices]
-    parts = zip(
-        answered,
-        extractions,
-        runs,
-        outcomes,
-        answer_gold,
-        answer_ordered,
-        answer_ties,
-        failures,
-        strict=True,
+    parts = list(
+        zip(
+            answered,
+            extractions,
+            runs,
+            outcomes,
+            answer_gold,
+            answer_ordered,
+            answer_ties,
+            failures,
+            strict=True,
+        )
     )
     scores = [_scored(*part, item_metrics) for part in parts]
+    _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_cache)
     for score, item, gold_outcome, outcome in zip(
         scores, answered, answer_gold, outcomes, strict=True
     ):
@@ -374,6 +389,38 @@ def score_answers(
             # Only left by recheck_gold when the user asked to exclude such items.
             _exclude(score, gold_outcome)
     return Scored(scores, outcomes, answer_gold, answer_ordered)
+
+
+def _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_cache) -> None:
+    """Run the answers that matched gold (and named a table) once more on the perturbed copy
+    of their database (``data_dependence``) and record the verdict in their scores; an answer
+    whose result does not depend on the data is scored again, flagged ``reads_no_table``."""
+    chosen = [
+        index
+        for index, score in enumerate(scores)
+        if score[DATA_DEPENDENCE] is None
+        and score["status"] == Status.OK.value
+        and score[EX]
+        and parts[index][7] is None  # no failure: the answer ran as it is
+        and not surely_reads_no_table(parts[index][0].gold_sql, parts[index][0].dialect)
+    ]
+    if not chosen:
+        return
+    cases = []
+    for index in chosen:
+        item, _, run, pred, gold_outcome, ordered, *_ = parts[index]
+        cases.append(Case(item, run.sql, pred, gold_outcome, ordered))
+    try:
+        verdicts = judge_all(cases, limits, workers, gold_cache)
+    except EvaluationUnavailable:
+        raise
+    except Exception as error:  # as for the first batch: the evaluation's fault, never a score
+        raise EvaluationUnavailable(execution_fault(error)) from error
+    for index, found in zip(chosen, verdicts, strict=True):
+        if found in FLAGGED:  # its numbers change: scored again, with the verdict
+            scores[index] = _scored(*parts[index], item_metrics, dependence=found)
+        else:
+            scores[index][DATA_DEPENDENCE] = found
 
 
 def _exclude(score: dict, gold_outcome: Outcome) -> None:
@@ -410,6 +457,7 @@ def failed_score(
         "truncated": False,
         "repetition_loop": False,
         READS_NO_TABLE: False,
+        DATA_DEPENDENCE: None,
         "error": failure.error,
         "reason": failure.reason,
         "gold_status": "unknown",
@@ -620,12 +668,13 @@ def _gold_orders(items: Sequence[Item], known: Sequence[bool | None]) -> list[bo
 
 
 def _scored(
-    item, extraction, run, pred, gold_outcome, ordered, ties, failure, item_metrics
+    item, extraction, run, pred, gold_outcome, ordered, ties, failure, item_metrics, dependence=None
 ) -> dict:
-    """:func:`_score_one`, or, if scoring this item raised, the item as a scoring failure."""
+    """:func:`_score_one`, or, if scoring this item raised, the item as a scoring failure.
+    ``dependence``: the ``data_dependence`` verdict of a run on the perturbed copy, if any."""
     gold = (gold_outcome, ordered, ties)
     try:
-        return _score_one(item, extraction, run, pred, gold, failure, item_metrics)
+        return _score_one(item, extraction, run, pred, gold, failure, item_metrics, dependence)
     except _StageError as error:
         failure = error.failure
     except Exception as error:
@@ -645,7 +694,7 @@ class _StageError(Exception):
         self.failure = failure
 
 
-def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict:
+def _score_one(item, extraction, run, pred, gold, failure, item_metrics, dependence=None) -> dict:
     gold_outcome, ordered, ties = gold
     health = gold_health(gold_outcome)
     # A build-time verdict (e.g. non_select, or an error SQLite hides) outranks what ran now.
@@ -665,6 +714,7 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
         "truncated": extraction is not None and extraction.truncated,
         "repetition_loop": extraction is not None and extraction.repetition_loop,
         READS_NO_TABLE: False,
+        DATA_DEPENDENCE: None,
         "error": None if pred is None else pred.error,
         "reason": MISSING if pred is None else None,
         "gold_status": gold_status,
@@ -690,13 +740,14 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             verdict = _compared(item, pred, gold_outcome, ordered, ties)
         except Exception as error:
             raise _StageError(Failure.at("compare", error)) from error
-        constant = (
-            pred.status is Status.OK
-            and surely_reads_no_table(run.sql, item.dialect)
-            # Gold that is itself a calculation on constants (116 LogicCat items) reads none
-            # either: answering it the same way is no shortcut.
-            and not surely_reads_no_table(item.gold_sql, item.dialect)
-        )
+        # Gold that is itself a calculation on constants (116 LogicCat items) reads no table
+        # either: answering it the same way is no shortcut.
+        asked = pred.status is Status.OK and not surely_reads_no_table(item.gold_sql, item.dialect)
+        if asked and surely_reads_no_table(run.sql, item.dialect):
+            dependence = NO_TABLE
+        elif not asked:
+            dependence = None
+        constant = dependence in FLAGGED
         executed = Executed(
             item=item,
             sql=None if run is None else run.sql,
@@ -714,6 +765,7 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics) -> dict
             # The output was cut off by the generation limit: that, not the SQL, failed first.
             result["reason"] = TRUNCATED
         result[READS_NO_TABLE] = constant
+        result[DATA_DEPENDENCE] = dependence
     if healthy_gold(gold_status, item.flags):
         # Carried by these items only: lm-eval's mean and ``aggregate``'s are over them.
         result[EX_ON_HEALTHY_GOLD] = result[EX]

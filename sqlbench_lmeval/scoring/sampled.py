@@ -32,6 +32,7 @@ from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
+from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
@@ -191,6 +192,7 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         truncated=first["truncated"],
         repetition_loop=first["repetition_loop"],
         reads_no_table=first[READS_NO_TABLE],
+        data_dependence=first[DATA_DEPENDENCE],
         gold_status=first["gold_status"],
         gold_error=first["gold_error"],
         flags=first["flags"],

@@ -1,15 +1,19 @@
-"""Does a query read the database at all? Answers that read no table are constants.
+"""Does a query name a table at all? Answers that name none are constants.
 
 A LogicCat answer can be ``SELECT 646.8 UNION ALL SELECT 1292.2``: numbers the model computed
 from the question, written as literals. It runs, and when the numbers are right it matches
 gold, yet it never looked at the data. Scoring keeps such an answer's status and EX and marks
 it (``reads_no_table`` in the score dict); ``ex_reads_data`` is EX with those answers counted
 wrong (see ``scoring``). Some gold queries are themselves such calculations (116 of LogicCat's
-4,036, none of TPC-DS's 99): answers to those items are not flagged.
+4,036, none of TPC-DS's 99): answers to those items are not flagged. This is the cheap first
+test: an answer that names a table and matched gold is then run on a perturbed copy of the
+database (``scoring.data_dependence``), which catches constants dressed up as queries.
 
 A query reads a table when some FROM/JOIN (or ``TABLE t``) names one that is not a CTE of the
 query: ``WITH r AS (SELECT 1) SELECT * FROM r``, ``FROM (VALUES ...)``, a table function such as
-``generate_series(1, 3)`` and MySQL's ``DUAL`` read nothing. The test is a pure function of the
+``generate_series(1, 3)``, MySQL's ``DUAL`` and the system catalogs (``sqlite_master``,
+``information_schema.tables``, ``pg_class``: they describe the database, not its data) read
+nothing. The test is a pure function of the
 SQL text and its dialect; a query without the words FROM or TABLE cannot read a table and is
 answered without parsing.
 
@@ -34,6 +38,23 @@ _MAY_READ = re.compile(r"\b(from|table)\b", re.IGNORECASE)
 
 #: Names that look like tables but hold no data: MySQL's (and Oracle's) one-row dummy.
 _DUMMY_TABLES = frozenset({"dual"})
+#: System catalogs describe the database, they are not its data: tables named with SQLite's
+#: reserved prefix (``sqlite_master``, also in DuckDB) or PostgreSQL's (``pg_class``), and
+#: any table of these schemas.
+_CATALOG_PREFIXES = ("sqlite_", "pg_")
+_CATALOG_SCHEMAS = frozenset({"information_schema", "pg_catalog", "performance_schema", "mysql"})
+
+
+def _is_catalog(name: str, schema: str) -> bool:
+    """Whether table ``name`` of ``schema`` ("" when unqualified; both lower case) is a system
+    catalog.
+
+    >>> _is_catalog("sqlite_master", ""), _is_catalog("tables", "information_schema")
+    (True, True)
+    >>> _is_catalog("store", ""), _is_catalog("store", "main")
+    (False, False)
+    """
+    return schema in _CATALOG_SCHEMAS or name.startswith(_CATALOG_PREFIXES)
 
 
 @lru_cache(maxsize=4096)
@@ -112,6 +133,7 @@ def _names_a_table(sql: str, dialect: str) -> bool:
             and index + 1 < len(tokens)
             and tokens[index + 1].token_type in _NAMES
             and tokens[index + 1].text.lower() not in _DUMMY_TABLES
+            and not _is_catalog(tokens[index + 1].text.lower(), "")
             and (index + 2 == len(tokens) or tokens[index + 2].token_type in _AFTER_TABLE)
         ):
             named = True  # the rest is still read: a later WITH or statement voids it
@@ -125,6 +147,8 @@ def _reads_table(tree: exp.Expression) -> bool:
             continue
         name = table.name.lower()
         if not table.db and (name in ctes or name in _DUMMY_TABLES):
+            continue
+        if _is_catalog(name, table.db.lower()):
             continue
         return True
     return False

@@ -16,6 +16,7 @@ from sqlbench_lmeval.execution import cache as cache_module
 from sqlbench_lmeval.report.build import write_report
 from sqlbench_lmeval.report.runs import read_runs
 from sqlbench_lmeval.report.sections.sampling import sampling_rows
+from sqlbench_lmeval.scoring import data_dependence
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.gold_ties import plan_gold
 from sqlbench_lmeval.scoring.item import Item
@@ -112,11 +113,12 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
 
     def recording(jobs, *args, **kwargs):
         jobs = list(jobs)  # the prediction jobs come lazily, made while earlier ones run
-        ran.extend(job.sql for job in jobs)
+        ran.extend((job.database, job.sql) for job in jobs)
         return real(jobs, *args, **kwargs)
 
     monkeypatch.setattr(cache_module, "execute_many", recording)
-    score(database, tmp_path)
+    monkeypatch.setattr(data_dependence, "execute_many", recording)  # answers on the copy
+    scores = score(database, tmp_path)
     # Each gold once (3), then each item's distinct queries once: item 1 drops its sample 1
     # (sample 0 with other whitespace); item 2's prose has no SQL to run. A sample whose text
     # is gold's runs too (predictions are never read from the gold cache). Gold ordered by a
@@ -128,7 +130,21 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
         + ITEM2[1][:3]
         + ITEM3[1]
     )
-    assert Counter(s for s in ran if s is not None) == want
+    assert Counter(s for db, s in ran if s is not None and db == database) == want
+    # On the perturbed copy (``data_dependence``): each distinct sample that matched gold and
+    # names a table once (item 3's ``SELECT 3`` is flagged without a run), and the gold of
+    # each item with such a sample once.
+    matched = {
+        (score["id"], sample["executed_sql"])
+        for score in scores
+        for sample in score["samples"]
+        if sample["ex"] and sample["duplicate_of"] is None and "FROM" in sample["executed_sql"]
+    }
+    gold = {1: ITEM1[0], 2: ITEM2[0], 3: ITEM3[0]}
+    on_copy = [s for db, s in ran if db != database]
+    assert Counter(on_copy) == Counter(
+        [sql for _, sql in matched] + [gold[number] for number in {n for n, _ in matched}]
+    )
 
 
 def tie_probes() -> list[str]:

@@ -151,11 +151,11 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_default_scale_factor_returns_rows_for_all_gold_queries_but_17(tmp_path):
+def test_default_scale_factor_returns_rows_for_all_gold_queries_but_17(tpcds_default_cache):
     """Builds sf 1 (about 30 s plus 10 s of gold queries): the claim in the task README."""
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
 
-    manifest = ensure_database(tmp_path, DEFAULT_SCALE_FACTOR)
+    manifest = ensure_database(tpcds_default_cache, DEFAULT_SCALE_FACTOR)
     print(f"\nsf {DEFAULT_SCALE_FACTOR:g}: built in {manifest['build_seconds']} s")
     assert empty_gold_queries(manifest) == [17]
 

@@ -25,8 +25,9 @@ EXPLANATION = paragraph(
     for every model). Truncated: cut off by the generation limit and not correct, whatever its
     status. Other columns count execution statuses. Gold not ok: items whose gold query failed
     or returned nothing usable (scored as usual, but they say little about the model). No
-    table: answers that ran but read no table of the database (constants; EX counts them,
-    `ex_reads_data` does not).
+    table: answers that ran but do not read the data: they name no table, or matched gold with
+    a result that stays the same on a perturbed copy of the database (constants; EX counts
+    them, `ex_reads_data` and `r_ves` do not).
     """
 )
 

@@ -1,4 +1,4 @@
-"""Integrity: answers that read no table (``reads_no_table``), and answers that are the gold
+"""Integrity: answers that do not read the data (``reads_no_table``), and answers that are the gold
 SQL (``gold_verbatim``, compared as sqlglot reads them: comments, spacing, case and the names of
 aliases and CTEs aside)."""
 
@@ -37,9 +37,10 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
             "integrity",
             "reads_no_table",
             FINDING,
-            f"{len(constant)} answer(s) read no table of the database (constants such as "
-            f"SELECT 646.8); {correct} of them match gold. EX counts them, ex_reads_data "
-            "does not",
+            f"{len(constant)} answer(s) do not read the data: they name no table (constants "
+            "such as SELECT 646.8), or matched gold with a result that stays the same on a "
+            f"perturbed copy of the database where gold's changes; {correct} of them match "
+            "gold. EX counts them, ex_reads_data and r_ves do not",
             constant,
         )
     verbatim = [

@@ -1,0 +1,79 @@
+"""A/B wall and CPU time of ``sqlbench-lmeval score`` between two source trees of the package.
+
+Runs ``python -m sqlbench_lmeval score TASK PREDICTIONS`` alternately with ``PYTHONPATH=A`` and
+``PYTHONPATH=B`` (worker processes inherit it), ``--pairs`` times after one untimed warm-up run
+of each (which fills the gold cache, and on a tree with data dependence builds the perturbed
+copies), all on the same cache (``$SQLBENCH_LMEVAL_CACHE``), and prints each run and the
+medians. CPU is user + system of the scoring process and its workers (steadier than wall time
+on a shared machine). Same SQL, same gold cache: the difference is the code's.
+
+    git archive main | tar -x -C /tmp/main-tree
+    python perf/ab_score.py logiccat gold-as-predictions.jsonl --a /tmp/main-tree --b . --pairs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, float]:
+    env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-m", "sqlbench_lmeval", "score", task, predictions, "-o", str(out)],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task")
+    parser.add_argument("predictions")
+    parser.add_argument("--a", required=True, help="source tree A (holds sqlbench_lmeval/)")
+    parser.add_argument("--b", required=True, help="source tree B")
+    parser.add_argument("--pairs", type=int, default=5)
+    args = parser.parse_args()
+    trees = {"A": args.a, "B": args.b}
+    with tempfile.TemporaryDirectory() as work:
+        out = Path(work) / "scores.json"
+        for tree in trees.values():  # warm-up: gold cache and perturbed copies
+            timed(tree, args.task, args.predictions, out)
+        times: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
+        for pair in range(args.pairs):
+            order = ("A", "B") if pair % 2 == 0 else ("B", "A")
+            for name in order:
+                wall, cpu = timed(trees[name], args.task, args.predictions, out)
+                times[name].append((wall, cpu))
+                print(f"pair {pair + 1} {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s", flush=True)
+    medians = {
+        name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        for name, runs in times.items()
+    }
+    for name, (wall, cpu) in medians.items():
+        print(f"median {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s ({trees[name]})")
+    (wall_a, cpu_a), (wall_b, cpu_b) = medians["A"], medians["B"]
+    print(
+        f"B - A: wall {wall_b - wall_a:+.2f} s ({wall_b / wall_a - 1:+.0%}), "
+        f"CPU {cpu_b - cpu_a:+.2f} s ({cpu_b / cpu_a - 1:+.0%})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

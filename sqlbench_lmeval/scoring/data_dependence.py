@@ -1,0 +1,142 @@
+"""Does an answer that matched gold depend on the data? Its result on a perturbed database.
+
+An answer can match gold without reading the data: a constant the model worked out
+(``SELECT 874``), or one dressed up as a query (``SELECT 874 FROM store LIMIT 1``,
+``SELECT 874 + 0 * (SELECT COUNT(*) FROM store)``). Whether it names a table says little, so
+an answer that matched gold runs once more, on a perturbed copy of its database
+(``execution.perturbed``: every row twice, numbers shifted, text suffixed, no table empty),
+where gold ran first (through the gold cache), and :func:`judge` compares:
+
+- gold's result the same on the copy as on the original: the test cannot tell
+  (:data:`UNDECIDABLE`, never a flag); so when a run on the copy does not finish (timeout,
+  crash), which a machine decides, not the data;
+- else the answer's result the same on both: it does not depend on the data
+  (:data:`UNCHANGED`, flagged ``reads_no_table``);
+- else it reads the data (:data:`CHANGED`).
+
+"The same" is ``ex``'s rule (``compare``: tolerant numbers, order only where gold's counts).
+Before any run, the syntactic test of ``sql.table_reads`` still applies: an answer that ran
+and names no table (a system catalog such as ``sqlite_master`` is none), matched or not, is
+:data:`NO_TABLE`, flagged without a run. Where gold itself names no table (a calculation on
+constants) nothing is flagged. Server engines (MySQL, PostgreSQL) keep
+no perturbed copy: their answers get the syntactic test only (:data:`NOT_TESTED`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.execution.perturbed import perturbed_database
+from sqlbench_lmeval.scoring.compare import compare
+from sqlbench_lmeval.scoring.item import Item
+
+#: The score-dict field that says how the answer's reading of the data was judged.
+DATA_DEPENDENCE = "data_dependence"
+#: It names no table (syntactic, no run): flagged.
+NO_TABLE = "no_table"
+#: It matched gold, and its result on the perturbed copy is its result on the original while
+#: gold's changed: flagged.
+UNCHANGED = "unchanged"
+#: It matched gold, and its result changed on the perturbed copy: it reads the data.
+CHANGED = "changed"
+#: Gold's result did not change on the perturbed copy, or a run there did not finish: the test
+#: cannot tell, and nothing is flagged.
+UNDECIDABLE = "undecidable"
+#: The engine keeps no perturbed copy (a server): the syntactic test only.
+NOT_TESTED = "not_tested"
+#: The values that flag an answer ``reads_no_table``.
+FLAGGED = frozenset({NO_TABLE, UNCHANGED})
+
+_UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
+
+
+@dataclass(frozen=True)
+class Case:
+    """One answer that matched gold: its item, the SQL that ran, its and gold's outcomes on
+    the original database and whether gold's row order counts."""
+
+    item: Item
+    sql: str
+    answer: Outcome
+    gold: Outcome
+    ordered: bool
+
+
+def judge(
+    answer: Outcome, answer_perturbed: Outcome, gold: Outcome, gold_perturbed: Outcome, ordered
+) -> str:
+    """:data:`CHANGED`, :data:`UNCHANGED` or :data:`UNDECIDABLE` (see the module docstring)."""
+    if answer_perturbed.status in _UNFINISHED or gold_perturbed.status in _UNFINISHED:
+        return UNDECIDABLE
+    if _same(gold_perturbed, gold, ordered):
+        return UNDECIDABLE
+    return UNCHANGED if _same(answer_perturbed, answer, ordered) else CHANGED
+
+
+def _same(perturbed: Outcome, original: Outcome, ordered: bool) -> bool:
+    if perturbed.status is not Status.OK or original.status is not Status.OK:
+        return perturbed.status is original.status and perturbed.error == original.error
+    return compare(perturbed, original, ordered=ordered).ex
+
+
+def judge_all(
+    cases: Sequence[Case],
+    limits: Limits,
+    workers: int | None = None,
+    gold_cache: GoldCache | None = None,
+) -> list[str]:
+    """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
+    database has no copy. Gold runs on the copies first, under gold's own time limit
+    (``Limits.for_gold``) and through ``gold_cache`` (after the first run, a read), then only
+    the answers whose gold changed there: where it did not, or did not finish, the verdict is
+    :data:`UNDECIDABLE` whatever the answer gives. The answers run there under gold's limit
+    too."""
+    copies = {}
+    for case in cases:
+        database = case.item.database
+        if database not in copies:
+            copies[database] = perturbed_database(database)
+    tested = [i for i, case in enumerate(cases) if copies[case.item.database] is not None]
+    verdicts = [NOT_TESTED] * len(cases)
+    if not tested:
+        return verdicts
+    gold_jobs = [Job(copies[cases[i].item.database], cases[i].item.gold_sql) for i in tested]
+    # Gold's own, longer time limit (its cost is the benchmark's): on twice the data a heavy
+    # gold query may need more than an answer's limit, and only what finishes is cached.
+    gold_limits = limits.for_gold()
+    if gold_cache is not None:
+        gold = gold_cache.run(gold_jobs, gold_limits, workers=workers)
+    else:
+        gold = execute_many(gold_jobs, gold_limits, workers=workers)
+    asked = []
+    for i, gold_perturbed in zip(tested, gold, strict=True):
+        case = cases[i]
+        if gold_perturbed.status in _UNFINISHED or _same(gold_perturbed, case.gold, case.ordered):
+            verdicts[i] = UNDECIDABLE
+        else:
+            asked.append((i, gold_perturbed))
+    answer_jobs = [Job(copies[cases[i].item.database], cases[i].sql) for i, _ in asked]
+    # Gold's limit for the answers too: each already matched gold within the answers' limit,
+    # and this run is the evaluation's test, not the model's cost; under the answers' limit a
+    # heavy answer on twice the data would be undecidable or not as the machine's load decides.
+    answers = execute_many(answer_jobs, gold_limits, workers=workers) if answer_jobs else []
+    for (i, gold_perturbed), answer_perturbed in zip(asked, answers, strict=True):
+        case = cases[i]
+        verdicts[i] = judge(case.answer, answer_perturbed, case.gold, gold_perturbed, case.ordered)
+    return verdicts
+
+
+__all__ = [
+    "CHANGED",
+    "DATA_DEPENDENCE",
+    "FLAGGED",
+    "NOT_TESTED",
+    "NO_TABLE",
+    "UNCHANGED",
+    "UNDECIDABLE",
+    "Case",
+    "judge",
+    "judge_all",
+]
