@@ -199,3 +199,23 @@ def test_four_verdict_groups_forest_plot_category_columns_and_findings(browser, 
     on_math = browser.find_element("css selector", "figure.forest img").get_attribute("src")
     assert width > 400 and scheme == "data:image/svg+xml;base64," and on_math != whole
     assert page_problems(browser) == {"console_errors": [], "fetched": []}
+
+
+def test_the_verification_report_a_leaderboard_links_to(browser, tmp_path):
+    """The page a leaderboard row links to (``verifications/<stem>.html``), as Chromium shows it:
+    the run's name as text, its verdict and its finding, no console error, nothing fetched."""
+    from sqlbench_lmeval.submission.verify_report import write_verification
+
+    finding = ("reads_no_table", "1 answer(s) read no table of the database", [2])
+    run = verification(HOSTILE, [1, 0, 0, 1, 0, 0], categories=CATEGORIES, finding=finding)
+    paths = write_verification(run, tmp_path / "verifications", "report-0")
+    browser.get(paths["html"].as_uri())
+    assert browser.find_element("tag name", "h1").text == f"Verification of {HOSTILE}"
+    assert browser.execute_script("return document.images.length") == 0  # no element from it
+    text = browser.find_element("tag name", "body").text
+    assert "verified with findings" in text
+    assert "1 answer(s) read no table of the database" in text
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
+    screenshot = tmp_path / "verification.png"
+    assert browser.save_screenshot(str(screenshot))
+    print(f"screenshot: {screenshot}")
