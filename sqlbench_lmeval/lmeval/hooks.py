@@ -44,17 +44,21 @@ from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
 WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
 TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
 GOLD_TIMEOUT_ENV = "SQLBENCH_LMEVAL_GOLD_TIMEOUT"
+#: The row cap (``score --max-rows``): a larger TPC-DS scale factor makes gold results larger.
+MAX_ROWS_ENV = "SQLBENCH_LMEVAL_MAX_ROWS"
 #: "1": gold that does not finish leaves its items out of every mean instead of stopping.
 EXCLUDE_UNFINISHED_GOLD_ENV = "SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD"
 
 
 def limits_from_env(items: Sequence[Item] = ()) -> Limits:
-    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; gold's
-    own limit and what to do with gold that does not finish from their variables."""
+    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; the row
+    cap, gold's own limit and what to do with gold that does not finish from their variables."""
     gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
+    max_rows = os.environ.get(MAX_ROWS_ENV)
     gold = {
         "gold_timeout_s": float(gold_timeout) if gold_timeout else None,
         "exclude_unfinished_gold": os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
+        **({"max_rows": int(max_rows)} if max_rows else {}),
     }
     timeout = os.environ.get(TIMEOUT_ENV)
     if timeout:

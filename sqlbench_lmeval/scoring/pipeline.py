@@ -631,7 +631,8 @@ def recheck_gold(
             f"gold of {len(too_many)} item(s) returns more rows than the limit of "
             f"{limits.max_rows} (items {', '.join(str(item.id) for item, _ in too_many[:100])}"
             f"{', ...' if len(too_many) > 100 else ''}): gold is the benchmark's, so no answer "
-            "is compared with a result cut off; raise the limit (--max-rows)"
+            "is compared with a result cut off; raise the limit (--max-rows; under lm_eval "
+            "$SQLBENCH_LMEVAL_MAX_ROWS)"
         )
     return rechecked
 

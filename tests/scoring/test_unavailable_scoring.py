@@ -78,6 +78,20 @@ def test_gold_beyond_the_row_limit_stops_scoring(tmp_path):
     assert "--max-rows" in message
 
 
+def test_under_lm_eval_the_row_cap_comes_from_its_variable(tmp_path, monkeypatch):
+    # lm_eval takes no option of ours: $SQLBENCH_LMEVAL_MAX_ROWS sets the cap its filter uses.
+    # Gold returns 2 rows: under a cap of 1 the run stops naming the variable; under 2 it scores.
+    monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(tmp_path / "cache"))
+    database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
+    docs = [item(database, 1).to_doc()]
+    monkeypatch.setenv("SQLBENCH_LMEVAL_MAX_ROWS", "1")
+    with pytest.raises(EvaluationUnavailable, match=r"under lm_eval \$SQLBENCH_LMEVAL_MAX_ROWS"):
+        ExecuteAndScore("logiccat").apply([[GOLD]], docs)
+    monkeypatch.setenv("SQLBENCH_LMEVAL_MAX_ROWS", "2")
+    (score,) = ExecuteAndScore("logiccat").apply([[GOLD]], docs)
+    assert (score["status"], score["ex"]) == ("ok", 1)
+
+
 def test_gold_recorded_as_failing_is_only_reported(tmp_path):
     database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
     broken = item(database, gold_sql="SELECT nope FROM pump", gold_status="error")
