@@ -92,11 +92,24 @@ def shared_folder(tmp_path_factory, name: str) -> Path:
 def logiccat_cache(tmp_path_factory) -> Path:
     """A cache root holding the LogicCat bundle built from the real upstream files, once per
     run (shared by the workers)."""
+    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
     from sqlbench_lmeval.logiccat.bundle import build_bundle
 
     cache = shared_folder(tmp_path_factory, "logiccat-cache")
-    build_bundle(source=logiccat_source(), cache_dir=cache, progress=False)
+    built = build_bundle(source=logiccat_source(), cache_dir=cache, progress=False)
+    _with_perturbed_copies(item.database for item in items_from_bundle(built))
     return cache
+
+
+def _with_perturbed_copies(databases) -> None:
+    """Build the perturbed copy of each database (``execution.perturbed``) now, in the fixture
+    that made the shared cache: scoring would build it lazily inside the cache, while tests on
+    other workers copy that cache folder (a copy taken mid-build would hold a half-built file or
+    lose one that is renamed away)."""
+    from sqlbench_lmeval.execution.perturbed import perturbed_database
+
+    for database in dict.fromkeys(databases):
+        perturbed_database(database)
 
 
 @pytest.fixture(scope="session")
@@ -196,10 +209,12 @@ TPCDS_SCALE_FACTOR = 0.01
 def tpcds_cache(tmp_path_factory) -> Path:
     """A cache root with the TPC-DS database at ``TPCDS_SCALE_FACTOR`` built in it, once per
     run (shared by the workers)."""
+    from sqlbench_lmeval.tpcds.data import database as tpcds_database
     from sqlbench_lmeval.tpcds.data import ensure_database
 
     root = shared_folder(tmp_path_factory, "tpcds-cache")
-    ensure_database(root, TPCDS_SCALE_FACTOR)
+    built = ensure_database(root, TPCDS_SCALE_FACTOR)
+    _with_perturbed_copies([tpcds_database(built["database"])])
     return root
 
 
@@ -208,10 +223,12 @@ def tpcds_default_cache(tmp_path_factory) -> Path:
     """A cache root with the TPC-DS database at the default scale factor (1) built in it, once
     per run (about 2 minutes: for the tests marked slow only)."""
     from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR
+    from sqlbench_lmeval.tpcds.data import database as tpcds_database
     from sqlbench_lmeval.tpcds.data import ensure_database
 
     root = shared_folder(tmp_path_factory, "tpcds-default-cache")
-    ensure_database(root, DEFAULT_SCALE_FACTOR)
+    built = ensure_database(root, DEFAULT_SCALE_FACTOR)
+    _with_perturbed_copies([tpcds_database(built["database"])])
     return root
 
 

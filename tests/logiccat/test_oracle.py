@@ -66,7 +66,9 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     assert all(s["ex"] == 0 for s in scores if s["gold_status"] in ("error", "non_select"))
     # Gold as the answer to broken gold fails as gold did (when the data was prepared, 138
     # error and 12 non_select): each such answer keeps its own failure (docs/scoring.md,
-    # "Verdicts"), and no item is a wrong result.
+    # "Verdicts"), and no item is a wrong result but where gold draws random numbers (RAND():
+    # its result differs from run to run, so gold as the answer can differ from gold).
     broken = [s for s in scores if s["gold_status"] in ("error", "non_select")]
     assert len(broken) == 150 and all(s["status"] != "ok" for s in broken)
-    assert "wrong_result" not in aggregate(scores)["verdict_counts"]
+    repeatable = [s for s in scores if "random" not in s["flags"]]
+    assert "wrong_result" not in aggregate(repeatable)["verdict_counts"]

@@ -172,16 +172,16 @@ def scoring_once():
     real = verify.score_aligned
     kept: dict[tuple, dict] = {}
 
-    def score_aligned(module, items, outputs, *, cache_dir=None, limits, **options):
+    def score_aligned(benchmark, items, outputs, *, cache_dir=None, limits, **options):
         if any(output is not None and not isinstance(output, str) for output in outputs):
-            return real(module, items, outputs, cache_dir=cache_dir, limits=limits, **options)
-        context = (module.__name__, str(cache_dir), limits, options.get("preview_rows"))
+            return real(benchmark, items, outputs, cache_dir=cache_dir, limits=limits, **options)
+        context = (benchmark.name, str(cache_dir), limits, options.get("preview_rows"))
         keys = [(*context, repr(item), output) for item, output in zip(items, outputs, strict=True)]
         new = {key: index for index, key in enumerate(keys) if key not in kept}
         if new:
             indexes = sorted(new.values())
             scores = real(
-                module,
+                benchmark,
                 [items[i] for i in indexes],
                 [outputs[i] for i in indexes],
                 cache_dir=cache_dir,
