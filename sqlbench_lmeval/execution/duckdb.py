@@ -36,6 +36,7 @@ from pathlib import Path
 
 import duckdb
 
+from sqlbench_lmeval.execution import perturbed
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
@@ -167,6 +168,7 @@ ENGINE = Engine(
     connect=connect,
     run=run,
     version=lambda: driver_version("duckdb"),
+    build_perturbed=perturbed.build_duckdb,
     error_modules=("_duckdb", "duckdb"),
     work_unit="rows (operators' output + rows scanned)",
 )

@@ -42,6 +42,7 @@ import uuid
 from pathlib import Path
 
 from sqlbench_lmeval.build_lock import exclusive_build
+from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.job import Database
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 
@@ -61,7 +62,7 @@ def perturbed_database(database: Database) -> Database | None:
     """The perturbed copy of ``database`` (built first if needed), with the same engine and
     setup hook; None when its engine keeps no copy (a server). Raises
     :class:`EvaluationUnavailable` when the copy cannot be built."""
-    builder = _BUILDERS.get(database.engine)
+    builder = engines.get(database.engine).build_perturbed
     if builder is None:
         return None
     original = Path(database.path).resolve()
@@ -162,7 +163,7 @@ def _sqlite_collations(create_sql: str) -> dict[str, str]:
     return found
 
 
-def _build_sqlite(original: Path, temporary: Path) -> None:
+def build_sqlite(original: Path, temporary: Path) -> None:
     uri = "file:" + urllib.parse.quote(str(original)) + "?mode=ro"
     target = "file:" + urllib.parse.quote(str(temporary))
     conn = sqlite3.connect(target, uri=True, isolation_level=None)
@@ -292,7 +293,7 @@ def _duckdb_value(column: str, data_type: str, copy: int, shift: int) -> str:
     return f"CAST({value} AS {data_type})"
 
 
-def _build_duckdb(original: Path, temporary: Path) -> None:
+def build_duckdb(original: Path, temporary: Path) -> None:
     """:func:`_build_duckdb_here` in a child process: DuckDB will not attach a file that this
     process already has open (a worker run in process, a test), and the build's memory is
     returned when the child ends."""
@@ -366,10 +367,15 @@ def _build_duckdb_here(original: Path, temporary: Path) -> None:
         conn.close()
 
 
-_BUILDERS = {"sqlite": _build_sqlite, "duckdb": _build_duckdb}
-
-if __name__ == "__main__":  # the child of _build_duckdb: ORIGINAL TEMPORARY
+if __name__ == "__main__":  # the child of build_duckdb: ORIGINAL TEMPORARY
     _build_duckdb_here(Path(sys.argv[1]), Path(sys.argv[2]))
 
 
-__all__ = ["FOLDER", "PERTURBATION_VERSION", "perturbed_database", "second_shift"]
+__all__ = [
+    "FOLDER",
+    "PERTURBATION_VERSION",
+    "build_duckdb",
+    "build_sqlite",
+    "perturbed_database",
+    "second_shift",
+]

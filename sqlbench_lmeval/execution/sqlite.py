@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from sqlbench_lmeval.execution import perturbed
 from sqlbench_lmeval.execution.deadline import stopped
 from sqlbench_lmeval.execution.engines import Engine
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
@@ -309,6 +310,7 @@ ENGINE = Engine(
     connect=connect,
     run=run,
     version=_version,
+    build_perturbed=perturbed.build_sqlite,
     process_limits=set_heap_limit,
     error_modules=("sqlite3",),
     work_unit=f"VM steps (exact up to {EXACT_STEPS}, then in units of {STEP_UNIT})",
