@@ -19,7 +19,7 @@ scored 0 with status ``missing`` and listed in the output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval import __version__, benchmarks
@@ -162,11 +162,7 @@ def score_predictions(
         timed = timed_r_ves(items, scores, r_ves_time, limits, workers, progress)
         for score, value in zip(scores, timed, strict=True):
             score[R_VES_TIME] = value
-    metrics = aggregate(scores)
-    # Benchmark-specific summaries (TPC-DS: means over parseable predictions, Table 1 ratios).
-    extra = chosen.aggregate_metrics
-    if extra is not None and not sampled:  # its per-item numbers are one answer's
-        metrics.update(extra(scores))
+    metrics = run_metrics(chosen, scores, sampled)
     if task is not None:
         options = {**task_spec(task).data_options(), **options}
     return {
@@ -218,11 +214,8 @@ def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
                 f"({first['task']} and {task}): score each task on its own"
             )
     scores = [score for result in results.values() for score in result["items"]]
-    metrics = aggregate(scores)
-    extra = benchmarks.get(task_spec(first["task"]).benchmark).aggregate_metrics
     sampled = any(isinstance(output, list) for p in parts.values() for output in p.values())
-    if extra is not None and not sampled:  # as score_predictions does
-        metrics.update(extra(scores))
+    metrics = run_metrics(benchmarks.get(task_spec(first["task"]).benchmark), scores, sampled)
     return {
         **first,
         "task": group,
@@ -231,6 +224,16 @@ def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
         "tasks": {task: result["metrics"] for task, result in results.items()},
         "items": scores,
     }
+
+
+def run_metrics(benchmark: Benchmark, scores: Sequence[Mapping], sampled: bool) -> dict:
+    """The run's numbers: :func:`aggregate` of ``scores`` and the benchmark's own summaries
+    (``aggregate_metrics``; TPC-DS: means over parseable predictions, Table 1 ratios), which a
+    sampled run has none of: their per-item numbers are one answer's."""
+    metrics = aggregate(scores)
+    if benchmark.aggregate_metrics is not None and not sampled:
+        metrics.update(benchmark.aggregate_metrics(scores))
+    return metrics
 
 
 def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **options) -> list:

@@ -64,7 +64,7 @@ from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
-from sqlbench_lmeval.offline import score_aligned, task_documents
+from sqlbench_lmeval.offline import run_metrics, score_aligned, task_documents
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
@@ -419,10 +419,7 @@ def _finish_task(task: CheckedTask) -> TaskVerification:
             check.check(task)
     scores, answers = task.scores, task.answers
     logged_scores = [score for score in scores if score["id"] in answers]
-    metrics = aggregate(scores)
-    extra = benchmarks.get(task.spec.benchmark).aggregate_metrics
-    if extra is not None and not task.spec.sampled:
-        metrics.update(extra(scores))
+    metrics = run_metrics(benchmarks.get(task.spec.benchmark), scores, task.spec.sampled)
     dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}
     return TaskVerification(
         task=task.logged.name,
