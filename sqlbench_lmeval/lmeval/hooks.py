@@ -53,19 +53,20 @@ EXCLUDE_UNFINISHED_GOLD_ENV = "SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD"
 def limits_from_env(items: Sequence[Item] = ()) -> Limits:
     """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; the row
     cap, gold's own limit and what to do with gold that does not finish from their variables."""
-    gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
-    max_rows = os.environ.get(MAX_ROWS_ENV)
-    gold = {
-        "gold_timeout_s": float(gold_timeout) if gold_timeout else None,
-        "exclude_unfinished_gold": os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
-        **({"max_rows": int(max_rows)} if max_rows else {}),
-    }
     timeout = os.environ.get(TIMEOUT_ENV)
     if timeout:
-        return Limits(timeout_s=float(timeout), **gold)
-    engines = {item.database.engine for item in items}
-    default = max((default_timeout(e) for e in engines), default=Limits().timeout_s)
-    return Limits(timeout_s=default, **gold)
+        timeout_s = float(timeout)
+    else:
+        engines = {item.database.engine for item in items}
+        timeout_s = max((default_timeout(e) for e in engines), default=Limits().timeout_s)
+    gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
+    max_rows = os.environ.get(MAX_ROWS_ENV)
+    return Limits(
+        timeout_s=timeout_s,
+        gold_timeout_s=float(gold_timeout) if gold_timeout else None,
+        exclude_unfinished_gold=os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
+        **({"max_rows": int(max_rows)} if max_rows else {}),
+    )
 
 
 def workers_from_env() -> int | None:
