@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -94,11 +96,25 @@ def test_the_built_database_and_its_manifest(tpcds_cache, tpcds_manifest):
         MANIFEST_NAME,
         DATABASE_NAME,
     ]
-    with contextlib.closing(duckdb.connect(tpcds_manifest["database"], read_only=True)) as con:
-        rows = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
-        tables = {name for (name,) in rows}
-        assert tables == set(schema_mapping())
-        assert con.execute("SELECT count(*) FROM store_sales").fetchone()[0] > 1000
+    # Read in a child process: DuckDB refuses a second connection to a file this process may
+    # already hold under another configuration (an engine connection of an earlier test here).
+    read = (
+        "import duckdb, json, sys\n"
+        "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+        "tables = [name for (name,) in con.execute('SELECT table_name FROM duckdb_tables()')"
+        ".fetchall()]\n"
+        "count = con.execute('SELECT count(*) FROM store_sales').fetchone()[0]\n"
+        "print(json.dumps([tables, count]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", read, tpcds_manifest["database"]],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    tables, count = json.loads(done.stdout)
+    assert set(tables) == set(schema_mapping())
+    assert count > 1000
 
 
 def test_known_empty_gold_queries_at_sf_001(tpcds_manifest):
