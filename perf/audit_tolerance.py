@@ -28,8 +28,8 @@ import math
 from collections.abc import Callable
 
 from sqlbench_lmeval.execution import Outcome, Status
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
-from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS
 
 TINY = 1e-9
 NOISE_ULPS = 16

@@ -10,8 +10,8 @@ lm-eval hooks and ``verify`` reach one through :func:`get`. What each field must
 >>> logiccat = get("logiccat")
 >>> logiccat.name, logiccat.check_engine(None), logiccat.aggregate_metrics is None
 ('logiccat', 'sqlite', True)
->>> sorted(get("tpcds").scoring_hooks())
-['item_metrics', 'prompt_tail', 'transpile']
+>>> get("tpcds").scoring_hooks().transpile is not None
+True
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.translate import Transpile
 
@@ -46,13 +47,9 @@ class Benchmark:
     gold_complexity: Callable[..., object] | None = None
     prompt_tail: str = ""
 
-    def scoring_hooks(self) -> dict:
-        """The keyword arguments of ``scoring.pipeline.score_items`` this benchmark supplies."""
-        return {
-            "item_metrics": self.item_metrics,
-            "prompt_tail": self.prompt_tail,
-            "transpile": self.transpile_prediction,
-        }
+    def scoring_hooks(self) -> Hooks:
+        """What this benchmark adds to scoring (``Scorer.hooks``)."""
+        return Hooks(self.item_metrics, self.prompt_tail, self.transpile_prediction)
 
 
 def get(name: str) -> Benchmark:

@@ -272,7 +272,7 @@ def _score(args: argparse.Namespace) -> int:
             if metric in task_metrics
         )
         print(f"  {name}: {task_metrics['n']} items, {each}")
-    from sqlbench_lmeval.scoring.pipeline import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
+    from sqlbench_lmeval.scoring.verdicts import LOOP_ADVICE, TRUNCATION_ADVICE, VERDICTS
 
     counts = metrics.get("verdict_counts") or {}
     print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))

@@ -3,8 +3,7 @@ writing every gold result (``sqlbench-lmeval gold``).
 
 For leaderboard submissions and outputs made outside lm-eval. Each input line is
 ``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
-``scoring.pipeline.score_items``, the function the lm-eval filter calls, so the numbers are the
-same.
+``scoring.scorer.Scorer``, as in the lm-eval filter, so the numbers are the same.
 
 A retried answer (the ``sqlbench-repair`` model, or any retry-with-feedback loop) is either a
 ``prediction`` that is the repair model's envelope (the raw response ``--log_samples`` logs) or
@@ -19,7 +18,7 @@ scored 0 with status ``missing`` and listed in the output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval import __version__, benchmarks
@@ -29,14 +28,16 @@ from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_m
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.lmeval.task_specs import task_spec
 from sqlbench_lmeval.paths import gold_cache_dir, shared_path
+from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import R_VES_TIME
-from sqlbench_lmeval.scoring.pipeline import aggregate, gold_health, recheck_gold, score_items
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
-from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts, score_with_retries
-from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.retry_envelope import attempts_of, from_attempts
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.stages.recheck_gold import recheck_gold
 from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
+from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
@@ -296,49 +297,36 @@ def score_aligned(
 ) -> list[dict]:
     """:func:`score_outputs` with ``outputs[i]`` the answer to ``items[i]`` (None: missing), so
     items of several tasks that share ids are scored in one batch (one worker pool)."""
-    sampled = any(isinstance(output, list) for output in outputs)
-    score = _plain_or_retried(outputs)
-    if sampled:  # several answers per id (read_predictions(samples=True)): scoring.sampled
-        score = score_samples
-        n = len(next(output for output in outputs if isinstance(output, list)))
-        outputs = [[None] * n if output is None else output for output in outputs]
-    scores = score(
-        items,
-        list(outputs),
+    scorer = Scorer(
         limits=limits,
         workers=workers,
         gold_cache=GoldCache(gold_cache_dir(cache_dir)),
+        hooks=benchmark.scoring_hooks(),
         progress=progress,
         preview_rows=preview_rows,
-        **benchmark.scoring_hooks(),
     )
+    if any(isinstance(output, list) for output in outputs):  # read_predictions(samples=True)
+        n = len(next(output for output in outputs if isinstance(output, list)))
+        outputs = [[None] * n if output is None else output for output in outputs]
+        scores = scorer.score_samples(items, outputs)
+    else:  # a retried answer (an envelope) gives every item of the run retry numbers
+        retried = any(attempts_of(output) is not None for output in outputs)
+        scores = scorer.score(items, list(outputs), retried_run=retried)
+    shown = {}  # a database's path as outputs show it, worked out once per database
+    for item in items:
+        path = item.database.public_path
+        if path not in shown:
+            shown[path] = shared_path(path, cache_dir)
     return [
         {
             **score,
             "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
-            "db_path": shared_path(item.database.public_path, cache_dir),
+            "db_path": shown[item.database.public_path],
         }
         for item, output, score in zip(items, outputs, scores, strict=True)
     ]
-
-
-def _plain_or_retried(outputs) -> Callable[..., list[dict]]:
-    """``score_items``, or, when some output is a retried answer (an envelope), the same
-    through ``retry_envelope.score_with_retries`` for the whole run."""
-    if not any(attempts_of(output) is not None for output in outputs):
-        return score_items
-
-    def score(items, texts, **options):
-        return score_with_retries(
-            items,
-            texts,
-            lambda some, answers: score_items(some, answers, **options),
-            retried_run=True,
-        )
-
-    return score
 
 
 def gold_lines(
@@ -378,7 +366,7 @@ def gold_result_lines(
     run's result.
     Raises ``EvaluationUnavailable`` as scoring does (a database that cannot be opened, gold
     recorded as running at build time that errors or does not finish now:
-    ``scoring.pipeline.recheck_gold``).
+    ``scoring.stages.recheck_gold``).
     """
     runnable = [item for item in items if item.gold_status != "non_select"]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]

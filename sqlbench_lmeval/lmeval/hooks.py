@@ -24,63 +24,17 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval import benchmarks
-from sqlbench_lmeval.execution import GoldCache, Limits
-from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.paths import cache_dir, gold_cache_dir
-from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.paths import cache_dir
+from sqlbench_lmeval.scoring.answer import Failure, failed_score
+from sqlbench_lmeval.scoring.item import EXCLUDED, Item
 from sqlbench_lmeval.scoring.metrics import NOT_IN_LM_EVAL_TABLE, execution_metrics
-from sqlbench_lmeval.scoring.pipeline import EXCLUDED, Failure, failed_score, score_items
-from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
-from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
-
-#: Environment overrides for a run through lm-eval, whose filters take no CLI options.
-WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
-TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
-GOLD_TIMEOUT_ENV = "SQLBENCH_LMEVAL_GOLD_TIMEOUT"
-#: The row cap (``score --max-rows``): a larger TPC-DS scale factor makes gold results larger.
-MAX_ROWS_ENV = "SQLBENCH_LMEVAL_MAX_ROWS"
-#: "1": gold that does not finish leaves its items out of every mean instead of stopping.
-EXCLUDE_UNFINISHED_GOLD_ENV = "SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD"
-
-
-def limits_from_env(items: Sequence[Item] = ()) -> Limits:
-    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; the row
-    cap, gold's own limit and what to do with gold that does not finish from their variables."""
-    timeout = os.environ.get(TIMEOUT_ENV)
-    if timeout:
-        timeout_s = float(timeout)
-    else:
-        engines = {item.database.engine for item in items}
-        timeout_s = max((default_timeout(e) for e in engines), default=Limits().timeout_s)
-    gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
-    max_rows = os.environ.get(MAX_ROWS_ENV)
-    return Limits(
-        timeout_s=timeout_s,
-        gold_timeout_s=float(gold_timeout) if gold_timeout else None,
-        exclude_unfinished_gold=os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
-        **({"max_rows": int(max_rows)} if max_rows else {}),
-    )
-
-
-def workers_from_env() -> int | None:
-    workers = os.environ.get(WORKERS_ENV)
-    return int(workers) if workers else None
-
-
-def preview_rows_from_env() -> int:
-    rows = os.environ.get(PREVIEW_ROWS_ENV)
-    return int(rows) if rows else PREVIEW_ROWS
-
-
-def gold_cache() -> GoldCache:
-    return GoldCache(gold_cache_dir())
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 
 class ExecuteAndScore(Filter):
@@ -170,19 +124,8 @@ class ExecuteAndScore(Filter):
         """The score dicts of ``items`` given each one's responses (``resps[i]``)."""
         # Greedy decoding gives one response per document; the first is the answer. The
         # sqlbench-repair model answers with all its attempts (see retry_envelope).
-        return score_with_retries(
-            items,
-            [_first_response(responses) for responses in resps],
-            lambda some_items, texts: score_items(
-                some_items,
-                texts,
-                limits=limits_from_env(some_items),
-                workers=workers_from_env(),
-                gold_cache=gold_cache(),
-                preview_rows=preview_rows_from_env(),
-                **self.benchmark.scoring_hooks(),
-            ),
-        )
+        scorer = Scorer.from_env(items, self.benchmark.scoring_hooks())
+        return scorer.score(items, [_first_response(responses) for responses in resps])
 
 
 #: Folder under the cache root where answers the evaluation could not score are kept.

@@ -35,10 +35,10 @@ from lm_eval.api.registry import get_model
 
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.benchmarks import NAMES
-from sqlbench_lmeval.lmeval.hooks import gold_cache, limits_from_env, workers_from_env
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.scoring.retry_envelope import wrap
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 DEFAULT_RETRIES = 3
 #: Document fields that mark a request of our tasks (see ``scoring.item.Item.to_doc``).
@@ -100,18 +100,11 @@ def check(requests, answers: list[str]) -> list[dict]:
     for i, request in enumerate(requests):
         by_benchmark.setdefault(benchmark_of(request.task_name), []).append(i)
     for name, indices in by_benchmark.items():
-        hooks = benchmarks.get(name).scoring_hooks() if name else {}
-        hooks.pop("item_metrics", None)  # only whether it ran matters here
+        hooks = benchmarks.get(name).scoring_hooks() if name else Hooks()
+        hooks = dataclasses.replace(hooks, item_metrics=None)  # only whether it ran matters
         batch = [Item.from_doc(requests[i].doc) for i in indices]
-        scored = score_items(
-            batch,
-            [answers[i] for i in indices],
-            limits=limits_from_env(batch),
-            workers=workers_from_env(),
-            gold_cache=gold_cache(),
-            progress=False,
-            **hooks,
-        )
+        scorer = Scorer.from_env(batch, hooks, progress=False)
+        scored = scorer.score(batch, [answers[i] for i in indices])
         for i, score in zip(indices, scored, strict=True):
             scores[i] = score
     return scores

@@ -9,14 +9,9 @@ the single-answer tasks.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.lmeval.hooks import (
-    ExecuteAndScore,
-    gold_cache,
-    limits_from_env,
-    workers_from_env,
-)
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 
 class ExecuteAndScoreSamples(ExecuteAndScore):
@@ -28,14 +23,8 @@ class ExecuteAndScoreSamples(ExecuteAndScore):
         return _responses(responses)
 
     def score(self, items: list[Item], resps: list) -> list[dict]:
-        return score_samples(
-            items,
-            [_responses(responses) for responses in resps],
-            limits=limits_from_env(items),
-            workers=workers_from_env(),
-            gold_cache=gold_cache(),
-            **self.benchmark.scoring_hooks(),
-        )
+        scorer = Scorer.from_env(items, self.benchmark.scoring_hooks())
+        return scorer.score_samples(items, [_responses(responses) for responses in resps])
 
 
 def _responses(responses) -> list[str]:

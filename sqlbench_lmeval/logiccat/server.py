@@ -67,8 +67,8 @@ from sqlbench_lmeval.logiccat.gold import NONDETERMINISTIC_ORDER
 from sqlbench_lmeval.logiccat.mysql_functions import FROZEN_NOW, FROZEN_NOW_TEXT
 from sqlbench_lmeval.paths import cache_dir as cache_root
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import gold_health
 
 MANIFEST_NAME = "mysql-server.json"  # this cache's prepared server: where, and its reader
 READER_OPTION_FILE = "mysql-reader.cnf"  # the read-only account's password, owner-only

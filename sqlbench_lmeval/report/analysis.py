@@ -34,7 +34,7 @@ from sqlbench_lmeval.scoring.metrics import (
     metric,
     names,
 )
-from sqlbench_lmeval.scoring.pipeline import VERDICTS, verdict
+from sqlbench_lmeval.scoring.verdicts import VERDICTS, verdict
 
 # --- metric names and labels: all from the metric registry (scoring.metrics) -----------------
 

@@ -47,8 +47,8 @@ from sqlbench_lmeval.scoring.metrics import (
     WORK,
     not_defined,
 )
-from sqlbench_lmeval.scoring.pipeline import VERDICTS as SCORING_VERDICTS
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
+from sqlbench_lmeval.scoring.verdicts import VERDICTS as SCORING_VERDICTS
 
 #: Verdicts in display order (``scoring.pipeline.VERDICTS``, the classes every count uses). An
 #: error's verdict is "error"; its label adds the error kind.

@@ -27,6 +27,8 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.item import EXCLUDED
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -40,7 +42,6 @@ from sqlbench_lmeval.scoring.metrics import (
     VOTED_EX,
     WORK,
 )
-from sqlbench_lmeval.scoring.pipeline import EXCLUDED, READS_NO_TABLE, TRUNCATED, healthy_gold
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
 #: by the metric registry); every other number lands in ``ScoredItem.numbers``.

@@ -150,7 +150,7 @@ class Metric:
     benchmarks: tuple[str, ...] | None = None  # whose tasks report it; None: every benchmark
     kinds: frozenset[str] = frozenset({SINGLE, SAMPLED})
     compute: Callable[[Executed], float] | None = None
-    made_by: str = "scoring.pipeline"
+    made_by: str = "scoring.stages.measure"
     in_group: bool = False  # averaged over a benchmark's lm-eval group (weighted by size)
     in_summary: bool = False  # printed by ``sqlbench-lmeval score``
     in_scores_table: bool = False  # a column of the report's Scores table (when items have it)
@@ -311,6 +311,14 @@ def _execution() -> list[Metric]:
             in_summary=True,
             in_scores_table=True,
         ),
+    ]
+
+
+def _execution_guards() -> list[Metric]:
+    """EX with the answers that cannot count for a model taken out: those that do not read the
+    data, and the items whose gold says nothing."""
+    every = "every item (0 when the answer was refused, failed or missing)"
+    return [
         Metric(
             EX_READS_DATA,
             "EX reads data",
@@ -333,7 +341,7 @@ def _execution() -> list[Metric]:
             "is over those items)",
             EXECUTION,
             kinds=frozenset({SINGLE}),
-            made_by="scoring.pipeline.healthy_gold",  # the EX of the items it says
+            made_by="scoring.answer.healthy_gold",  # the EX of the items it says
             in_summary=True,
             in_scores_table=True,
         ),
@@ -477,6 +485,15 @@ def _structure() -> list[Metric]:
             )
             for feature in FEATURES
         ),
+        *_complexity_counts(on),
+    ]
+
+
+def _complexity_counts(on: str) -> list[Metric]:
+    """The six complexity counts of the prediction and of gold (the paper's Table 1)."""
+    made_by = "tpcds.benchmark.item_metrics"
+    single = frozenset({SINGLE})
+    return [
         *(
             Metric(
                 count,
@@ -541,9 +558,10 @@ def _voted_means(voted: Iterable[Metric]) -> list[Metric]:
 #: Every metric, in the order of the task YAML ``metric_list``s and of the score dicts.
 METRICS: tuple[Metric, ...] = (
     *_execution(),
+    *_execution_guards(),
     *_efficiency(),
     *_sampling(),
-    *_retry(_execution()),
+    *_retry(_execution() + _execution_guards()),
     *_structure(),
 )
 

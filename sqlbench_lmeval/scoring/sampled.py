@@ -9,7 +9,7 @@ Per item with samples ``0..n-1``:
 1. each distinct output text is extracted once; samples whose SQL is the same after
    :func:`sampling.normalized_sql` (and equally truncated / refused) are one prediction, run
    once (``duplicate_of`` in the sample log names the first);
-2. the distinct predictions go through :func:`scoring.score_answers`, the path of single
+2. the distinct predictions go through ``Scorer.run``, the path of single
    answers, so every sample's VES/EX/status is what it would get alone; gold runs once per
    item. Items are extracted one after the other while the SQL of earlier ones runs;
 3. :func:`sampling.vote` groups the samples that ran by result and picks the winner: the
@@ -31,9 +31,11 @@ from collections.abc import Iterator, Sequence
 from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, Failure
+from sqlbench_lmeval.scoring.batch import Incoming
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, compare
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
-from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.item import EXCLUDED, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -49,15 +51,8 @@ from sqlbench_lmeval.scoring.metrics import (
     names,
     samples_mean,
 )
-from sqlbench_lmeval.scoring.pipeline import (
-    EXCLUDED,
-    READS_NO_TABLE,
-    Answer,
-    Failure,
-    extract_answer,
-    score_answers,
-)
 from sqlbench_lmeval.scoring.sampling import normalized_sql, pass_at_k, reported_ks, vote
+from sqlbench_lmeval.scoring.stages.extract import extract_answer
 from sqlbench_lmeval.sql.extract import Extraction
 
 #: Per-item numbers of a benchmark (``item_metrics``) reported for the voted answer and as a
@@ -96,16 +91,10 @@ def dedup_key(output: str | None, extraction: Extraction | None, failure: Failur
     )
 
 
-def score_samples(
-    items: Sequence[Item],
-    outputs: Sequence[Sequence[str | None]],
-    *,
-    prompt_tail: str = "",
-    **options,
-) -> list[dict]:
+def score_samples(scorer, items: Sequence[Item], outputs: Sequence[Sequence[str | None]]) -> list:
     """One score dict per item (see the module docstring); ``outputs[i]`` are the samples of
-    ``items[i]`` in sampling order (at least one; None: never submitted). ``options`` are
-    those of ``scoring.score_answers`` (limits, workers, gold_cache, ...)."""
+    ``items[i]`` in sampling order (at least one; None: never submitted), scored by ``scorer``
+    (``scoring.scorer.Scorer``)."""
     if len(items) != len(outputs):
         raise ValueError(f"{len(items)} items but {len(outputs)} sample lists")
     for item, samples in zip(items, outputs, strict=True):
@@ -117,18 +106,20 @@ def score_samples(
     firsts: list[list[int]] = []
     sqls: list[list[str | None]] = []  # each sample's own extracted SQL, for the sample log
     dialects = [item.prompted_dialect for item in items]
-    answers = _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls)
+    tail = scorer.hooks.prompt_tail
+    answers = _distinct_answers(outputs, dialects, tail, slots, firsts, sqls)
     # About how many answers there will be (for the progress bar): distinct texts per item.
     expected = sum(len(set(samples)) for samples in outputs)
-    scored = score_answers(items, answers, expected=expected, prompt_tail=prompt_tail, **options)
+    answers = scorer.run(items, answers, expected).answers
+    scores = [answer.to_json() for answer in answers]
     return [
-        _item_score(item, item_sql, item_slots, item_firsts, scored)
+        _item_score(item, item_sql, item_slots, item_firsts, answers, scores)
         for item, item_sql, item_slots, item_firsts in zip(items, sqls, slots, firsts, strict=True)
     ]
 
 
-def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> Iterator[Answer]:
-    """The distinct predictions of every item, as ``score_answers`` takes them, extracted
+def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> Iterator[Incoming]:
+    """The distinct predictions of every item, as ``Scorer.run`` takes them, extracted
     one item at a time as they are consumed; appends each item's ``slots``, ``firsts`` and
     ``sqls`` (see :func:`score_samples`)."""
     count = 0
@@ -153,12 +144,12 @@ def _distinct_answers(outputs, dialects, prompt_tail, slots, firsts, sqls) -> It
         sqls.append(item_sql)
 
 
-def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
-    scores = [scored.scores[slot] for slot in item_slots]
+def _item_score(item, item_sql, item_slots, item_firsts, answers, all_scores) -> dict:
+    scores = [all_scores[slot] for slot in item_slots]
     if scores[0]["status"] == EXCLUDED:  # gold did not finish: no sample is judged, none voted
         return dict(scores[0], vote=None, samples=[])
-    outcomes = [scored.predicted[slot] for slot in item_slots]
-    ordered = scored.ordered[item_slots[0]]
+    outcomes = [answers[slot].outcome for slot in item_slots]
+    ordered = answers[item_slots[0]].ordered
     ran = [o is not None and o.status is Status.OK for o in outcomes]
     correct = [bool(s[EX]) for s in scores]
 
@@ -168,46 +159,12 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         return compare(outcomes[i], outcomes[j], ordered=ordered).ex
 
     voted = vote(ran, correct, same_result)
-    chosen = scores[voted.winner if voted.winner is not None else 0]
-    first = scores[0]
-    n, c = len(item_sql), sum(correct)
-    result = {
-        "id": item.id,
-        "category": item.category,
-        # The first sample's verdict: what one answer gets (aggregate() counts these).
-        # (those defined on the item's engine: r_ves is not where the engine counts no work)
-        **{name: first[name] for name in EXECUTION_METRICS if name in first},
-        VOTED_EX: chosen[EX] if voted.winner is not None else 0,
-        **{PASS_AT[k]: pass_at_k(n, c, k) for k in reported_ks(n)},
-        MEAN_VES: fmean(s[VES] for s in scores),
-        MEAN_EX: fmean(s[EX] for s in scores),
-    }
-    for name in VOTED_ITEM_METRICS:
-        if name in first:
-            result[name] = chosen[name]
-            result[samples_mean(name)] = fmean(s[name] for s in scores)
+    result = _numbers(item, scores, voted, len(item_sql), sum(correct))
     result.update(
-        status=first["status"],
-        reason=first["reason"],
-        truncated=first["truncated"],
-        repetition_loop=first["repetition_loop"],
-        reads_no_table=first[READS_NO_TABLE],
-        data_dependence=first[DATA_DEPENDENCE],
-        gold_status=first["gold_status"],
-        gold_error=first["gold_error"],
-        flags=first["flags"],
-        ordered=ordered,
-        comparison_version=COMPARISON_VERSION,
-        **{
-            # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
-            WORK: first.get(WORK),
-            GOLD_WORK: first.get(GOLD_WORK),
-            TIE_STATUS: first.get(TIE_STATUS),
-            ACCEPTABLE: first.get(ACCEPTABLE),
-        },
+        _first_sample(scores[0], ordered),
         vote={
-            "n_samples": n,
-            "n_correct": c,
+            "n_samples": len(item_sql),
+            "n_correct": sum(correct),
             "n_distinct": len(set(item_slots)),
             "winner": voted.winner,
             "winner_group": None if voted.winner is None else voted.groups[voted.winner],
@@ -225,3 +182,47 @@ def _item_score(item, item_sql, item_slots, item_firsts, scored) -> dict:
         ],
     )
     return result
+
+
+def _numbers(item, scores: list[dict], voted, n: int, c: int) -> dict:
+    """The item's numbers: the first sample's, the voted answer's, pass@k and the means."""
+    chosen = scores[voted.winner if voted.winner is not None else 0]
+    first = scores[0]
+    result = {
+        "id": item.id,
+        "category": item.category,
+        # The first sample's verdict: what one answer gets (aggregate() counts these).
+        # (those defined on the item's engine: r_ves is not where the engine counts no work)
+        **{name: first[name] for name in EXECUTION_METRICS if name in first},
+        VOTED_EX: chosen[EX] if voted.winner is not None else 0,
+        **{PASS_AT[k]: pass_at_k(n, c, k) for k in reported_ks(n)},
+        MEAN_VES: fmean(s[VES] for s in scores),
+        MEAN_EX: fmean(s[EX] for s in scores),
+    }
+    for name in VOTED_ITEM_METRICS:
+        if name in first:
+            result[name] = chosen[name]
+            result[samples_mean(name)] = fmean(s[name] for s in scores)
+    return result
+
+
+def _first_sample(first: dict, ordered: bool) -> dict:
+    """The first sample's status, reason, flags and work, and gold's, as the item's."""
+    return {
+        "status": first["status"],
+        "reason": first["reason"],
+        "truncated": first["truncated"],
+        "repetition_loop": first["repetition_loop"],
+        READS_NO_TABLE: first[READS_NO_TABLE],
+        DATA_DEPENDENCE: first[DATA_DEPENDENCE],
+        "gold_status": first["gold_status"],
+        "gold_error": first["gold_error"],
+        "flags": first["flags"],
+        "ordered": ordered,
+        "comparison_version": COMPARISON_VERSION,
+        # The first sample's work and gold's, as its r_ves above (each sample keeps its own).
+        WORK: first.get(WORK),
+        GOLD_WORK: first.get(GOLD_WORK),
+        TIE_STATUS: first.get(TIE_STATUS),
+        ACCEPTABLE: first.get(ACCEPTABLE),
+    }

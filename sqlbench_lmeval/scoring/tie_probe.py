@@ -192,23 +192,10 @@ def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePla
     order = query.args.get("order")
     terms = list(order.expressions) if order is not None else []
     projections = _projections(query)
-    keys: list[Key] = []
-    extra_terms: list[int] = []  # ORDER BY terms (by position) that become extra columns
-    for position, term in enumerate(terms):
-        key = term.this if isinstance(term, exp.Ordered) else term
-        resolved = _resolve_key(key, projections)
-        if resolved is _CONSTANT:
-            continue
-        if isinstance(resolved, str):
-            return _not_handled(resolved, inner_cuts)
-        if isinstance(resolved, tuple):
-            keys.extend(resolved)
-            continue
-        if resolved is not None:
-            keys.append(resolved)
-            continue
-        keys.append(ExtraKey(len(extra_terms)))
-        extra_terms.append(position)
+    found = _order_keys(terms, projections)
+    if isinstance(found, str):
+        return _not_handled(found, inner_cuts)
+    keys, extra_terms = found
     wrap = False
     if extra_terms:
         extra_keys = [terms[i].this if isinstance(terms[i], exp.Ordered) else terms[i]
@@ -235,9 +222,8 @@ def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePla
             return _not_handled(STAR_WITH_KEY, inner_cuts)
     texts = []
     for wrapped in (False, True) if wrap == _EITHER else (wrap,):
-        probe, reason = _probe_text(
-            sql, tokens, outer_depth(tree), len(terms), extra_terms, star, wrapped
-        )
+        gold = _GoldText(sql, tokens, paren_depths(tokens), outer_depth(tree), len(terms))
+        probe, reason = _probe_text(gold, _Extras(extra_terms, star, wrapped))
         if probe is None:
             return _not_handled(reason or UNPARSED, inner_cuts)
         # Bounded, so the probe of a large result stays under the row cap: rows past the group
@@ -245,6 +231,29 @@ def _plan(sql: str, dialect: str, max_rows: int, tree: exp.Expression) -> TiePla
         texts.append(f"{probe.rstrip()}\nLIMIT {int(max_rows)}")
     fallback = texts[1] if len(texts) > 1 else None
     return replace(plan, probe_sql=texts[0], fallback_sql=fallback, probe_limit=int(max_rows))
+
+
+def _order_keys(terms, projections) -> tuple[list[Key], list[int]] | str:
+    """Gold's ORDER BY terms as tie keys, and the terms (by position) that become extra
+    columns of the probe; or why they cannot be handled."""
+    keys: list[Key] = []
+    extra_terms: list[int] = []
+    for position, term in enumerate(terms):
+        key = term.this if isinstance(term, exp.Ordered) else term
+        resolved = _resolve_key(key, projections)
+        if resolved is _CONSTANT:
+            continue
+        if isinstance(resolved, str):
+            return resolved
+        if isinstance(resolved, tuple):
+            keys.extend(resolved)
+            continue
+        if resolved is not None:
+            keys.append(resolved)
+            continue
+        keys.append(ExtraKey(len(extra_terms)))
+        extra_terms.append(position)
+    return keys, extra_terms
 
 
 def _needs_wrapper(
@@ -503,21 +512,36 @@ def paren_depths(tokens: list[Token]) -> list[int]:
     return depths
 
 
-def _probe_text(
-    sql: str,
-    tokens: list[Token],
-    depth: int,
-    term_count: int,
-    extra_terms: list[int],
-    star: str | None,
-    wrap: bool = False,
-) -> tuple[str | None, str | None]:
+@dataclass(frozen=True)
+class _GoldText:
+    """Gold's text as the probe is cut from it: its tokens, their paren depths, the depth of
+    its outermost query, and how many ORDER BY terms that query has."""
+
+    sql: str
+    tokens: list[Token]
+    depths: list[int]
+    depth: int
+    term_count: int
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """The ORDER BY terms (by position) that become extra columns of the probe, the qualifier
+    of a star in its SELECT list, and whether the probe wraps gold in a subquery."""
+
+    terms: list[int]
+    star: str | None
+    wrap: bool = False
+
+
+def _probe_text(gold: _GoldText, extras: _Extras) -> tuple[str | None, str | None]:
     """(the probe's text without its final LIMIT, None) or (None, why it cannot be made).
 
     The text ends where gold's last token before the cut ends (a comment after it is dropped)
     or with a line break, so that a LIMIT appended on a new line is never commented out.
     """
-    depths = paren_depths(tokens)
+    sql, tokens, depth = gold.sql, gold.tokens, gold.depth
+    depths = gold.depths
     selects = [i for i, t in enumerate(tokens)
                if t.token_type == TokenType.SELECT and depths[i] == depth]  # fmt: skip
     if not selects:
@@ -545,42 +569,53 @@ def _probe_text(
     # last token (trailing semicolons and comments go).
     tail = tokens[cut].start if cut < len(tokens) else tokens[body[-1]].end + 1
     edits: list[tuple[int, int, str]] = [(tail, len(sql), "\n" + ")" * closing if closing else "")]
-    if extra_terms:
-        spans = _order_terms(tokens, depths, depth, main, cut)
-        if spans is None or len(spans) != term_count:
-            return None, UNEXPECTED_TEXT
-        columns = "".join(
-            f", {sql[spans[term][0] : spans[term][1]]} AS {KEY_PREFIX}{index}"
-            for index, term in enumerate(extra_terms)
+    if not extras.terms:
+        return _edited(sql, edits), None
+    return _with_extra_columns(gold, extras, (main, cut), edits)
+
+
+def _with_extra_columns(gold: _GoldText, extras: _Extras, span, edits):
+    """The probe with gold's ORDER BY keys ``extras.terms`` as extra columns: added to its
+    SELECT list, or to a wrapper around it; ``span`` is (gold's main SELECT, its cut)."""
+    sql, tokens, depth = gold.sql, gold.tokens, gold.depth
+    depths = gold.depths
+    main, cut = span
+    spans = _order_terms(tokens, depths, depth, main, cut)
+    if spans is None or len(spans) != gold.term_count:
+        return None, UNEXPECTED_TEXT
+    columns = "".join(
+        f", {sql[spans[term][0] : spans[term][1]]} AS {KEY_PREFIX}{index}"
+        for index, term in enumerate(extras.terms)
+    )
+    if extras.wrap:
+        order = max(
+            i
+            for i in range(main, cut)
+            if tokens[i].token_type == TokenType.ORDER_BY and depths[i] == depth
         )
-        if wrap:
-            order = max(
-                i
-                for i in range(main, cut)
-                if tokens[i].token_type == TokenType.ORDER_BY and depths[i] == depth
-            )
-            order_text = sql[tokens[order].start : _clause_end(tokens, depths, depth, order, cut)]
-            inner = _edited(sql, edits).rstrip(" \t")
-            # A qualified star: MySQL refuses ``SELECT *, x``.
-            return f"SELECT {WRAPPER}.*{columns} FROM ({inner}\n) AS {WRAPPER} {order_text}", None
-        source = next(
-            (i for i in range(main, cut)
-             if tokens[i].token_type == TokenType.FROM and depths[i] == depth),
-            None,
-        )  # fmt: skip
-        if source is None:
-            return None, UNEXPECTED_TEXT
-        at = tokens[source - 1].end + 1
-        edits.append((at, at, columns))
-        if star is not None and star != "*":
-            for i in range(main + 1, source):
-                token = tokens[i]
-                if (
-                    token.token_type == TokenType.STAR
-                    and depths[i] == depth
-                    and (tokens[i - 1].token_type != TokenType.DOT)
-                ):
-                    edits.append((token.start, token.end + 1, star))
+        order_text = sql[tokens[order].start : _clause_end(tokens, depths, depth, order, cut)]
+        inner = _edited(sql, edits).rstrip(" \t")
+        # A qualified star: MySQL refuses ``SELECT *, x``.
+        return f"SELECT {WRAPPER}.*{columns} FROM ({inner}\n) AS {WRAPPER} {order_text}", None
+    source = next(
+        (i for i in range(main, cut)
+         if tokens[i].token_type == TokenType.FROM and depths[i] == depth),
+        None,
+    )  # fmt: skip
+    if source is None:
+        return None, UNEXPECTED_TEXT
+    at = tokens[source - 1].end + 1
+    edits.append((at, at, columns))
+    star = extras.star
+    if star is not None and star != "*":
+        for i in range(main + 1, source):
+            token = tokens[i]
+            if (
+                token.token_type == TokenType.STAR
+                and depths[i] == depth
+                and (tokens[i - 1].token_type != TokenType.DOT)
+            ):
+                edits.append((token.start, token.end + 1, star))
     return _edited(sql, edits), None
 
 

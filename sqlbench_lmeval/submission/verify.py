@@ -65,15 +65,11 @@ from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
 from sqlbench_lmeval.offline import run_metrics, score_aligned, task_documents
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
-from sqlbench_lmeval.scoring.pipeline import (
-    READS_NO_TABLE,
-    UNREPEATABLE_FLAGS,
-    aggregate,
-    verdict,
-)
+from sqlbench_lmeval.scoring.verdicts import aggregate, verdict
 from sqlbench_lmeval.submission.checks import (
     attestation,
     completeness,

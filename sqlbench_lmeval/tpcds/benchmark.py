@@ -24,7 +24,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, engines
 from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
 from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS, Structure, similarity, structure_of
@@ -139,10 +139,8 @@ def prepare(
     # first score runs only the answers, also on a database built before its gold was cached.
     items = load_items(cache_dir, scale_factor=scale)
     cache = GoldCache(gold_cache_dir(cache_dir))
-    score_items(
-        items, [None] * len(items), limits=GOLD_LIMITS, workers=workers, gold_cache=cache,
-        progress=False,
-    )  # fmt: skip
+    scorer = Scorer(limits=GOLD_LIMITS, workers=workers, gold_cache=cache, progress=False)
+    scorer.score(items, [None] * len(items))
     return (
         f"tpcds: scale factor {manifest['scale_factor']:g} database at {manifest['database']} "
         f"(built in {manifest['build_seconds']:.0f} s); its gold results are in the gold cache "

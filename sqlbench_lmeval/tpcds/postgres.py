@@ -58,9 +58,9 @@ from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, engines
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir as cache_root
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import gold_health
 from sqlbench_lmeval.tpcds.data import (
     BUILDER_VERSION,
     check_scale_factor,

@@ -20,7 +20,8 @@ from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 from sqlbench_lmeval.report.analysis import outcome_of
 from sqlbench_lmeval.report.explorer import REASONS, explorer_data, verdict_label
 from sqlbench_lmeval.report.runs import ScoredItem, read_runs
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.verify import _item_row
 
 # Real LogicCat item 1701 (database yacht): its gold reads yachts.Fuel_Efficiency, a column
@@ -36,7 +37,7 @@ def test_answers_to_a_real_item_whose_gold_broke_at_build_time(real_bundle):
     (item,) = [item for item in items_from_bundle(real_bundle) if item.id == BROKEN]
     assert item.gold_status == "error" and "Fuel_Efficiency" in item.gold_sql
     answers = [item.gold_sql, RUNS, ERRS, CUT, None]
-    scores = score_items([item] * len(answers), answers, workers=1, progress=False)
+    scores = Scorer(workers=1, progress=False).score([item] * len(answers), answers)
     got = [(s["status"], s["reason"], s["ves"], s["ex"]) for s in scores]
     assert got == [
         ("error", "pred_error", 0, 0),  # (a) gold itself fails as gold does: the answer's error

@@ -13,7 +13,7 @@ import pytest
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.logiccat.benchmark import load_items
 from sqlbench_lmeval.paths import gold_cache_dir
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 
 pytestmark = pytest.mark.slow
@@ -72,8 +72,8 @@ def scored(logiccat_cache):
     items = [item for item in load_items(cache_dir=logiccat_cache) if item.id in ANSWERS]
     answers = [ANSWERS[item.id][0](item.gold_sql) for item in items]
     cache = GoldCache(gold_cache_dir(logiccat_cache))
-    scores = score_items(items, answers, gold_cache=cache, progress=False)
-    golds = score_items(items, [item.gold_sql for item in items], gold_cache=cache, progress=False)
+    scores = Scorer(gold_cache=cache, progress=False).score(items, answers)
+    golds = Scorer(gold_cache=cache, progress=False).score(items, [item.gold_sql for item in items])
     return {s["id"]: s for s in scores}, {s["id"]: s for s in golds}
 
 

@@ -19,7 +19,9 @@ from sqlbench_lmeval.logiccat.benchmark import items_from_bundle, load_items, tr
 from sqlbench_lmeval.logiccat.gold import SPIDER_DERIVED
 from sqlbench_lmeval.logiccat.task import doc_to_text, doc_to_text_cot, load_dataset
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
+from sqlbench_lmeval.scoring.hooks import Hooks
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR
 
 
@@ -61,18 +63,22 @@ def test_a_mysql_only_answer_runs_after_translation(fixture_bundle):
         "SELECT `Efficiency` * 14 AS `Scaled` FROM `Stations` WHERE IFNULL(`Name`, '') = "
         "'North Hub' AND DATE_ADD(`Opened_At`, INTERVAL 1 DAY) > '2024-01-05'"
     )
-    (score,) = score_items([item], [answer], progress=False, transpile=transpile_prediction)
+    (score,) = Scorer(progress=False, hooks=Hooks(transpile=transpile_prediction)).score(
+        [item], [answer]
+    )
     assert (score["status"], score["ves"], score["ex"]) == ("ok", 1, 1)
     assert score["extracted_sql"] == answer and "`" not in score["executed_sql"]
     assert score["prediction_dialect"] == "mysql"
     # The same text asked as SQLite runs untranslated, and SQLite cannot read INTERVAL.
-    (plain,) = score_items(items_from_bundle(fixture_bundle)[:1], [answer], progress=False)
+    (plain,) = Scorer(progress=False).score(items_from_bundle(fixture_bundle)[:1], [answer])
     assert plain["status"] == "error" and plain["executed_sql"] == answer
 
 
 def test_an_answer_that_is_not_mysql_is_a_transpile_error(fixture_bundle):
     item = items_from_bundle(fixture_bundle, "mysql")[0]
-    (score,) = score_items([item], ["SELECT (1"], progress=False, transpile=transpile_prediction)
+    (score,) = Scorer(progress=False, hooks=Hooks(transpile=transpile_prediction)).score(
+        [item], ["SELECT (1"]
+    )
     assert (score["status"], score["reason"], score["ves"]) == ("error", TRANSPILE_ERROR, 0)
     assert score["error"].startswith("cannot translate mysql to sqlite: sqlglot cannot parse")
 
@@ -101,10 +107,9 @@ def test_hand_written_mysql_scores_on_its_own_item_only(logiccat_cache):
         "FROM `pumps`\nWHERE `Purchase_date` = '2023-01-15' AND IFNULL(`Warranty_Period`, 0) = 24"
         "\n```"
     )
-    right, wrong = score_items(
-        [items[1577], items[1603]], [answer, answer], progress=False,
-        transpile=transpile_prediction,
-    )  # fmt: skip
+    right, wrong = Scorer(progress=False, hooks=Hooks(transpile=transpile_prediction)).score(
+        [items[1577], items[1603]], [answer, answer]
+    )
     assert (right["status"], right["ex"], right["reason"]) == ("ok", 1, "match")
     assert (wrong["status"], wrong["ex"], wrong["reason"]) == ("ok", 0, "values")
     assert right["executed_sql"].startswith('SELECT DATE_ADD("Purchase_date", ')

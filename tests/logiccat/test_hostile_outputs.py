@@ -20,7 +20,7 @@ from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.logiccat.benchmark import load_items
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 pytestmark = pytest.mark.slow  # the real LogicCat bundle is built once per session
 
@@ -38,12 +38,8 @@ def healthy(items):
 
 def test_every_hostile_output_gets_an_outcome(items, tmp_path):
     cases = hostile_outputs()
-    scores = score_items(
-        [items[i % len(items)] for i in range(len(cases))],
-        [output for _, output in cases],
-        gold_cache=GoldCache(tmp_path / "gold"),
-        workers=2,
-        progress=False,
+    scores = Scorer(gold_cache=GoldCache(tmp_path / "gold"), workers=2, progress=False).score(
+        [items[i % len(items)] for i in range(len(cases))], [output for _, output in cases]
     )
     check_every_output_scored(cases, scores)
     by_name = {name: score for (name, _), score in zip(cases, scores, strict=True)}

@@ -12,8 +12,10 @@ import pytest
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.logiccat.benchmark import load_items
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
-from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, aggregate, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 pytestmark = pytest.mark.slow
 
@@ -21,11 +23,8 @@ pytestmark = pytest.mark.slow
 def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     items = load_items(cache_dir=logiccat_cache)
     assert len(items) == 4036
-    scores = score_items(
-        items,
-        [item.gold_sql for item in items],
-        gold_cache=GoldCache(gold_cache_dir(logiccat_cache)),
-        progress=False,
+    scores = Scorer(gold_cache=GoldCache(gold_cache_dir(logiccat_cache)), progress=False).score(
+        items, [item.gold_sql for item in items]
     )
     healthy = [
         score

@@ -47,7 +47,7 @@ from sqlbench_lmeval.logiccat import source as source_module  # noqa: E402
 from sqlbench_lmeval.logiccat.benchmark import load_items  # noqa: E402
 from sqlbench_lmeval.logiccat.bundle import bundle_dir  # noqa: E402
 from sqlbench_lmeval.paths import gold_cache_dir  # noqa: E402
-from sqlbench_lmeval.scoring.pipeline import score_items  # noqa: E402
+from sqlbench_lmeval.scoring.scorer import Scorer  # noqa: E402
 
 pytestmark = [pytest.mark.mysql, pytest.mark.slow]
 
@@ -139,7 +139,7 @@ def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, it
     restart_at = len(run) // 2
     outputs = [prediction(item) for item in run]
     outputs[restart_at] = f"```sql\n{RESTART_MARKER}\n```"
-    undisturbed = score_items(run, outputs, **scoring_options(cache))
+    undisturbed = Scorer(**scoring_options(cache)).score(run, outputs)
     first_pid = server.pid()
 
     done, errors = threading.Event(), []
@@ -148,7 +148,7 @@ def test_a_server_killed_and_restarted_mid_run_changes_no_item(server, cache, it
     )
     capfd.readouterr()
     restarter.start()
-    disturbed = score_items(run, outputs, **scoring_options(cache))
+    disturbed = Scorer(**scoring_options(cache)).score(run, outputs)
     restarter.join(timeout=120)
     assert done.is_set() and errors == []
     assert server.pid() != first_pid

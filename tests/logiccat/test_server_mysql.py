@@ -167,7 +167,8 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(
     item 1440, costs the server 5-16 s per run."""
     from sqlbench_lmeval.logiccat.bundle import load_bundle
     from sqlbench_lmeval.logiccat.server import server_items
-    from sqlbench_lmeval.scoring.pipeline import UNREPEATABLE_FLAGS, score_items
+    from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
+    from sqlbench_lmeval.scoring.scorer import Scorer
 
     items = server_items(load_bundle(logiccat_cache), "mysql", None, prepared["cache"])
     assert len(items) == 4036
@@ -178,7 +179,7 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item_on_the_server(
         if item.gold_status == "ok" and not UNREPEATABLE_FLAGS & set(item.flags)
     }
     answers = [item.gold_sql if item.id in answered else None for item in items]
-    scores = score_items(items, answers, progress=False)
+    scores = Scorer(progress=False).score(items, answers)
     healthy = [
         s for s in scores if s["gold_status"] == "ok" and not UNREPEATABLE_FLAGS & set(s["flags"])
     ]

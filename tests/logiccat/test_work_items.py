@@ -13,7 +13,7 @@ import pytest
 from sqlbench_lmeval.logiccat.benchmark import load_items
 from sqlbench_lmeval.logiccat.mysql_functions import install
 from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def exact_steps(path: str, sql: str) -> int:
 )
 def test_the_bucket_is_the_queries_not_the_units(logiccat_cache, item_id, answer, bucket, reward):
     item = next(i for i in load_items(cache_dir=logiccat_cache) if i.id == item_id)
-    (score,) = score_items([item], [answer], progress=False)
+    (score,) = Scorer(progress=False).score([item], [answer])
     assert score["ex"] == 1
     gold_steps = exact_steps(item.database.path, item.gold_sql)
     answer_steps = exact_steps(item.database.path, answer)

@@ -29,7 +29,8 @@ from sqlbench_lmeval.scoring.data_dependence import (
     judge_all,
 )
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 
 def ok(*rows) -> Outcome:
@@ -152,7 +153,7 @@ def test_disguised_constants_are_flagged_and_queries_are_not(shop):
         "SELECT total FROM (SELECT SUM(price) AS total FROM sales)",  # another honest query
         "SELECT SUM(price) FROM big_sales",  # wrong (129.0): not asked
     ]
-    scores = score_items([item_on(shop, TOTAL)] * len(answers), answers, progress=False)
+    scores = Scorer(progress=False).score([item_on(shop, TOTAL)] * len(answers), answers)
     assert [s["ex"] for s in scores] == [1, 1, 1, 1, 1, 1, 0]
     assert [s["data_dependence"] for s in scores] == [
         NO_TABLE,
@@ -175,8 +176,8 @@ def test_disguised_constants_are_flagged_and_queries_are_not(shop):
 def test_gold_that_does_not_move_with_the_data_cannot_tell(shop):
     # Whether a sale above 1,000,000 exists: none on the original nor on the copy.
     gold = "SELECT COUNT(*) FROM sales WHERE price > 1000000"
-    scores = score_items(
-        [item_on(shop, gold)] * 2, ["SELECT 0 FROM sales LIMIT 1", gold], progress=False
+    scores = Scorer(progress=False).score(
+        [item_on(shop, gold)] * 2, ["SELECT 0 FROM sales LIMIT 1", gold]
     )
     assert [s["data_dependence"] for s in scores] == [UNDECIDABLE, UNDECIDABLE]
     assert [(s["ex"], s["reads_no_table"], s["ex_reads_data"]) for s in scores] == [
@@ -209,11 +210,8 @@ def test_logiccat_737_constants_in_disguise_are_flagged(logiccat_cache):
     gold = execute(Job(item.database, item.gold_sql))
     ((value,),) = gold.rows  # 2770253904630.0: one row, one number
     answers = [*disguises(repr(value), "sales", "Sale_Price"), item.gold_sql]
-    scores = score_items(
-        [item] * len(answers),
-        answers,
-        gold_cache=GoldCache(gold_cache_dir(logiccat_cache)),
-        progress=False,
+    scores = Scorer(gold_cache=GoldCache(gold_cache_dir(logiccat_cache)), progress=False).score(
+        [item] * len(answers), answers
     )
     assert [s["ex"] for s in scores] == [1] * 8  # every disguise returns gold's value
     assert [s["data_dependence"] for s in scores] == [UNCHANGED] * 5 + [NO_TABLE] * 2 + [CHANGED]
@@ -229,7 +227,7 @@ def duckdb_constants(item) -> list[dict]:
     gold = execute(Job(item.database, item.gold_sql))
     ((value,),) = gold.rows
     answers = [f"SELECT {value}", f"SELECT {value} FROM store LIMIT 1", item.gold_sql]
-    return score_items([item] * 3, answers, progress=False)
+    return Scorer(progress=False).score([item] * 3, answers)
 
 
 def test_tpcds_constants_are_flagged_on_duckdb(tpcds_items):
@@ -254,11 +252,8 @@ def test_tpcds_q96_constants_are_flagged_at_the_default_scale_factor(tpcds_defau
 
 
 def test_tpcds_gold_as_the_answer_reads_the_data(tpcds_items, tpcds_cache):
-    scores = score_items(
-        tpcds_items,
-        [item.gold_sql for item in tpcds_items],
-        gold_cache=GoldCache(gold_cache_dir(tpcds_cache)),
-        progress=False,
+    scores = Scorer(gold_cache=GoldCache(gold_cache_dir(tpcds_cache)), progress=False).score(
+        tpcds_items, [item.gold_sql for item in tpcds_items]
     )
     healthy = [s for s in scores if s["gold_status"] == "ok"]
     assert healthy  # at scale factor 0.01 many gold queries return no rows
@@ -274,7 +269,7 @@ def test_a_copy_that_cannot_be_built_stops_scoring(shop):
     # A file stands where the copy's folder goes: the evaluation cannot run, no answer scores.
     (Path(shop.path).parent / FOLDER).write_text("not a folder")
     with pytest.raises(EvaluationUnavailable, match="perturbed copy of .*shop.sqlite"):
-        score_items([item_on(shop, TOTAL)], ["SELECT 139.5 FROM sales LIMIT 1"], progress=False)
+        Scorer(progress=False).score([item_on(shop, TOTAL)], ["SELECT 139.5 FROM sales LIMIT 1"])
     # An answer that needs no second run is scored as before.
-    (score,) = score_items([item_on(shop, TOTAL)], ["SELECT 139.5"], progress=False)
+    (score,) = Scorer(progress=False).score([item_on(shop, TOTAL)], ["SELECT 139.5"])
     assert score["data_dependence"] == NO_TABLE

@@ -24,8 +24,9 @@ from sqlbench_lmeval.lmeval.hooks import (
     ExecuteAndScore,
     process_results,
 )
-from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import EXCLUDED, aggregate, score_items, verdict
+from sqlbench_lmeval.scoring.item import EXCLUDED, Item
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate, verdict
 
 # 2,000,000 recursion steps: most of a second here, far more than the answers' limit below.
 SLOW_GOLD = (
@@ -57,8 +58,8 @@ def test_gold_past_the_answers_limit_gets_its_own_and_is_cached(pumps, tmp_path)
     cache = GoldCache(tmp_path / "gold")
     items = [item(pumps, 1, SLOW_GOLD), item(pumps, 2, "SELECT name FROM pump ORDER BY name")]
     answers = ["SELECT 2000000", "SELECT name FROM pump ORDER BY name"]
-    scores = score_items(
-        items, answers, limits=ANSWERS_LIMIT, gold_cache=cache, workers=1, progress=False
+    scores = Scorer(limits=ANSWERS_LIMIT, gold_cache=cache, workers=1, progress=False).score(
+        items, answers
     )
     assert [(s["status"], s["ex"], s["gold_status"], s["reason"]) for s in scores] == [
         ("ok", 1, "ok", "match"),
@@ -77,7 +78,7 @@ def test_gold_that_never_finishes_stops_scoring_naming_the_item(pumps):
     items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1")]
     limits = Limits(timeout_s=0.02, gold_timeout_s=0.5)
     with pytest.raises(EvaluationUnavailable) as raised:
-        score_items(items, ["SELECT 1", "SELECT 1"], limits=limits, workers=1, progress=False)
+        Scorer(limits=limits, workers=1, progress=False).score(items, ["SELECT 1", "SELECT 1"])
     message = str(raised.value)
     assert "gold of 1 item(s) did not finish" in message and "limit of 0.5 s" in message
     assert "(items 7; item 7: stopped after 0.5 s)" in message and "item 8" not in message
@@ -87,8 +88,8 @@ def test_gold_that_never_finishes_stops_scoring_naming_the_item(pumps):
 def test_gold_that_never_finishes_can_be_left_out_of_every_mean(pumps):
     items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1"), item(pumps, 9, "SELECT 2")]
     limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
-    scores = score_items(
-        items, ["SELECT 1", "SELECT 1", "SELECT 3"], limits=limits, workers=1, progress=False
+    scores = Scorer(limits=limits, workers=1, progress=False).score(
+        items, ["SELECT 1", "SELECT 1", "SELECT 3"]
     )
     left_out = scores[0]
     assert (left_out["status"], left_out["prediction_status"], left_out["reason"]) == (
@@ -111,7 +112,7 @@ def test_gold_recorded_as_failing_at_build_time_is_not_run_again(pumps):
     # verdict broken_gold, never wrong_result.
     items = [item(pumps, 7, NEVER_ENDS, gold_status="error")]
     limits = Limits(timeout_s=0.02, gold_timeout_s=0.5)
-    (score,) = score_items(items, ["SELECT 1"], limits=limits, workers=1, progress=False)
+    (score,) = Scorer(limits=limits, workers=1, progress=False).score(items, ["SELECT 1"])
     assert (score["gold_status"], score["reason"], score["ex"]) == ("error", "broken_gold", 0)
     assert score["gold_error"] == "stopped after 0.02 s"  # the answers' limit, not gold's
     assert aggregate([score])["verdict_counts"] == {"broken_gold": 1}
@@ -153,7 +154,7 @@ def test_gold_whose_worker_is_always_killed_stops_scoring(pumps, tmp_path, monke
     database = Database("sqlite", pumps.path, setup="gold_kill_hooks:register")
     items = [item(database, 3, "SELECT killed_worker()"), item(database, 4, "SELECT 1")]
     with pytest.raises(EvaluationUnavailable) as raised:
-        score_items(items, ["SELECT 1", "SELECT 1"], workers=1, progress=False)
+        Scorer(workers=1, progress=False).score(items, ["SELECT 1", "SELECT 1"])
     message = str(raised.value)
     assert "item 3: worker process died (signal SIGKILL)" in message and "item 4" not in message
 
@@ -168,12 +169,8 @@ def test_a_gold_cache_that_cannot_be_written_stops_scoring(pumps, tmp_path, wher
         root = immutable_folder(tmp_path / "gold")
     try:
         with pytest.raises(CacheUnwritable) as raised:
-            score_items(
-                [item(pumps, 1, "SELECT 1")],
-                ["SELECT 1"],
-                gold_cache=GoldCache(root),
-                workers=1,
-                progress=False,
+            Scorer(gold_cache=GoldCache(root), workers=1, progress=False).score(
+                [item(pumps, 1, "SELECT 1")], ["SELECT 1"]
             )
     finally:
         release(root)
@@ -204,12 +201,13 @@ def release(path):
 
 
 def test_sampled_scoring_leaves_an_item_with_unfinished_gold_out(pumps):
-    from sqlbench_lmeval.scoring.sampled import score_samples
 
     items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1")]
     limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
     outputs = [["SELECT 1", "SELECT 2"], ["SELECT 1", "SELECT 2"]]
-    left_out, scored = score_samples(items, outputs, limits=limits, workers=1, progress=False)
+    left_out, scored = Scorer(limits=limits, workers=1, progress=False).score_samples(
+        items, outputs
+    )
     assert (left_out["status"], "ex" in left_out) == (EXCLUDED, False)
     assert (scored["status"], scored["ex"], scored["ex_maj"]) == ("ok", 1, 1)
     metrics = aggregate([left_out, scored])
@@ -225,7 +223,7 @@ def test_a_retried_answer_to_an_item_with_unfinished_gold_gets_no_retry_numbers(
     left_out, scored = score_with_retries(
         items,
         outputs,
-        lambda some, texts: score_items(some, texts, limits=limits, workers=1, progress=False),
+        lambda some, texts: Scorer(limits=limits, workers=1, progress=False).score(some, texts),
     )
     assert (left_out["status"], "ex@retry" in left_out, "ex" in left_out) == (
         EXCLUDED,
@@ -243,8 +241,8 @@ def test_the_report_counts_excluded_items_apart_and_in_no_mean(pumps, tmp_path):
 
     items = [item(pumps, 7, NEVER_ENDS), item(pumps, 8, "SELECT 1"), item(pumps, 9, "SELECT 2")]
     limits = Limits(timeout_s=0.02, gold_timeout_s=0.5, exclude_unfinished_gold=True)
-    scores = score_items(
-        items, ["SELECT 1", "SELECT 1", "SELECT 3"], limits=limits, workers=1, progress=False
+    scores = Scorer(limits=limits, workers=1, progress=False).score(
+        items, ["SELECT 1", "SELECT 1", "SELECT 3"]
     )
     path = tmp_path / "scores.json"
     path.write_text(json.dumps({"task": "logiccat", "items": scores}), encoding="utf-8")

@@ -18,6 +18,7 @@ import sqlbench_lmeval
 from sqlbench_lmeval.execution import Database, Status
 from sqlbench_lmeval.lmeval.hooks import process_results
 from sqlbench_lmeval.scoring import metrics as registry
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
     EX_ON_HEALTHY_GOLD,
@@ -31,9 +32,8 @@ from sqlbench_lmeval.scoring.metrics import (
     metric,
     task_metrics,
 )
-from sqlbench_lmeval.scoring.pipeline import score_items
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries, wrap
-from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.tpcds.benchmark import item_metrics as tpcds_item_metrics
 
@@ -77,7 +77,7 @@ def test_names_are_unique_and_every_metric_says_what_it_is():
         assert entry.kinds <= {SINGLE, SAMPLED} and entry.kinds, entry.name
         assert entry.aggregation == "mean", entry.name  # lm-eval's mean: all we use
         # Computed per answer by scoring, or made by a named producer.
-        assert (entry.compute is not None) == (entry.made_by == "scoring.pipeline"), entry.name
+        assert (entry.compute is not None) == (entry.made_by == "scoring.stages.measure"), entry.name
         # lm-eval's group averages rows of its tasks' tables.
         assert entry.in_lm_eval_table or not entry.in_group, entry.name
     with pytest.raises(KeyError, match="not registered"):
@@ -85,7 +85,7 @@ def test_names_are_unique_and_every_metric_says_what_it_is():
 
 
 def test_single_answers_carry_exactly_the_registered_execution_metrics(database):
-    scores = score_items([item(database)] * len(ANSWERS), ANSWERS, progress=False)
+    scores = Scorer(progress=False).score([item(database)] * len(ANSWERS), ANSWERS)
     expected = names_of(task_metrics("logiccat", SINGLE)) - names_of(
         m for m in METRICS if m.made_by == "scoring.retry_envelope"
     )
@@ -113,20 +113,20 @@ def test_only_items_with_healthy_gold_carry_ex_on_healthy_gold(database):
     items = [item(database, i, sql) for i, sql in enumerate(golds.values(), 1)]
     # An empty answer of gold's width: right on the empty gold only.
     empty = "SELECT name FROM pump WHERE 0"
-    scores = score_items(items, [empty] * 3, progress=False)
+    scores = Scorer(progress=False).score(items, [empty] * 3)
     assert [s["gold_status"] for s in scores] == list(golds)
     assert [s["ex"] for s in scores] == [0, 1, 0]
     assert [s.get(EX_ON_HEALTHY_GOLD) for s in scores] == [0, None, None]
     assert [process_results({}, [s]).get(EX_ON_HEALTHY_GOLD) for s in scores] == [0, None, None]
     # An empty answer of another width matches no mode of the empty gold.
-    (other,) = score_items(items[1:2], ["SELECT name, flow FROM pump WHERE 0"], progress=False)
+    (other,) = Scorer(progress=False).score(items[1:2], ["SELECT name, flow FROM pump WHERE 0"])
     assert (other["ex"], other["ex_strict"], other["ex_set"]) == (0, 0, 0)
 
 
 def test_retried_answers_carry_the_retry_metrics(database):
     retried = wrap([{"output": "SELECT nme FROM pump"}, {"output": ANSWERS[0]}])
     (score,) = score_with_retries(
-        [item(database)], [retried], lambda items, texts: score_items(items, texts, progress=False)
+        [item(database)], [retried], lambda items, texts: Scorer(progress=False).score(items, texts)
     )
     assert numbers(score) == names_of(task_metrics("logiccat", SINGLE))
     # The registry derives ``<metric>@retry`` from the metric it repeats.
@@ -137,7 +137,7 @@ def test_retried_answers_carry_the_retry_metrics(database):
 
 def test_sampled_items_carry_exactly_the_registered_sampled_metrics(database):
     # 8 samples: every pass_at_<k> the registry declares with k <= 8 is reported.
-    (score,) = score_samples([item(database)], [ANSWERS + ANSWERS[:2]], progress=False)
+    (score,) = Scorer(progress=False).score_samples([item(database)], [ANSWERS + ANSWERS[:2]])
     expected = {
         m.name
         for m in task_metrics("logiccat", SAMPLED)
@@ -161,7 +161,9 @@ GOLD = "SELECT item, SUM(price) AS total FROM sales WHERE price > 1 GROUP BY ite
 def test_tpcds_structure_numbers_are_the_registered_ones(duckdb_database):
     items = [item(duckdb_database, gold_sql=GOLD, dialect="duckdb")] * 3
     outputs = [GOLD, "SELECT item FROM sales", "not sql at all"]
-    scores = score_items(items, outputs, item_metrics=tpcds_item_metrics, progress=False)
+    scores = Scorer(progress=False, hooks=Hooks(item_metrics=tpcds_item_metrics)).score(
+        items, outputs
+    )
     retry = names_of(m for m in METRICS if m.made_by == "scoring.retry_envelope")
     in_table = names_of(task_metrics("tpcds", SINGLE)) - retry
     # Gold's own complexity counts are logged in every score dict but are no row of lm-eval's
@@ -172,8 +174,8 @@ def test_tpcds_structure_numbers_are_the_registered_ones(duckdb_database):
         assert numbers(score) == in_table | gold_counts
         assert process_results({}, [score]).keys() == in_table
     assert scores[0]["structural_similarity"] == 1.0 and scores[2]["parsed"] == 0.0
-    (sampled,) = score_samples(
-        items[:1], [outputs], item_metrics=tpcds_item_metrics, progress=False
+    (sampled,) = Scorer(progress=False, hooks=Hooks(item_metrics=tpcds_item_metrics)).score_samples(
+        items[:1], [outputs]
     )
     expected = {
         m.name
@@ -209,14 +211,14 @@ def test_a_metric_that_reads_results_plugs_in_with_one_entry(database, monkeypat
     # remembered (``execution_metrics``): forget them now, and once the patch is undone.
     registry.execution_metrics.cache_clear()
     try:
-        right, wrong, failed = score_items(
-            [item(database)] * 3, [ANSWERS[0], ANSWERS[1], ANSWERS[2]], progress=False
+        right, wrong, failed = Scorer(progress=False).score(
+            [item(database)] * 3, [ANSWERS[0], ANSWERS[1], ANSWERS[2]]
         )
         rows_if_right = (right["rows_if_right"], wrong["rows_if_right"], failed["rows_if_right"])
         assert rows_if_right == (2, 0, 0)
         # Computed for every compared answer (an error is compared too: gold ran).
         assert (right["gold_rows"], wrong["gold_rows"], failed["gold_rows"]) == (2, 2, 2)
-        (missing,) = score_items([item(database)], [None], progress=False)
+        (missing,) = Scorer(progress=False).score([item(database)], [None])
         assert missing["rows_if_right"] == 0 and missing["gold_rows"] == 0
     finally:
         monkeypatch.undo()

@@ -10,8 +10,10 @@ import pytest
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 
 def item(database, id, gold_sql, category="physical", gold_status="ok"):
@@ -50,7 +52,7 @@ CASES = [
 
 @pytest.mark.parametrize(("raw", "status", "ves", "ex", "ex_strict", "ex_set"), CASES)
 def test_each_answer_gets_its_numbers(database, raw, status, ves, ex, ex_strict, ex_set):
-    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    (score,) = Scorer(progress=False).score([item(database, 1, FLOW_TIMES_HEAD)], [raw])
     assert (score["status"], score["ves"], score["ex"], score["ex_strict"], score["ex_set"]) == (
         status,
         ves,
@@ -64,10 +66,9 @@ def test_each_answer_gets_its_numbers(database, raw, status, ves, ex, ex_strict,
 
 
 def test_the_sample_log_fields_explain_the_verdict(database):
-    (score,) = score_items(
+    (score,) = Scorer(progress=False).score(
         [item(database, 7, FLOW_TIMES_HEAD)],
         ["Let me think.\n```sql\nSELECT nme FROM pump\n```\nThis lists names."],
-        progress=False,
     )
     assert score["id"] == 7
     assert score["extracted_sql"] == "SELECT nme FROM pump"
@@ -79,10 +80,9 @@ def test_the_sample_log_fields_explain_the_verdict(database):
 def test_a_failing_gold_never_changes_ves_and_is_reported(database):
     # Recorded as failing when the data was built (gold recorded as running that fails now
     # stops the run instead: tests/scoring/test_unavailable_scoring.py).
-    (score,) = score_items(
+    (score,) = Scorer(progress=False).score(
         [item(database, 2, "SELECT missing_column FROM pump", gold_status="error")],
         ["SELECT name FROM pump"],
-        progress=False,
     )
     assert score["ves"] == 1
     assert score["ex"] == 0
@@ -101,7 +101,7 @@ def test_a_failing_gold_never_changes_ves_and_is_reported(database):
     ],
 )
 def test_gold_health_is_judged_from_its_result(database, gold_sql, health):
-    (score,) = score_items([item(database, 3, gold_sql)], [gold_sql], progress=False)
+    (score,) = Scorer(progress=False).score([item(database, 3, gold_sql)], [gold_sql])
     assert score["gold_status"] == health
     # The same query on both sides still matches: gold health is reported beside EX.
     assert score["ex"] == 1
@@ -110,8 +110,8 @@ def test_gold_health_is_judged_from_its_result(database, gold_sql, health):
 def test_a_build_time_gold_verdict_outranks_a_clean_run(database):
     # Gold recorded as broken is not compared even when it happens to run now: the same query
     # as the answer is no match (EX 0 for every model alike).
-    (score,) = score_items(
-        [item(database, 4, "SELECT 1", gold_status="non_select")], ["SELECT 1"], progress=False
+    (score,) = Scorer(progress=False).score(
+        [item(database, 4, "SELECT 1", gold_status="non_select")], ["SELECT 1"]
     )
     assert score["gold_status"] == "non_select"
     assert (score["ves"], score["ex"], score["ex_strict"], score["ex_set"]) == (1, 0, 0, 0)
@@ -119,10 +119,8 @@ def test_a_build_time_gold_verdict_outranks_a_clean_run(database):
 
 
 def test_an_empty_prediction_never_matches_an_empty_gold(database):
-    (score,) = score_items(
-        [item(database, 5, "SELECT name FROM pump WHERE flow > 100")],
-        ["-- nothing to see here"],
-        progress=False,
+    (score,) = Scorer(progress=False).score(
+        [item(database, 5, "SELECT name FROM pump WHERE flow > 100")], ["-- nothing to see here"]
     )
     assert (score["status"], score["ex"], score["ex_set"]) == ("no_sql", 0, 0)
 
@@ -131,8 +129,8 @@ def test_scores_come_back_in_input_order_through_the_gold_cache(database, tmp_pa
     items = [item(database, i, f"SELECT {i}") for i in range(1, 41)]
     outputs = [f"SELECT {i if i % 4 else i + 1}" for i in range(1, 41)]
     cache = GoldCache(tmp_path / "gold")
-    cold = score_items(items, outputs, gold_cache=cache, workers=2, progress=False)
-    warm = score_items(items, outputs, gold_cache=cache, workers=2, progress=False)
+    cold = Scorer(gold_cache=cache, workers=2, progress=False).score(items, outputs)
+    warm = Scorer(gold_cache=cache, workers=2, progress=False).score(items, outputs)
     assert [s["id"] for s in cold] == list(range(1, 41))
     assert [s["ex"] for s in cold] == [0 if i % 4 == 0 else 1 for i in range(1, 41)]
     assert cold == warm
@@ -142,8 +140,8 @@ def test_item_metrics_are_added_per_item(database):
     def lengths(item, sql):
         return {"sql_length": len(sql or "")}
 
-    (score,) = score_items(
-        [item(database, 1, "SELECT 1")], ["SELECT 1"], item_metrics=lengths, progress=False
+    (score,) = Scorer(progress=False, hooks=Hooks(item_metrics=lengths)).score(
+        [item(database, 1, "SELECT 1")], ["SELECT 1"]
     )
     assert score["sql_length"] == 8.0
 
@@ -155,8 +153,8 @@ def test_aggregate_gives_means_per_category_and_counts(database):
         item(database, 3, "SELECT 3", category="mathematical"),
         item(database, 4, "SELECT 1 WHERE 0", category="mathematical"),
     ]
-    scores = score_items(
-        items, ["SELECT 1", "SELECT 9", "SELECT nope", "SELECT 1 WHERE 0"], progress=False
+    scores = Scorer(progress=False).score(
+        items, ["SELECT 1", "SELECT 9", "SELECT nope", "SELECT 1 WHERE 0"]
     )
     metrics = aggregate(scores)
     assert metrics["n"] == 4
@@ -171,11 +169,8 @@ def test_aggregate_gives_means_per_category_and_counts(database):
 
 
 def test_limits_reach_the_engine(database):
-    (score,) = score_items(
-        [item(database, 1, "SELECT 1")],
-        ["SELECT * FROM pump"],
-        limits=Limits(max_rows=2),
-        progress=False,
+    (score,) = Scorer(limits=Limits(max_rows=2), progress=False).score(
+        [item(database, 1, "SELECT 1")], ["SELECT * FROM pump"]
     )
     assert (score["status"], score["ves"]) == ("too_many_rows", 0)
 
@@ -195,15 +190,16 @@ def _second_answer(args) -> bool:
 @pytest.mark.parametrize(
     ("target", "stage"),
     [
-        ("sqlbench_lmeval.scoring.pipeline.extract_sql", "extract"),
-        ("sqlbench_lmeval.scoring.pipeline.engine_sql", "transpile"),
-        ("sqlbench_lmeval.scoring.pipeline.compare", "compare"),
+        ("sqlbench_lmeval.scoring.stages.extract.extract_sql", "extract"),
+        ("sqlbench_lmeval.scoring.stages.translate.engine_sql", "transpile"),
+        ("sqlbench_lmeval.scoring.stages.judge.compare", "compare"),
     ],
 )
 def test_a_stage_that_raises_fails_only_its_item(database, monkeypatch, target, stage):
-    import sqlbench_lmeval.scoring.pipeline as scoring
+    import importlib
 
-    real = getattr(scoring, target.rsplit(".", 1)[1])
+    module, name = target.rsplit(".", 1)
+    real = getattr(importlib.import_module(module), name)
 
     def flaky(*args, **kwargs):
         if _second_answer(args):  # fails for the second item only
@@ -212,7 +208,7 @@ def test_a_stage_that_raises_fails_only_its_item(database, monkeypatch, target, 
 
     monkeypatch.setattr(target, flaky)
     items = [item(database, i, f"SELECT {i}") for i in (1, 2, 3)]
-    scores = score_items(items, ["SELECT 1", "SELECT 2", "SELECT 3"], progress=False)
+    scores = Scorer(progress=False).score(items, ["SELECT 1", "SELECT 2", "SELECT 3"])
     assert [(s["status"], s["ex"]) for s in scores] == [("ok", 1), ("error", 0), ("ok", 1)]
     failed = scores[1]
     assert failed["reason"] == f"{stage}: ValueError: embedded null character"
@@ -227,8 +223,8 @@ def test_item_metrics_that_raise_fail_the_item_with_no_sql_numbers(database):
         return {"length": len(sql or "")}
 
     items = [item(database, i, f"SELECT {i}") for i in (1, 2)]
-    first, second = score_items(
-        items, ["SELECT 1", "SELECT 2"], item_metrics=metrics, progress=False
+    first, second = Scorer(progress=False, hooks=Hooks(item_metrics=metrics)).score(
+        items, ["SELECT 1", "SELECT 2"]
     )
     assert (first["status"], first["ex"], first["length"]) == ("ok", 1, 8.0)
     # The failed item keeps the metric (its value for "no SQL"), so every item has the same keys.
@@ -238,9 +234,9 @@ def test_item_metrics_that_raise_fail_the_item_with_no_sql_numbers(database):
 
 def test_an_execution_batch_that_raises_stops_scoring(database, monkeypatch):
     # The evaluation's own fault, not an answer's: no item may be scored 0 for it.
-    monkeypatch.setattr("sqlbench_lmeval.scoring.pipeline.execute_many", _boom)
+    monkeypatch.setattr("sqlbench_lmeval.scoring.stages.execute.execute_many", _boom)
     with pytest.raises(EvaluationUnavailable) as raised:
-        score_items([item(database, 1, "SELECT 1")], ["SELECT 1"], progress=False)
+        Scorer(progress=False).score([item(database, 1, "SELECT 1")], ["SELECT 1"])
     message = str(raised.value)
     assert "executing the SQL failed inside the evaluation" in message
     assert "ValueError: embedded null character" in message and "not of the model" in message
@@ -263,7 +259,7 @@ def test_an_execution_batch_that_raises_stops_scoring(database, monkeypatch):
     ],
 )
 def test_refused_failed_and_truncated_answers(database, raw, status, reason, truncated):
-    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    (score,) = Scorer(progress=False).score([item(database, 1, FLOW_TIMES_HEAD)], [raw])
     assert (score["status"], score["reason"], score["truncated"]) == (status, reason, truncated)
     assert score["ex"] == int(reason == "match")
     assert aggregate([score])["n_truncated"] == int(truncated)
@@ -276,7 +272,7 @@ def test_the_progress_bar_total_never_changes(database, tmp_path, capsys, cached
     answers = [FLOW_TIMES_HEAD] * 6 + ["SHOW TABLES", "SELECT 1; SELECT 2"] * 2 + ["no idea"] * 2
     items = [item(database, i, FLOW_TIMES_HEAD) for i in range(len(answers))]
     gold_cache = GoldCache(tmp_path / "gold") if cached else None
-    scores = score_items(items, answers, gold_cache=gold_cache, workers=1, progress=True)
+    scores = Scorer(gold_cache=gold_cache, workers=1, progress=True).score(items, answers)
     assert [s["ex"] for s in scores] == [1] * 6 + [0] * 6
     totals = set(re.findall(r"\b\d+/(\d+)\b", capsys.readouterr().err))
     # With the cache, the 12 gold queries are one query run once (same SQL, same database).
@@ -299,7 +295,7 @@ def test_the_progress_bar_total_never_changes(database, tmp_path, capsys, cached
 def test_an_answer_that_reads_no_table_keeps_its_status_and_ex_but_not_ex_reads_data(
     database, raw, constant
 ):
-    (score,) = score_items([item(database, 1, FLOW_TIMES_HEAD)], [raw], progress=False)
+    (score,) = Scorer(progress=False).score([item(database, 1, FLOW_TIMES_HEAD)], [raw])
     # pump holds (A, 10 * 2.5), (B, 20 * 1), (C, 5 * 4): every answer above returns those rows.
     assert (score["status"], score["ex"], score["reads_no_table"]) == ("ok", 1, constant)
     assert score["ex_reads_data"] == int(not constant)
@@ -310,23 +306,22 @@ def test_an_answer_that_reads_no_table_keeps_its_status_and_ex_but_not_ex_reads_
 def test_a_constant_answer_to_a_constant_gold_is_not_flagged(database):
     # Gold is a calculation on the question's numbers (as 116 LogicCat gold queries are).
     gold = "SELECT 600000 * 9.8 / 0.01 / 101325 AS multiples"
-    (score,) = score_items([item(database, 1, gold)], [f"```sql\n{gold}\n```"], progress=False)
+    (score,) = Scorer(progress=False).score([item(database, 1, gold)], [f"```sql\n{gold}\n```"])
     assert (score["ex"], score["reads_no_table"], score["ex_reads_data"]) == (1, False, 1)
 
 
 def test_answers_that_did_not_run_are_not_flagged(database):
-    scores = score_items(
-        [item(database, 1, FLOW_TIMES_HEAD)] * 3, ["SELECT nope", "prose", None], progress=False
+    scores = Scorer(progress=False).score(
+        [item(database, 1, FLOW_TIMES_HEAD)] * 3, ["SELECT nope", "prose", None]
     )
     assert [s["reads_no_table"] for s in scores] == [False, False, False]
     assert [s["ex_reads_data"] for s in scores] == [0, 0, 0]
 
 
 def test_verdict_counts_put_each_item_in_one_class(database):
-    scores = score_items(
+    scores = Scorer(progress=False).score(
         [item(database, 1, FLOW_TIMES_HEAD)] * 5,
         [FLOW_TIMES_HEAD, "SELECT 1", "SELECT nope", "<think>cut", f"```sql\n{FLOW_TIMES_HEAD}"],
-        progress=False,
     )
     # correct; wrong result; error; truncated (no SQL, cut inside <think>); truncated but
     # matching: correct.

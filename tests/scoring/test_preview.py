@@ -8,13 +8,14 @@ from support.explorer_runs import ANSWERS, make_items
 
 from sqlbench_lmeval.execution import Outcome, Status
 from sqlbench_lmeval.lmeval.hooks import preview_rows_from_env
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
 from sqlbench_lmeval.scoring.preview import (
     PREVIEW_CELL_CHARS,
     PREVIEW_ROWS_ENV,
     cell_text,
     result_preview,
 )
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 
 def test_cell_text_keeps_null_and_cuts_long_text():
@@ -45,7 +46,7 @@ def test_score_items_keeps_previews_of_gold_and_prediction(tmp_path):
     # (cheese, 7.25)), item 2 with a missing table (an error: no result), item 3 with nothing.
     items = make_items(tmp_path)
     outputs = [ANSWERS["alpha"][item.id] for item in items]
-    scores = score_items(items, outputs, workers=1, progress=False, preview_rows=1)
+    scores = Scorer(workers=1, progress=False, preview_rows=1).score(items, outputs)
     first, error, empty, _ = scores
     expected = {"columns": ["name", "price"], "rows": [["dates", "4.0"]], "row_count": 2}
     assert first["gold_preview"] == expected

@@ -11,6 +11,7 @@ import pytest
 
 from sqlbench_lmeval.execution import Database, Outcome, Status, engines
 from sqlbench_lmeval.lmeval.hooks import process_results
+from sqlbench_lmeval.scoring.answer import Failure, failed_score
 from sqlbench_lmeval.scoring.compare import compare
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
@@ -25,7 +26,8 @@ from sqlbench_lmeval.scoring.metrics import (
     metric,
     not_defined,
 )
-from sqlbench_lmeval.scoring.pipeline import Failure, aggregate, failed_score, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 ROWS = (("A",), ("B",))
 
@@ -83,7 +85,7 @@ WRONG = "SELECT name FROM pump"
 
 
 def test_real_scores_log_the_work_and_divide_it(database):
-    scores = score_items([item(database, GOLD)] * 4, [SAME, SLOWER, WRONG, None], progress=False)
+    scores = Scorer(progress=False).score([item(database, GOLD)] * 4, [SAME, SLOWER, WRONG, None])
     same, slower, wrong, missing = scores
     assert same[WORK] == same[GOLD_WORK] is not None and same[R_VES] == 1.0
     assert slower["ex"] == 1 and slower[WORK] > 2 * slower[GOLD_WORK]
@@ -102,8 +104,8 @@ def test_real_duckdb_scores(tmp_path):
         conn.execute("CREATE TABLE pump (name VARCHAR, flow DOUBLE, head DOUBLE)")
         conn.execute("INSERT INTO pump VALUES ('A', 10, 2.5), ('B', 20, 1), ('C', 5, 4)")
     database = Database("duckdb", str(path))
-    same, slower = score_items(
-        [item(database, GOLD, dialect="duckdb")] * 2, [SAME, SLOWER], progress=False
+    same, slower = Scorer(progress=False).score(
+        [item(database, GOLD, dialect="duckdb")] * 2, [SAME, SLOWER]
     )
     assert same[WORK] == same[GOLD_WORK] > 0 and same[R_VES] == 1.0
     assert slower["ex"] == 1 and slower[WORK] > 2 * slower[GOLD_WORK]
@@ -114,7 +116,7 @@ def test_bird_timed_r_ves_on_request(database):
     from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 
     items = [item(database, GOLD)] * 3
-    scores = score_items(items, [SAME, WRONG, SLOWER], progress=False)
+    scores = Scorer(progress=False).score(items, [SAME, WRONG, SLOWER])
     same, wrong, slower = timed_r_ves(items, scores, iterations=5, workers=1)
     # Times vary by machine and load; only the reward's possible values are certain.
     rewards = {math.sqrt(r) for r in (1.25, 1.0, 0.75, 0.5, 0.25)}
@@ -141,5 +143,5 @@ def test_r_ves_is_not_defined_where_the_engine_counts_no_work(database):
     assert R_VES not in process_results({"engine": "postgres"}, [])
     assert process_results({"engine": "sqlite"}, [])[R_VES] == 0
     assert R_VES not in aggregate([failed])
-    (wrong,) = score_items([item(database, GOLD)], [WRONG], progress=False)
+    (wrong,) = Scorer(progress=False).score([item(database, GOLD)], [WRONG])
     assert wrong[EX] == 0 and wrong[R_VES] == 0 and process_results({}, [wrong])[R_VES] == 0

@@ -19,9 +19,10 @@ from sqlbench_lmeval.report.sections.sampling import sampling_rows
 from sqlbench_lmeval.scoring import data_dependence
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.gold_ties import plan_gold
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
-from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 # The ``database`` fixture (conftest.py) is the pumps database: A (flow 10, head 2.5), B (20, 1.0),
 # C (5, 4.0).
@@ -62,12 +63,13 @@ ITEM3 = (
 )
 
 
-def score(database, tmp_path, cases=(ITEM1, ITEM2, ITEM3), **kwargs):
+def score(database, tmp_path, cases=(ITEM1, ITEM2, ITEM3), item_metrics=None):
     items = [item(database, i + 1, gold) for i, (gold, _) in enumerate(cases)]
     outputs = [samples for _, samples in cases]
-    return score_samples(
-        items, outputs, gold_cache=GoldCache(tmp_path), progress=False, workers=1, **kwargs
+    scorer = Scorer(
+        gold_cache=GoldCache(tmp_path), progress=False, workers=1, hooks=Hooks(item_metrics)
     )
+    return scorer.score_samples(items, outputs)
 
 
 def test_voting_pass_at_k_and_means_are_the_hand_computed_ones(database, tmp_path):
@@ -156,7 +158,7 @@ def tie_probes() -> list[str]:
 
 
 def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, monkeypatch):
-    import sqlbench_lmeval.scoring.pipeline as scoring_module
+    import sqlbench_lmeval.scoring.stages.execute as scoring_module
 
     ran = []
     real = scoring_module.execute_many
@@ -168,8 +170,8 @@ def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, 
 
     monkeypatch.setattr(scoring_module, "execute_many", recording)
     items = [item(database, i + 1, gold) for i, (gold, _) in enumerate((ITEM1, ITEM2, ITEM3))]
-    uncached = score_samples(
-        items, [ITEM1[1], ITEM2[1], ITEM3[1]], gold_cache=None, progress=False, workers=1
+    uncached = Scorer(gold_cache=None, progress=False, workers=1).score_samples(
+        items, [ITEM1[1], ITEM2[1], ITEM3[1]]
     )
     # Item 3's gold text is also its sample 1: two runs of it, one as gold and one as answer.
     golds = Counter(s for s in ran if s in (ITEM1[0], ITEM2[0], ITEM3[0]))
@@ -183,8 +185,8 @@ def test_without_a_gold_cache_gold_still_runs_once_per_item(database, tmp_path, 
 def test_a_sample_scores_as_it_would_alone(database, tmp_path):
     sampled = score(database, tmp_path)
     for (gold, outputs), scored in zip((ITEM1, ITEM2, ITEM3), sampled, strict=True):
-        alone = score_items(
-            [item(database, scored["id"], gold)] * len(outputs), outputs, progress=False
+        alone = Scorer(progress=False).score(
+            [item(database, scored["id"], gold)] * len(outputs), outputs
         )
         for sample, single in zip(scored["samples"], alone, strict=True):
             assert (sample["status"], sample["ves"], sample["ex"], sample["reason"]) == (

@@ -15,14 +15,14 @@ import pytest
 from support.ties import scores_database
 
 from sqlbench_lmeval.execution import Database, GoldCache
-from sqlbench_lmeval.scoring import pipeline
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NONE, NOT_HANDLED, STORE_FILE
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import ACCEPTABLE, TIE_STATUS
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
-from sqlbench_lmeval.scoring.sampled import score_samples
+from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.stages import execute as execute_stage
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
+from sqlbench_lmeval.scoring.verdicts import aggregate
 
 TOP3 = "SELECT name FROM scores ORDER BY score DESC LIMIT 3"
 
@@ -39,8 +39,8 @@ def item(database: Database, gold: str, item_id: int = 1) -> Item:
 
 
 def score(database, gold, prediction, **options) -> dict:
-    (scored,) = score_items(
-        [item(database, gold)], [prediction], workers=1, progress=False, **options
+    (scored,) = Scorer(workers=1, progress=False, **options).score(
+        [item(database, gold)], [prediction]
     )
     return scored
 
@@ -92,11 +92,9 @@ def test_tie_status_of_gold_without_order_and_of_gold_not_handled(database):
 
 
 def test_aggregate_numbers_never_include_the_logged_fields(database):
-    scored = score_items(
+    scored = Scorer(workers=1, progress=False).score(
         [item(database, TOP3), item(database, "SELECT name FROM scores", 2)],
         ["SELECT name FROM scores ORDER BY score DESC, name DESC LIMIT 3", "SELECT 1"],
-        workers=1,
-        progress=False,
     )
     totals = aggregate(scored)
     assert totals["ex"] == 0.5 and totals["ex_strict"] == 0.0
@@ -139,7 +137,7 @@ def test_sampled_tie_resolutions_vote_as_one_group(database):
         "SELECT name FROM scores WHERE score != 7",
         "SELECT name FROM scores ORDER BY score DESC, name = 'dan' DESC LIMIT 3",
     ]
-    (scored,) = score_samples([item(database, TOP3)], [samples], workers=1, progress=False)
+    (scored,) = Scorer(workers=1, progress=False).score_samples([item(database, TOP3)], [samples])
     assert scored["ex_maj"] == 1
     groups = [sample["group"] for sample in scored["samples"]]
     assert groups[0] == groups[1] == groups[4] != groups[2] == groups[3]
@@ -155,16 +153,16 @@ def test_gold_is_parsed_once_on_a_cold_run(database, tmp_path, monkeypatch):
         parsed.append(sql)
         return gold_order_matters(sql, dialect)
 
-    monkeypatch.setattr(pipeline, "gold_order_matters", order_matters)
+    monkeypatch.setattr(execute_stage, "gold_order_matters", order_matters)
     golds = [TOP3, "SELECT name FROM scores WHERE score = 7", "SELECT name FROM flat ORDER BY NULL"]
     items = [item(database, gold, n) for n, gold in enumerate(golds, 1)]
     answers = [TOP3, golds[1], "SELECT name FROM flat"]
     cache = GoldCache(tmp_path / "cache")
-    cold = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    cold = Scorer(workers=1, progress=False, gold_cache=cache).score(items, answers)
     assert parsed == []
     # ORDER BY NULL orders nothing, yet it is an ORDER BY: EX compares in order, as before.
     assert [s["ordered"] for s in cold] == [True, False, True]
-    warm = score_items(items, answers, workers=1, progress=False, gold_cache=cache)
+    warm = Scorer(workers=1, progress=False, gold_cache=cache).score(items, answers)
     # Gold without ORDER, LIMIT, OFFSET or FETCH in its text is neither stored nor parsed.
     assert parsed == [golds[0], golds[2]] and warm == cold
 

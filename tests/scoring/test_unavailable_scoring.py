@@ -20,7 +20,7 @@ from sqlbench_lmeval.execution import Database, Limits
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 GOLD = "SELECT name FROM pump ORDER BY name"
 
@@ -40,7 +40,7 @@ def item(database, item_id=1, gold_sql=GOLD, gold_status="ok") -> Item:
 
 def test_an_invented_table_is_the_models_error(tmp_path):
     database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
-    (score,) = score_items([item(database)], ["SELECT x FROM invented"], progress=False)
+    (score,) = Scorer(progress=False).score([item(database)], ["SELECT x FROM invented"])
     assert (score["status"], score["ves"], score["gold_status"]) == ("error", 0, "ok")
 
 
@@ -50,7 +50,7 @@ def test_gold_that_ran_at_build_time_and_fails_now_stops_scoring(tmp_path):
     path.write_bytes(b"")  # every table gone: SQLite reads an empty file as an empty database
     items = [item(database, 1), item(database, 2), item(database, 3, "SELECT 42")]
     with pytest.raises(EvaluationUnavailable) as raised:
-        score_items(items, [GOLD, GOLD, "SELECT 42"], progress=False, workers=1)
+        Scorer(progress=False, workers=1).score(items, [GOLD, GOLD, "SELECT 42"])
     message = str(raised.value)
     assert "item 1: no such table: pump; item 2: no such table: pump" in message
     assert "item 3" not in message and "prepare the data again" in message
@@ -64,7 +64,7 @@ def test_gold_that_ran_empty_at_build_time_and_fails_now_stops_scoring_too(tmp_p
     path.write_bytes(b"")
     gold = "SELECT name FROM pump WHERE name = 'Z'"
     with pytest.raises(EvaluationUnavailable, match="item 5: no such table: pump"):
-        score_items([item(database, 5, gold, built)], [gold], progress=False, workers=1)
+        Scorer(progress=False, workers=1).score([item(database, 5, gold, built)], [gold])
 
 
 def test_gold_beyond_the_row_limit_stops_scoring(tmp_path):
@@ -72,7 +72,7 @@ def test_gold_beyond_the_row_limit_stops_scoring(tmp_path):
     database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
     items = [item(database, 1), item(database, 2, "SELECT 42")]
     with pytest.raises(EvaluationUnavailable) as raised:
-        score_items(items, [GOLD, "SELECT 42"], limits=Limits(max_rows=1), progress=False)
+        Scorer(limits=Limits(max_rows=1), progress=False).score(items, [GOLD, "SELECT 42"])
     message = str(raised.value)
     assert "gold of 1 item(s) returns more rows than the limit of 1 (items 1)" in message
     assert "--max-rows" in message
@@ -95,7 +95,7 @@ def test_under_lm_eval_the_row_cap_comes_from_its_variable(tmp_path, monkeypatch
 def test_gold_recorded_as_failing_is_only_reported(tmp_path):
     database = Database("sqlite", str(pumps(tmp_path / "pumps.sqlite")))
     broken = item(database, gold_sql="SELECT nope FROM pump", gold_status="error")
-    (score,) = score_items([broken], [GOLD], progress=False)
+    (score,) = Scorer(progress=False).score([broken], [GOLD])
     assert (score["gold_status"], score["ves"], score["ex"]) == ("error", 1, 0)
     assert score["reason"] == "broken_gold"
 
@@ -132,7 +132,7 @@ def test_gold_that_fails_once_is_run_again_and_its_result_used(tmp_path, monkeyp
     path = pumps(tmp_path / "pumps.sqlite")
     database = Database("sqlite", str(path), setup="flaky_once_hooks:register")
     gold = "SELECT flaky(name) FROM pump ORDER BY name"
-    (score,) = score_items([item(database, gold_sql=gold)], [GOLD], progress=False, workers=1)
+    (score,) = Scorer(progress=False, workers=1).score([item(database, gold_sql=gold)], [GOLD])
     assert not marker.exists()  # the first run did fail
     assert (score["gold_status"], score["ves"], score["ex"]) == ("ok", 1, 1)
 

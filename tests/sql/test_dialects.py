@@ -11,9 +11,11 @@ import pytest
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import aggregate, score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, engine_sql
+from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.sql.dialects import (
     TranspileError,
     check_dialect,
@@ -124,21 +126,22 @@ def test_a_postgres_answer_runs_after_translation_and_scores_one(database):
         "```sql\nSELECT name FROM visit WHERE day::date >= '2000-09-01'::date "
         "AND name ILIKE '%' ORDER BY name\n```"
     )
-    (score,) = score_items([item(database, GOLD, "postgres")], [answer], progress=False,
-                           transpile=translate)  # fmt: skip
+    (score,) = Scorer(progress=False, hooks=Hooks(transpile=translate)).score(
+        [item(database, GOLD, "postgres")], [answer]
+    )
     assert (score["status"], score["ves"], score["ex"]) == ("ok", 1, 1)
     assert score["prediction_dialect"] == "postgres"
     assert score["extracted_sql"].startswith("SELECT name FROM visit WHERE day::date")
     assert "::" not in score["executed_sql"] and "ILIKE" not in score["executed_sql"]
     # Without the translation SQLite refuses the same text: the translation is what ran.
-    (untranslated,) = score_items([item(database, GOLD)], [answer], progress=False)
+    (untranslated,) = Scorer(progress=False).score([item(database, GOLD)], [answer])
     assert untranslated["status"] == "error" and untranslated["ves"] == 0
 
 
 def test_an_untranslatable_answer_is_an_error_outcome_not_a_crash(database):
     items = [item(database, GOLD, "postgres", id=1), item(database, GOLD, "postgres", id=2)]
     answers = ["SELECT `name` FROM visit", "SELECT name FROM visit WHERE day >= '2000-09-01'"]
-    bad, good = score_items(items, answers, progress=False, transpile=translate)
+    bad, good = Scorer(progress=False, hooks=Hooks(transpile=translate)).score(items, answers)
     assert (bad["status"], bad["reason"], bad["ves"], bad["ex"]) == ("error", TRANSPILE_ERROR, 0, 0)
     assert bad["error"].startswith("cannot translate postgres to sqlite: ")
     assert bad["extracted_sql"] == "SELECT `name` FROM visit" and bad["executed_sql"] is None
@@ -152,10 +155,9 @@ def test_a_non_numeric_item_metric_is_logged_and_never_averaged(database):
     def metrics(item, sql):
         return {"length": len(sql or ""), "parsed_dialect": item.prompted_dialect}
 
-    scores = score_items(
-        [item(database, GOLD, "postgres")], ["SELECT 1"], progress=False,
-        transpile=translate, item_metrics=metrics,
-    )  # fmt: skip
+    scores = Scorer(progress=False, hooks=Hooks(transpile=translate, item_metrics=metrics)).score(
+        [item(database, GOLD, "postgres")], ["SELECT 1"]
+    )
     assert scores[0]["length"] == 8.0 and scores[0]["parsed_dialect"] == "postgres"
     summary = aggregate(scores)
     assert summary["length"] == 8.0 and "parsed_dialect" not in summary

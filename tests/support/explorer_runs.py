@@ -34,7 +34,7 @@ from support.lmeval_samples import lmeval_tracker, logged_sample
 
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 HOSTILE = '</script><img src=x onerror="alert(\'xss\')"> it\'s "quoted"'
 HOSTILE_SQL = 'SELECT \'</script><img src=x onerror=alert(1)>\' AS "x""y"'
@@ -119,7 +119,7 @@ def scripted_runs(folder: Path, task: str = "shop") -> dict[str, Path]:
     folders = {}
     for model, answers in ANSWERS.items():
         outputs = [answers[item.id] for item in items]
-        scores = score_items(items, outputs, workers=1, progress=False)
+        scores = Scorer(workers=1, progress=False).score(items, outputs)
         folders[model] = write_lmeval_samples(folder / model, model, task, items, outputs, scores)
     return folders
 
@@ -187,6 +187,6 @@ def tie_runs(folder: Path, task: str = "league") -> dict[str, Path]:
     folders = {}
     for model, answers in TIE_ANSWERS.items():
         outputs = [_fenced(answers[item.id]) for item in items]
-        scores = score_items(items, outputs, workers=1, progress=False)
+        scores = Scorer(workers=1, progress=False).score(items, outputs)
         folders[model] = write_lmeval_samples(folder / model, model, task, items, outputs, scores)
     return folders

@@ -14,7 +14,7 @@ from sqlbench_lmeval.scoring.compare import compare, gold_order_matters
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import TIE_STATUS
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.tie_compare import TieGold
 
 #: The sqlglot dialect of gold on each engine.
@@ -40,7 +40,7 @@ def verdict(database: Database, gold_sql: str, pred_sql: str, gold_cache=None) -
     """The score dict of ``pred_sql`` as the answer to ``gold_sql``, both run on ``database``
     by ``score_items`` (through ``gold_cache`` when given)."""
     item = Item(1, "?", database, gold_sql, DIALECTS[database.engine])
-    (score,) = score_items([item], [pred_sql], workers=1, progress=False, gold_cache=gold_cache)
+    (score,) = Scorer(workers=1, progress=False, gold_cache=gold_cache).score([item], [pred_sql])
     assert score[TIE_STATUS] == ANSWERS, score[TIE_STATUS]
     return score
 

@@ -9,8 +9,9 @@ import pytest
 
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.offline import score_predictions
+from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.metrics import GOLD_WORK, R_VES, WORK
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
 from sqlbench_lmeval.sql.structure import SIMILARITY_METRICS
 from sqlbench_lmeval.tpcds.benchmark import (
@@ -121,14 +122,12 @@ def test_gold_complexity_needs_no_database():
 
 def test_gold_scored_against_itself(tpcds_items):
     """Gold as the prediction: EX 1 wherever gold returns rows, every similarity 1."""
-    scores = score_items(
-        tpcds_items,
-        [f"```sql\n{item.gold_sql}\n```" for item in tpcds_items],
+    scores = Scorer(
         limits=Limits(timeout_s=60),
         workers=2,
-        item_metrics=item_metrics,
         progress=False,
-    )
+        hooks=Hooks(item_metrics=item_metrics),
+    ).score(tpcds_items, [f"```sql\n{item.gold_sql}\n```" for item in tpcds_items])
     for item, score in zip(tpcds_items, scores, strict=True):
         assert score["status"] == "ok", (item.id, score["error"])
         assert score["ves"] == 1 and score["ex"] == 1, (item.id, score["reason"])

@@ -13,7 +13,8 @@ import pytest
 
 from sqlbench_lmeval import cli
 from sqlbench_lmeval.paths import tasks_dir
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.hooks import Hooks
+from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR
 from sqlbench_lmeval.tpcds.benchmark import item_metrics, load_items, transpile_prediction
 from sqlbench_lmeval.tpcds.task import doc_to_text, load_dataset
@@ -51,9 +52,9 @@ def postgres_items(tpcds_cache):
 
 
 def score(items, answers):
-    return score_items(
-        items, answers, progress=False, transpile=transpile_prediction, item_metrics=item_metrics
-    )
+    return Scorer(
+        progress=False, hooks=Hooks(transpile=transpile_prediction, item_metrics=item_metrics)
+    ).score(items, answers)
 
 
 def test_the_prompt_names_the_dialect_asked_for(tpcds_cache):
@@ -79,7 +80,7 @@ def test_a_postgres_answer_scores_on_its_own_item_only(postgres_items, tpcds_man
 
 
 def test_untranslated_the_same_answer_fails(tpcds_items):
-    (plain,) = score_items([tpcds_items[11]], [Q12_POSTGRES], progress=False)
+    (plain,) = Scorer(progress=False).score([tpcds_items[11]], [Q12_POSTGRES])
     assert plain["status"] == "error" and "to_char" in plain["error"]
     assert plain["executed_sql"] == plain["extracted_sql"]
 

@@ -15,7 +15,7 @@ from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution import GoldCache
 from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
 from sqlbench_lmeval.scoring.metrics import EXECUTION_METRICS
-from sqlbench_lmeval.scoring.pipeline import score_items
+from sqlbench_lmeval.scoring.scorer import Scorer
 
 # TPC-DS query 3: one SELECT, ORDER BY, no randomness; its own result always matches itself.
 GOLD_ID = 3
@@ -29,14 +29,9 @@ def hooks():
 def test_every_hostile_output_gets_an_outcome(tpcds_items, hooks, tmp_path):
     cases = hostile_outputs()
     items = [tpcds_items[i % len(tpcds_items)] for i in range(len(cases))]
-    scores = score_items(
-        items,
-        [output for _, output in cases],
-        gold_cache=GoldCache(tmp_path / "gold"),
-        workers=2,
-        progress=False,
-        **hooks,
-    )
+    scores = Scorer(
+        gold_cache=GoldCache(tmp_path / "gold"), workers=2, progress=False, **hooks
+    ).score(items, [output for _, output in cases])
     check_every_output_scored(cases, scores)
     # The structure metrics of every item are there too (0 when nothing parsed).
     assert all("structural_similarity" in score for score in scores)

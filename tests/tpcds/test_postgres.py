@@ -336,7 +336,8 @@ def test_prepare_again_verifies_then_reload_and_rotation(prepared, postgres_admi
 def test_answers_in_duckdb_sql_are_translated_for_postgres(prepared, tpcds_cache):
     """``tpcds`` with ``{"engine": "postgres"}``: the prompt asks for DuckDB SQL and sqlglot
     translates each answer to PostgreSQL before it runs; structure is read as written."""
-    from sqlbench_lmeval.scoring.pipeline import score_items
+    from sqlbench_lmeval.scoring.hooks import Hooks
+    from sqlbench_lmeval.scoring.scorer import Scorer
     from sqlbench_lmeval.tpcds.benchmark import item_metrics, transpile_prediction
 
     items = {
@@ -345,9 +346,9 @@ def test_answers_in_duckdb_sql_are_translated_for_postgres(prepared, tpcds_cache
     chosen = [items[12], items[98]]
     assert [item.prompted_dialect for item in chosen] == ["duckdb", "duckdb"]
     answers = [gold_queries()[item.id] for item in chosen]
-    scores = score_items(
-        chosen, answers, progress=False, transpile=transpile_prediction, item_metrics=item_metrics
-    )
+    scores = Scorer(
+        progress=False, hooks=Hooks(transpile=transpile_prediction, item_metrics=item_metrics)
+    ).score(chosen, answers)
     for score in scores:
         assert (score["status"], score["ex"], score["structural_similarity"]) == ("ok", 1, 1.0)
         assert score["executed_sql"] != score["extracted_sql"]  # written anew for PostgreSQL

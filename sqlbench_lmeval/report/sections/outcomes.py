@@ -14,7 +14,7 @@ from sqlbench_lmeval.report.analysis import OUTCOMES, error_kind, outcome_of, ru
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
-from sqlbench_lmeval.scoring.pipeline import LOOP_ADVICE, TRUNCATION_ADVICE
+from sqlbench_lmeval.scoring.verdicts import LOOP_ADVICE, TRUNCATION_ADVICE
 
 TITLE = "Outcomes and failures"
 EXPLANATION = paragraph(

@@ -11,9 +11,9 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import EX
-from sqlbench_lmeval.scoring.pipeline import READS_NO_TABLE
 from sqlbench_lmeval.scoring.sampling import normalized_sql
 from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.checks.base import (

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, VES
-from sqlbench_lmeval.scoring.pipeline import aggregate
+from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     INFO,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlbench_lmeval.scoring.pipeline import TRUNCATION_ADVICE
+from sqlbench_lmeval.scoring.verdicts import TRUNCATION_ADVICE
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     CheckedTask,

@@ -1,0 +1,44 @@
+"""The state one scoring run carries from stage to stage: items, answers, gold and its ties.
+
+A :class:`Batch` is made by ``Scorer.run`` and handed to each of ``stages.STAGES`` in turn; the
+stages are the only code that writes it.
+
+>>> Batch(items=[], incoming=iter(())).answers
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from sqlbench_lmeval.execution import Job, Outcome
+from sqlbench_lmeval.scoring.answer import Answer, Failure
+from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.sql.extract import Extraction
+
+#: One answer to score: (index of its item, raw output or None, the output's extraction and
+#: failure when the caller already made them, else None).
+Incoming = tuple[int, "str | None", "tuple[Extraction | None, Failure | None] | None"]
+
+
+@dataclass(eq=False)
+class Batch:
+    """``items`` and the answers to them, consumed from ``incoming`` while the SQL of earlier
+    ones runs (``expected``: about how many there are); ``stream`` is the lazy sequence of
+    :class:`Answer` records the per-answer stages wrap and execution consumes; ``answers`` lists
+    them in input order once made. Gold's jobs, outcomes, tie plan, row order and tie records
+    are per item."""
+
+    items: Sequence[Item]
+    incoming: Iterable[Incoming]
+    expected: int | None = None
+    stream: Iterator[Answer] | None = None
+    answers: list[Answer] = field(default_factory=list)
+    gold_jobs: list[Job] = field(default_factory=list)
+    tie_plan: TieBatch | None = None
+    gold: list[Outcome] = field(default_factory=list)
+    probes: list[Outcome] = field(default_factory=list)
+    ordered: list[bool] = field(default_factory=list)
+    ties: list[GoldTies | None] = field(default_factory=list)

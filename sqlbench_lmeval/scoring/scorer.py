@@ -1,0 +1,139 @@
+"""The one object that scores answers: built once per run, used by every path to a number.
+
+The lm-eval filters, ``sqlbench-lmeval score``, ``verify``'s rescoring, the repair model and
+sampled scoring all build a :class:`Scorer` (limits, workers, gold cache, the benchmark's
+hooks, progress, previews) and call it, so they give the same numbers by construction. It runs
+``stages.STAGES`` over a :class:`~sqlbench_lmeval.scoring.batch.Batch`; what may stop a run
+instead of becoming a score is in docs/failures.md.
+
+>>> Scorer().limits.timeout_s > 0, Scorer.from_env([]).workers is None or True
+(True, True)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.runner import default_timeout
+from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.scoring.batch import Batch, Incoming
+from sqlbench_lmeval.scoring.hooks import Hooks
+from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
+from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
+from sqlbench_lmeval.scoring.stages import STAGES
+
+#: Environment settings of a run through lm-eval, whose filters take no options.
+WORKERS_ENV = "SQLBENCH_LMEVAL_WORKERS"
+TIMEOUT_ENV = "SQLBENCH_LMEVAL_TIMEOUT"
+GOLD_TIMEOUT_ENV = "SQLBENCH_LMEVAL_GOLD_TIMEOUT"
+#: The row cap (``score --max-rows``): a larger TPC-DS scale factor makes gold results larger.
+MAX_ROWS_ENV = "SQLBENCH_LMEVAL_MAX_ROWS"
+#: "1": gold that does not finish leaves its items out of every mean instead of stopping.
+EXCLUDE_UNFINISHED_GOLD_ENV = "SQLBENCH_LMEVAL_EXCLUDE_UNFINISHED_GOLD"
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """Scores answers under ``limits`` in ``workers`` sandboxed processes (None: one per CPU),
+    gold through ``gold_cache``, with a benchmark's ``hooks``; ``progress`` shows a bar, and
+    each score keeps ``preview_rows`` rows of both results."""
+
+    limits: Limits = field(default_factory=Limits)
+    workers: int | None = None
+    gold_cache: GoldCache | None = None
+    hooks: Hooks = field(default_factory=Hooks)
+    progress: bool = True
+    preview_rows: int = PREVIEW_ROWS
+
+    @classmethod
+    def from_env(cls, items: Sequence[Item], hooks: Hooks | None = None, progress: bool = True):
+        """The scorer of a run through lm-eval: its settings from the environment
+        (``$SQLBENCH_LMEVAL_TIMEOUT``, else the default of the items' engine; the row cap,
+        gold's own limit, excluding unfinished gold, workers, previews), gold cached in the
+        cache root."""
+        from sqlbench_lmeval.paths import gold_cache_dir
+
+        workers = os.environ.get(WORKERS_ENV)
+        rows = os.environ.get(PREVIEW_ROWS_ENV)
+        return cls(
+            limits=limits_from_env(items),
+            workers=int(workers) if workers else None,
+            gold_cache=GoldCache(gold_cache_dir()),
+            hooks=hooks or Hooks(),
+            progress=progress,
+            preview_rows=int(rows) if rows else PREVIEW_ROWS,
+        )
+
+    def score(self, items: Sequence[Item], outputs: Sequence, retried_run: bool = False):
+        """One score dict per item for ``outputs[i]``, the answer to ``items[i]`` (None:
+        never submitted; a repair model's envelope: its first and last attempts, see
+        ``retry_envelope``, and with ``retried_run`` every item gets retry numbers)."""
+        if len(items) != len(outputs):
+            raise ValueError(f"{len(items)} items but {len(outputs)} outputs")
+        return score_with_retries(items, outputs, self._score_plain, retried_run=retried_run)
+
+    def _score_plain(self, items: Sequence[Item], outputs: Sequence) -> list[dict]:
+        incoming = ((index, output, None) for index, output in enumerate(outputs))
+        batch = self.run(items, incoming, expected=len(items))
+        return [answer.to_json() for answer in batch.answers]
+
+    def run(self, items: Sequence[Item], incoming: Iterable[Incoming], expected=None) -> Batch:
+        """Every stage over ``incoming`` answers to ``items`` (any number per item: sampled
+        scoring; gold runs once); the batch, whose ``answers`` are in input order.
+        ``expected`` is about how many answers ``incoming`` yields (a lazy iterable is consumed
+        while the SQL of the answers before runs).
+
+        Raises :class:`EvaluationUnavailable` when the evaluation itself cannot run; nothing
+        is scored then."""
+        batch = Batch(items, incoming, expected)
+        for stage in STAGES:
+            if not getattr(stage, "RUNS_SQL", False):
+                stage.run(batch, self)
+                continue
+            try:
+                stage.run(batch, self)
+            except EvaluationUnavailable:
+                raise
+            except Exception as error:  # the model's SQL failing is an outcome, never raises
+                raise EvaluationUnavailable(execution_fault(error)) from error
+        return batch
+
+    def score_samples(self, items: Sequence[Item], outputs: Sequence[Sequence]) -> list[dict]:
+        """One score dict per item of several sampled answers each (``scoring.sampled``)."""
+        from sqlbench_lmeval.scoring.sampled import score_samples
+
+        return score_samples(self, items, outputs)
+
+
+def limits_from_env(items: Sequence[Item] = ()) -> Limits:
+    """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; the row
+    cap, gold's own limit and what to do with gold that does not finish from their variables."""
+    timeout = os.environ.get(TIMEOUT_ENV)
+    if timeout:
+        timeout_s = float(timeout)
+    else:
+        engines = {item.database.engine for item in items}
+        timeout_s = max((default_timeout(e) for e in engines), default=Limits().timeout_s)
+    gold_timeout = os.environ.get(GOLD_TIMEOUT_ENV)
+    max_rows = os.environ.get(MAX_ROWS_ENV)
+    return Limits(
+        timeout_s=timeout_s,
+        gold_timeout_s=float(gold_timeout) if gold_timeout else None,
+        exclude_unfinished_gold=os.environ.get(EXCLUDE_UNFINISHED_GOLD_ENV, "") == "1",
+        **({"max_rows": int(max_rows)} if max_rows else {}),
+    )
+
+
+def execution_fault(error: BaseException) -> str:
+    """The message of an unexpected exception while running SQL: the evaluation's fault."""
+    lines = str(error).strip().splitlines()
+    text = type(error).__name__ + (f": {lines[0][:300]}" if lines else "")
+    return (
+        f"executing the SQL failed inside the evaluation ({text}), not in a query: a fault of "
+        "sqlbench-lmeval or of this machine, not of the model; run again, and if it repeats, "
+        "report it with the command and this message"
+    )

@@ -1,0 +1,39 @@
+"""The stages of scoring, in order: each a module with ``run(batch, scorer)``, as sqlglot's
+optimizer lists its ``RULES``; ``Scorer.run`` applies them in a loop.
+
+``extract`` and ``translate`` wrap the lazy stream of answers that ``execute`` consumes (so
+extraction overlaps execution); the others run once over the batch. A stage whose module sets
+``RUNS_SQL`` runs SQL or reads gold's records: an exception out of it is the evaluation's own
+failure and stops the run (docs/failures.md). A new stage is one module and one line here.
+
+>>> [stage.__name__.rsplit(".", 1)[1] for stage in STAGES][:4]
+['extract', 'translate', 'plan_ties', 'execute']
+"""
+
+from sqlbench_lmeval.scoring.stages import (
+    execute,
+    extract,
+    finish_ties,
+    judge,
+    measure,
+    plan_ties,
+    preview,
+    read_data,
+    recheck_gold,
+    translate,
+)
+
+STAGES = (
+    extract,
+    translate,
+    plan_ties,
+    execute,
+    recheck_gold,
+    finish_ties,
+    judge,
+    read_data,
+    measure,
+    preview,
+)
+
+__all__ = ["STAGES"]

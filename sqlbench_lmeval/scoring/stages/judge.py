@@ -1,0 +1,55 @@
+"""Stage: each answer that ran (or failed to) compared with gold, tie-aware, and whether it
+names a table where gold does (the syntactic half of reading the data).
+
+An item whose gold was recorded as broken is not compared: every comparison 0, reason
+``broken_gold`` for an answer that ran (docs/scoring.md, "Verdicts"). An exception here fails
+that answer alone (reason ``compare: ...`` or ``score: ...``).
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.execution import Outcome, Status
+from sqlbench_lmeval.scoring.answer import Answer, Stage
+from sqlbench_lmeval.scoring.compare import Verdict, compare
+from sqlbench_lmeval.scoring.data_dependence import NO_TABLE
+from sqlbench_lmeval.scoring.gold_ties import tie_verdict
+from sqlbench_lmeval.scoring.item import BROKEN_GOLD, gold_broken
+from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
+
+
+def run(batch, scorer) -> None:
+    for answer in batch.answers:
+        if answer.failure is None and answer.outcome is not None:
+            _judge(answer)
+
+
+def _judge(answer: Answer) -> None:
+    try:
+        answer.verdict = compared(answer.item, answer.outcome, answer.gold, answer)
+    except Exception as error:
+        answer.fail(Stage.COMPARE, error)
+        return
+    try:
+        answer.dependence = _names_no_table(answer)
+    except Exception as error:
+        answer.fail(Stage.SCORE, error)
+
+
+def compared(item, pred: Outcome, gold: Outcome, answer: Answer) -> Verdict:
+    """The answer compared with gold; on an item whose gold is broken (its build-time status),
+    not compared at all: every comparison 0, reason ``broken_gold`` for an answer that ran,
+    else the answer's own failure."""
+    if gold_broken(item.gold_status):
+        ran = pred.status is Status.OK
+        return Verdict(False, False, False, BROKEN_GOLD if ran else f"pred_{pred.status.value}")
+    verdict = compare(pred, gold, ordered=answer.ordered)
+    return tie_verdict(verdict, pred, gold, answer.ties)
+
+
+def _names_no_table(answer: Answer) -> str | None:
+    """``no_table`` for an answer that ran and names no table where gold names one (gold that
+    is itself a calculation on constants, 116 LogicCat items, makes that no shortcut)."""
+    item = answer.item
+    if answer.outcome.status is not Status.OK or surely_reads_no_table(item.gold_sql, item.dialect):
+        return None
+    return NO_TABLE if surely_reads_no_table(answer.run.sql, item.dialect) else None

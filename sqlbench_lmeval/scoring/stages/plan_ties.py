@@ -1,0 +1,17 @@
+"""Stage: gold's jobs, and the tie probes that run beside them (``gold_ties.plan_batch``).
+
+The probes run as more gold jobs of the first batch, so they cost no batch of their own.
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.execution import Job
+from sqlbench_lmeval.scoring.gold_ties import plan_batch
+
+#: Exceptions here are the evaluation's fault, never an answer's: they stop the run.
+RUNS_SQL = True
+
+
+def run(batch, scorer) -> None:
+    batch.gold_jobs = [Job(item.database, item.gold_sql) for item in batch.items]
+    batch.tie_plan = plan_batch(batch.items, batch.gold_jobs, scorer.limits, scorer.gold_cache)

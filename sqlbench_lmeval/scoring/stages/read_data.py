@@ -1,0 +1,36 @@
+"""Stage: whether an answer that matched gold depends on the data, decided by running it once
+more on a perturbed copy of its database (``data_dependence``; docs/scoring.md).
+
+Only answers that ran as they are, matched gold and were not already flagged for naming no
+table run again, and only where gold itself names a table.
+"""
+
+from __future__ import annotations
+
+from sqlbench_lmeval.execution import Status
+from sqlbench_lmeval.scoring.data_dependence import Case, judge_all
+from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
+
+#: Exceptions here are the evaluation's fault, never an answer's: they stop the run.
+RUNS_SQL = True
+
+
+def run(batch, scorer) -> None:
+    chosen = [answer for answer in batch.answers if _asks(answer)]
+    if not chosen:
+        return
+    cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]
+    found = judge_all(cases, scorer.limits, scorer.workers, scorer.gold_cache)
+    for answer, dependence in zip(chosen, found, strict=True):
+        answer.dependence = dependence
+
+
+def _asks(answer) -> bool:
+    return (
+        answer.stopped is None
+        and answer.verdict is not None
+        and answer.verdict.ex
+        and answer.dependence is None
+        and answer.outcome.status is Status.OK
+        and not surely_reads_no_table(answer.item.gold_sql, answer.item.dialect)
+    )

@@ -1,0 +1,127 @@
+"""How each answer ended (its verdict class) and a run's numbers: means, counts, per category.
+
+The verdict classes and what counts in which mean are defined in docs/scoring.md ("Verdicts");
+:func:`verdict` and :func:`aggregate` apply them to score dicts (``Answer.to_json``).
+
+>>> verdict("ok", 1, False, "ok"), verdict("error", 0, True, "ok")
+('correct', 'truncated')
+>>> aggregate([])
+{'n': 0}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+
+from sqlbench_lmeval.execution import Status
+from sqlbench_lmeval.scoring.answer import MISSING, READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.item import BROKEN_GOLD, EXCLUDED, gold_broken
+from sqlbench_lmeval.scoring.metrics import EX, EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
+
+#: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
+#: and the explorer (the rule: docs/scoring.md, "Verdicts"). ``wrong_result``: ran, result
+#: differs from gold; ``broken_gold``: ran, on an item whose gold gave no result when the data
+#: was prepared (never compared); ``truncated``: cut off by the generation limit and not correct
+#: (whatever its status); the rest are statuses.
+VERDICTS = (
+    "correct",
+    "wrong_result",
+    BROKEN_GOLD,
+    "error",
+    "timeout",
+    "too_many_rows",
+    "no_sql",
+    "truncated",
+    "crashed",
+    MISSING,
+)
+
+
+def verdict(status: str, ex: float, truncated: bool, gold_status: str) -> str:
+    """The :data:`VERDICTS` class of an answer with this ``status``, ``ex`` and truncation, on
+    an item with this ``gold_status`` (a score dict's); :data:`EXCLUDED` for an item left out
+    (in no verdict class: counted apart, as ``n_excluded``).
+
+    >>> verdict("ok", 0, False, "ok"), verdict("ok", 0, False, "error")
+    ('wrong_result', 'broken_gold')
+    >>> verdict("timeout", 0, False, "error"), verdict("ok", 0, True, "error")
+    ('timeout', 'truncated')
+    """
+    if status == EXCLUDED:
+        return EXCLUDED
+    if status == Status.OK.value and ex >= 0.5:
+        return "correct"
+    if truncated:
+        return TRUNCATED
+    if status != Status.OK.value:
+        return status  # the answer's own failure: a fact about the answer, whatever gold did
+    return BROKEN_GOLD if gold_broken(gold_status) else "wrong_result"
+
+
+#: What to do about truncated outputs (printed by ``score``, shown by ``report``).
+TRUNCATION_ADVICE = (
+    "the output ended inside <think> or inside an unclosed code fence, i.e. at the generation "
+    "limit; raise it with lm_eval --gen_kwargs max_gen_toks=N (task defaults: 512 for "
+    "logiccat, 2048 for logiccat_cot, 4096 for tpcds; reasoning models need several thousand)"
+)
+
+#: What truncated outputs that end in a repetition loop mean (``Extraction.repetition_loop``).
+LOOP_ADVICE = (
+    "the output repeats the same text until the generation limit cuts it off; a larger "
+    "max_gen_toks would not end the loop, so these items failed on the model, not the budget"
+)
+
+
+def aggregate(scores: Sequence[Mapping]) -> dict:
+    """Means of every numeric per-item metric, EX per category, and counts that explain them.
+
+    ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
+    result that can be repeated (no RAND()): the number least disturbed by broken gold.
+    Items :data:`EXCLUDED` (their gold did not finish) are in no mean and not in ``n``:
+    ``n_excluded`` and ``excluded_ids`` count them.
+    """
+    excluded = [s["id"] for s in scores if s["status"] == EXCLUDED]
+    if excluded:  # in no mean; counted apart (a run where nothing was excluded is unchanged)
+        counted = [s for s in scores if s["status"] != EXCLUDED]
+        metrics = aggregate(counted)
+        metrics["n_excluded"] = len(excluded)
+        metrics["excluded_ids"] = excluded
+        metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
+        metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
+        metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+        metrics.setdefault("verdict_counts", {})[EXCLUDED] = len(excluded)
+        return metrics
+    if not scores:
+        return {"n": 0}
+    numeric = [
+        name
+        for name, value in scores[0].items()
+        if isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and name != "id"
+        and name not in LOGGED_NUMBERS
+    ]
+    metrics: dict = {"n": len(scores)}
+    for name in numeric:
+        metrics[name] = fmean(float(s[name]) for s in scores if name in s)
+    for category in sorted({s["category"] for s in scores if s.get("category")}):
+        in_category = [s for s in scores if s.get("category") == category]
+        metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
+        metrics[f"n_{category}"] = len(in_category)
+    healthy = [s for s in scores if healthy_gold(s["gold_status"], s["flags"])]
+    metrics["n_healthy_gold"] = len(healthy)
+    metrics[EX_ON_HEALTHY_GOLD] = fmean(s[EX] for s in healthy) if healthy else 0.0
+    metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
+    metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
+    metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+    metrics["verdict_counts"] = dict(
+        Counter(
+            verdict(s["status"], s[EX], bool(s.get("truncated")), s["gold_status"]) for s in scores
+        )
+    )
+    metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
+    metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
+    metrics["n_reads_no_table"] = sum(1 for s in scores if s.get(READS_NO_TABLE))
+    return metrics
