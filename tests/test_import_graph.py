@@ -159,8 +159,8 @@ def edges(where, to) -> list[tuple[str, str]]:
 def test_the_graph_is_read_from_real_imports():
     # A check on the checker: edges every layout has, one per layer.
     assert f"{ROOT}.sql.lexis" in import_graph()[f"{ROOT}.sql.extract"]
-    assert f"{ROOT}.scoring.item" in import_graph()[f"{ROOT}.scoring.pipeline"]
-    assert f"{ROOT}.scoring.pipeline" in import_graph()[f"{ROOT}.lmeval.hooks"]
+    assert f"{ROOT}.scoring.item" in import_graph()[f"{ROOT}.scoring.answer"]
+    assert f"{ROOT}.scoring.scorer" in import_graph()[f"{ROOT}.lmeval.hooks"]
     assert f"{ROOT}.logiccat.bundle" in import_graph()[f"{ROOT}.logiccat.benchmark"]
     # ``from sqlbench_lmeval.logiccat import gold`` names the module, not the package
     assert f"{ROOT}.logiccat.gold" in import_graph()[f"{ROOT}.logiccat.health"]

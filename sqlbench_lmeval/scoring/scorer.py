@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from sqlbench_lmeval.execution import GoldCache, Limits
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.paths import gold_cache_dir
 from sqlbench_lmeval.scoring.batch import Batch, Incoming
 from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS, PREVIEW_ROWS_ENV
 from sqlbench_lmeval.scoring.retry_envelope import score_with_retries
+from sqlbench_lmeval.scoring.sampled import score_samples
 from sqlbench_lmeval.scoring.stages import STAGES
 
 #: Environment settings of a run through lm-eval, whose filters take no options.
@@ -55,8 +57,6 @@ class Scorer:
         (``$SQLBENCH_LMEVAL_TIMEOUT``, else the default of the items' engine; the row cap,
         gold's own limit, excluding unfinished gold, workers, previews), gold cached in the
         cache root."""
-        from sqlbench_lmeval.paths import gold_cache_dir
-
         workers = os.environ.get(WORKERS_ENV)
         rows = os.environ.get(PREVIEW_ROWS_ENV)
         return cls(
@@ -104,8 +104,6 @@ class Scorer:
 
     def score_samples(self, items: Sequence[Item], outputs: Sequence[Sequence]) -> list[dict]:
         """One score dict per item of several sampled answers each (``scoring.sampled``)."""
-        from sqlbench_lmeval.scoring.sampled import score_samples
-
         return score_samples(self, items, outputs)
 
 

@@ -243,8 +243,8 @@ def test_the_default_time_limit_is_the_engines(monkeypatch):
     """60 s on PostgreSQL (gold itself needs more than the other engines' 10 s), unless the
     user sets one; a batch of items takes the longest of their engines' defaults."""
     from sqlbench_lmeval.execution.runner import default_timeout
-    from sqlbench_lmeval.lmeval.hooks import TIMEOUT_ENV, limits_from_env
     from sqlbench_lmeval.scoring.item import Item
+    from sqlbench_lmeval.scoring.scorer import TIMEOUT_ENV, limits_from_env
 
     assert (default_timeout("postgres"), default_timeout("duckdb"), default_timeout(None)) == (
         60.0,

@@ -17,15 +17,14 @@ import pytest
 
 from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Status
 from sqlbench_lmeval.execution.unavailable import CacheUnwritable, EvaluationUnavailable
-from sqlbench_lmeval.lmeval.hooks import (
+from sqlbench_lmeval.lmeval.hooks import ExecuteAndScore, process_results
+from sqlbench_lmeval.scoring.item import EXCLUDED, Item
+from sqlbench_lmeval.scoring.scorer import (
     EXCLUDE_UNFINISHED_GOLD_ENV,
     GOLD_TIMEOUT_ENV,
     TIMEOUT_ENV,
-    ExecuteAndScore,
-    process_results,
+    Scorer,
 )
-from sqlbench_lmeval.scoring.item import EXCLUDED, Item
-from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.verdicts import aggregate, verdict
 
 # 2,000,000 recursion steps: most of a second here, far more than the answers' limit below.

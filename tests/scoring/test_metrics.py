@@ -77,7 +77,9 @@ def test_names_are_unique_and_every_metric_says_what_it_is():
         assert entry.kinds <= {SINGLE, SAMPLED} and entry.kinds, entry.name
         assert entry.aggregation == "mean", entry.name  # lm-eval's mean: all we use
         # Computed per answer by scoring, or made by a named producer.
-        assert (entry.compute is not None) == (entry.made_by == "scoring.stages.measure"), entry.name
+        assert (entry.compute is not None) == (entry.made_by == "scoring.stages.measure"), (
+            entry.name
+        )
         # lm-eval's group averages rows of its tasks' tables.
         assert entry.in_lm_eval_table or not entry.in_group, entry.name
     with pytest.raises(KeyError, match="not registered"):

@@ -7,7 +7,6 @@ import datetime as dt
 from support.explorer_runs import ANSWERS, make_items
 
 from sqlbench_lmeval.execution import Outcome, Status
-from sqlbench_lmeval.lmeval.hooks import preview_rows_from_env
 from sqlbench_lmeval.scoring.preview import (
     PREVIEW_CELL_CHARS,
     PREVIEW_ROWS_ENV,
@@ -60,6 +59,6 @@ def test_score_items_keeps_previews_of_gold_and_prediction(tmp_path):
 
 def test_the_lmeval_filter_reads_the_preview_size_from_the_environment(monkeypatch):
     monkeypatch.delenv(PREVIEW_ROWS_ENV, raising=False)
-    assert preview_rows_from_env() == 5
+    assert Scorer.from_env([]).preview_rows == 5
     monkeypatch.setenv(PREVIEW_ROWS_ENV, "12")
-    assert preview_rows_from_env() == 12
+    assert Scorer.from_env([]).preview_rows == 12
