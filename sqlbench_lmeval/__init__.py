@@ -1,8 +1,6 @@
-"""Text-to-SQL benchmarks for EleutherAI's lm-evaluation-harness.
-
-The engine (execution, comparison, extraction, structure) is shared; each benchmark
-(``sqlbench_lmeval.logiccat``, ``sqlbench_lmeval.tpcds``) builds its data and calls it.
-"""
+"""Text-to-SQL benchmarks for EleutherAI's lm-evaluation-harness: the engine (execution,
+comparison, extraction, structure) is shared, and each benchmark (``sqlbench_lmeval.logiccat``,
+``sqlbench_lmeval.tpcds``) builds its data and calls it (docs/layout.md)."""
 
 import logging
 

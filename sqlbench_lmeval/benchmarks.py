@@ -1,11 +1,7 @@
-"""The benchmarks we ship, found by name, and the :class:`Benchmark` record each one fills in.
-
-Each benchmark package ``sqlbench_lmeval.<name>`` ends its ``benchmark`` module with
-``BENCHMARK = Benchmark(...)``; beside it, ``<name>.task`` holds the lm-eval side (the
-documents and prompt functions its task YAMLs name). The execution core and the scoring
-pipeline never import a benchmark, and no benchmark imports another: the CLI, ``offline``, the
-lm-eval hooks and ``verify`` reach one through :func:`get`. What each field must do is in
-``docs/adding-a-benchmark.md``.
+"""The benchmarks we ship, found by name (:func:`get`), and the :class:`Benchmark` record each
+``sqlbench_lmeval.<name>.benchmark`` module ends with (``BENCHMARK = Benchmark(...)``); the
+execution core and the scoring pipeline never import a benchmark and no benchmark imports
+another (what each field must do: docs/adding-a-benchmark.md).
 
 >>> logiccat = get("logiccat")
 >>> logiccat.name, logiccat.check_engine(None), logiccat.aggregate_metrics is None

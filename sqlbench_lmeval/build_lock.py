@@ -1,16 +1,6 @@
-"""One build at a time per cache folder, and the removal of what killed builds left there.
-
-Builds (the LogicCat bundle, a TPC-DS database) write into temporary names beside their target
-and rename them into place. A build killed hard (SIGKILL, out of memory, power loss) never
-reaches its cleanup, so its temporaries would stay in the cache for ever. Every build holds an
-exclusive ``fcntl.flock`` on ``<folder>/.build.lock`` while it runs. The kernel releases that
-lock when the holder dies, however it dies, and a pid is never involved (pids are reused), so
-whoever holds the lock knows no live process is writing temporaries in the folder, and removes
-the leftovers before it starts its own build.
-
-Where ``fcntl`` is missing (not POSIX) builds are not serialised and nothing is removed: a
-leftover cannot then be told from a build in progress.
-"""
+"""One build at a time per cache folder (an exclusive ``fcntl.flock`` on ``<folder>/.build.lock``),
+and the removal of what killed builds left there by whoever holds it (why a lock and not a pid:
+docs/failures.md#damaged-data-a-full-server-run-folders)."""
 
 from __future__ import annotations
 

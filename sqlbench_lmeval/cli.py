@@ -1,13 +1,6 @@
-"""The ``sqlbench-lmeval`` command.
-
-Each subcommand is a thin shell over a library function of the same name, so everything the
-CLI does can be done from Python too. Imports of heavy modules happen inside the handlers:
-``sqlbench-lmeval --help`` must stay instant and never construct lm-eval's TaskManager.
-
-Exit codes: 0 done; 2 a usage or input error (``UserError``); 3 the evaluation itself cannot
-run (``EvaluationUnavailable``: server unreachable, login refused, a database missing or
-damaged, ...), in which case nothing is scored and no output file is written.
-"""
+"""The ``sqlbench-lmeval`` command: each subcommand a thin shell over a library function of the
+same name, heavy imports inside the handlers so that ``--help`` stays instant
+(docs/layout.md#the-command-line; the exit codes: docs/failures.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,17 @@
-"""Reading JSON Lines files that users hand us, with errors that name the line."""
+"""Reading JSON Lines files that users hand us, with errors that name the line.
+
+>>> import tempfile
+>>> path = Path(tempfile.mkdtemp()) / "predictions.jsonl"
+>>> _ = path.write_text('{"id": 1, "prediction": "SELECT 1"}\\n\\n{"id": 2}\\n', encoding="utf-8")
+>>> lines = read_objects(path, "predictions", required=("id",), one_of=("prediction", "attempts"))
+>>> where, first = next(lines)
+>>> where.endswith("predictions.jsonl:1"), first["prediction"]
+(True, 'SELECT 1')
+>>> next(lines)  # line 2 is blank, line 3 has neither "prediction" nor "attempts"
+Traceback (most recent call last):
+...
+sqlbench_lmeval.errors.UserError: ...predictions.jsonl:3: ...
+"""
 
 from __future__ import annotations
 

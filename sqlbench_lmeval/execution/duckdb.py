@@ -1,30 +1,5 @@
-"""DuckDB, hardened: hostile SQL in, :class:`Outcome` out.
-
-A connection (:func:`connect`) is opened ``read_only`` with external access (files, network,
-replacement scans) off, no automatic install or load of extensions, a memory limit and one
-thread; the trusted ``Database.setup`` hook runs next, then ``SET lock_configuration = true``
-so no query can change any of this. DuckDB calls these settings hardening, not a sandbox, so
-queries still run in killable worker processes. :func:`run` accepts exactly one SELECT statement
-(DuckDB's own parser splits and types it) and stops it with ``interrupt()`` from a timer thread
-at the deadline.
-
-Work (``Outcome.work``, read by r_ves): the rows every operator produced plus the rows scans
-read, from DuckDB's profiler (the root's ``CUMULATIVE_CARDINALITY`` + ``CUMULATIVE_ROWS_SCANNED``;
-:data:`PROFILING`). Two settings make it the same on every run and machine: one thread (with
-more, operators' cardinalities differ) and no ``join_filter_pushdown`` optimizer, whose runtime
-filters let a scan pass a row or two more or less from run to run (TPC-DS 88 and 96: enough to
-put gold against itself below a ratio of 1). Profiling cost nothing measurable on TPC-DS. A
-plan that is one materialized scan (``VALUES``, or an aggregate DuckDB answers from its
-statistics, such as ``count(*)`` or ``max(x)`` of a stored table) is returned without being run,
-so the profiler records no plan (``{"result": "error"}``): its work is the rows that scan holds,
-the result's (what the profiler counts for such a scan under a ``PROJECTION``).
-
-A damaged file is the evaluation's failure, not a query's: :func:`connect` fails on a file
-DuckDB cannot open, and :func:`run` raises
-:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` when a query reads a block
-whose checksum fails ("Corrupt database file"; nothing a query can cause: files and the network
-are off).
-"""
+"""DuckDB, hardened: hostile SQL in, :class:`Outcome` out (the settings: docs/engines.md#duckdb;
+the work it counts: docs/r-ves.md#how-each-engine-counts-work)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""The engine registry: each engine module of this package declares one :class:`Engine`.
-
-An engine is one module ``sqlbench_lmeval.execution.<name>`` whose ``ENGINE`` is an
-:class:`Engine` named ``<name>``; :data:`NAMES` lists those modules. Everything that depends on
-the engine - how the runner opens and runs, what the gold cache keys on, how outputs show a
-database, the ``--engine`` choices, which engines a benchmark accepts - asks :func:`get`
-instead of switching on the name. An engine's module is imported only when it is asked for:
-the drivers of the server engines are optional dependencies (``pip install
-"sqlbench-lmeval[<name>]"``), so :func:`names` imports none of them.
-
-Adding an engine is one module here plus its test file (see ``docs/adding-an-engine.md``).
-"""
+"""The engine registry: each engine module of this package declares one :class:`Engine`, and
+everything that depends on the engine asks :func:`get` instead of switching on the name;
+modules (and their optional drivers) are imported only when asked for (docs/adding-an-engine.md)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""Administration of a MySQL-protocol server for the ``mysql`` engine (trusted code, admin URL).
-
-Benchmark-agnostic: callers name the benchmark and its databases.
-
-- The metadata database ``sqlbench_lmeval_meta`` (:data:`~sqlbench_lmeval.execution.mysql.
-  META_DATABASE`): the server's identity (a random UUID written once), the databases each
-  benchmark loaded (the only ones a reader may see; the engine's rights check reads them) and one
-  JSON document per prepared benchmark (what an evaluating machine needs: dataset version, gold
-  health, ...). Readers may SELECT it, so any machine evaluates with the reader alone.
-- Read-only accounts: SELECT on the benchmark's databases and the metadata database, nothing
-  else, created for ``'%'`` and for the host of every anonymous account (an anonymous
-  ``''@'localhost'`` matches a client from localhost before ``'reader'@'%'``: the server sorts
-  accounts by how specific their host is, then their user; ``'reader'@'localhost'`` sorts first).
-- Table checksums that show a run changed nothing.
-"""
+"""Administration of a MySQL-protocol server for the ``mysql`` engine (trusted code, admin URL),
+benchmark-agnostic (callers name the benchmark and its databases): the metadata database
+``sqlbench_lmeval_meta``, the read-only accounts (also for the host of every anonymous
+account) and the table checksums that show a run changed nothing (docs/mysql.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""The small, closed set of things that can happen when a query runs.
+"""The small, closed set of things that can happen when a query runs: every query ends in exactly
+one :class:`Status`, and an :class:`Outcome` carries it with the result (columns and rows as the
+engine returned them) or a message, with a lossless JSON form (docs/engines.md#outcomes-as-json).
 
-Every query ends in exactly one :class:`Status`; an :class:`Outcome` carries it with the result
-(columns and rows as the engine returned them) or a message. ``to_json``/``from_json`` give a
-lossless JSON form: values JSON cannot hold exactly (Decimal, bytes, dates, non-finite floats,
-DuckDB lists and structs) are written as small tagged objects, so a cached gold result compares
-exactly like a fresh one.
-"""
+>>> from decimal import Decimal
+>>> price = Outcome(Status.OK, columns=("price",), rows=((Decimal("1.10"),),))
+>>> price.to_json()["rows"]
+[[{'$decimal': '1.10'}]]
+>>> Outcome.from_json(price.to_json()) == price
+True"""
 
 from __future__ import annotations
 

@@ -1,32 +1,6 @@
-"""A perturbed copy of a database file, to tell answers that read the data from constants.
-
-An answer that matched gold is run once more on this copy (``scoring.data_dependence``): if its
-result does not change where gold's does, it does not depend on the data. The copy keeps every
-table (same names, column names, declared types and collations; views as they were) and holds
-every row twice, each time with other values, so that both values and row counts differ:
-
-- the first copy of a row: every number + 1 (integers, reals, decimals), every date and
-  timestamp one day later, every text with ``~`` appended;
-- the second copy: every number + ``K``, dates and timestamps 366 days later, every text with
-  ``~~`` appended. ``K`` is a power of ten above the largest span (max - min) of any integer
-  column of the database (at most 10^15), so a key of the second copy never equals a key of
-  the first: keys stay unique and joins on keys pair the rows of one copy only (DuckDB's
-  decimals, whose precision bounds them, and its small integers get + 2 instead).
-
-A table that was empty gets one row: every value 1 where its type takes one (SQLite's column
-affinity makes it ``1``, ``1.0`` or ``'1'``), else NULL; so no table of the copy is empty.
-Constraints are dropped (a primary key would make SQLite's ``rowid`` a shifted column), so
-each table's ``rowid`` counts its rows afresh; on SQLite the columns of every primary key,
-unique constraint and index are indexed again (non-unique), so joins stay lookups.
-
-The copy lives beside the original, ``<folder>/.perturbed/<file name>`` (same name: DuckDB
-names a file's catalog by it), with a ``.json`` record of the original's size and mtime and of
-:data:`PERTURBATION_VERSION`; it is built once, on first use, under that folder's build lock
-(:mod:`sqlbench_lmeval.build_lock`), into a temporary file renamed into place, and rebuilt when
-the original changes. Only file engines (SQLite, DuckDB) have one; :func:`perturbed_database`
-is None for a server database. A copy that cannot be built is the evaluation's failure
-(:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable`).
-"""
+"""A perturbed copy of a database file, to tell answers that read the data from constants: every
+row twice with other values, built once beside the original, for file engines only (what the
+copy holds and why: docs/scoring.md#data-dependence)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Administration of a PostgreSQL server for the ``postgres`` engine (trusted code, admin URL).
-
-A database locked down for model SQL, the read-only role predictions run under and its libpq
-password file. Benchmark-agnostic: callers name the database, the role and the tables.
-"""
+"""Administration of a PostgreSQL server for the ``postgres`` engine (trusted code, admin URL): a
+database locked down for model SQL, the read-only role predictions run under and its libpq
+password file. Benchmark-agnostic: callers name the database, the role and the tables (what
+``prepare`` does with them: docs/postgres.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
-"""Frames between the pool and its workers: a 4-byte big-endian length, then a pickle.
+"""Frames between the pool and its workers: a 4-byte big-endian length, then a pickle (the
+messages and why pickle is safe here: docs/engines.md#worker-processes).
 
-Pickle is safe here: both ends are our own processes; job SQL travels as a string inside it.
-"""
+>>> frame = encode_frame(("ready",))
+>>> HEADER.unpack(frame[:4])[0] == len(frame) - 4
+True
+>>> pickle.loads(frame[4:])
+('ready',)"""
 
 from __future__ import annotations
 

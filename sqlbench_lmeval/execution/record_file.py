@@ -1,14 +1,15 @@
-"""Text records by key in one SQLite file, each checked by a checksum of its key and payload.
+"""Text records by key in one SQLite file, each checked by a checksum of its key and payload: a
+record whose checksum fails counts as missing, a file that is not a database is moved aside, a
+file that cannot be used raises ``CacheUnwritable`` (the gold cache and the tie records keep
+theirs in such files; this module knows what neither payload means; rules:
+docs/failures.md, "Why a cache that cannot be written stops the run").
 
-The gold cache keeps its outcomes in such a file, and records derived from gold results (the
-tie records of ``scoring.gold_ties``) keep theirs in another beside it; this module knows what
-neither payload means. A record whose checksum fails (a partial write, bit rot, a manual edit)
-is treated as missing, so it is made again; a file that is not a database at all is moved aside
-as ``<name>.corrupt-<time>`` and a fresh one started: a damaged file costs a recomputation,
-never a failed run. A file that cannot be created, read or written (its folder read-only or not
-a folder, the disk full, the file locked) raises ``CacheUnwritable``: a failure of the
-evaluation's set-up, which stops the run (``execution.unavailable``); it is never moved aside.
-"""
+>>> import tempfile
+>>> with RecordFile(Path(tempfile.mkdtemp()) / "records.sqlite") as db:
+...     save_payloads(db, {"q1": "[1, 2]", "q2": "[3]"})
+...     _ = db.execute("UPDATE entries SET payload = '[4]' WHERE key = 'q2'")  # an edit
+...     load_payloads(db, {"q1", "q2", "q3"})
+{'q1': '[1, 2]'}"""
 
 from __future__ import annotations
 

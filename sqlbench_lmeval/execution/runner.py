@@ -1,20 +1,6 @@
-"""Run one :class:`Job` in this process: choose the engine, reuse its sandboxed connection.
-
-Connections are cached per database file (and re-opened when the file changes on disk), so a
-worker opens each of LogicCat's 44 files once rather than once per query.
-
-A query that fails is its job's :class:`Outcome`. A failure of the evaluation itself - the
-database cannot be opened (file missing or unreadable, server unreachable, login refused,
-database gone), a setup hook fails, an engine reports a broken database - raises
-:class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` instead, after one retry
-on a fresh connection. A server that was answering and went away
-(:class:`~sqlbench_lmeval.execution.unavailable.ConnectionLost`) is waited for, up to
-``RECONNECT_WINDOW_S``, and the job runs again; only a server that stays gone ends the run. A
-query that loses its connection ``LOSSES_ALLOWED`` times while the server comes back each time
-is taken to bring the server down itself: that job is ``crashed``. A server at its connection
-limit (:class:`~sqlbench_lmeval.execution.unavailable.ServerBusy`) is waited for up to
-``BUSY_WINDOW_S``, with growing pauses, before the run stops.
-"""
+"""Run one :class:`Job` in this process: choose the engine, reuse its sandboxed connection (one per
+database file), retry or wait out a failure of the evaluation itself (the rules:
+docs/engines.md#connections)."""
 
 from __future__ import annotations
 

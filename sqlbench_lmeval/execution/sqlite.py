@@ -1,38 +1,5 @@
-"""SQLite, sandboxed: hostile SQL in, :class:`Outcome` out.
-
-Defences, in the order a connection is built (:func:`connect`):
-
-1. the file must exist (a ``#`` or ``?`` in an unquoted URI path silently drops ``mode=ro`` and
-   creates an empty database), then ``file:<percent-quoted path>?mode=ro`` with ``uri=True``;
-2. ``PRAGMA hard_heap_limit`` (process-wide, so it bounds every SQLite allocation in the worker)
-   and in-memory temp storage, set while PRAGMA is still allowed;
-3. the trusted ``Database.setup`` hook (it may register functions);
-4. ``setlimit``: no ATTACHed databases, bounded string/blob and SQL length, no helper threads;
-5. an authorizer allow-list: SELECT, READ, FUNCTION (except ``load_extension``), RECURSIVE.
-   Everything else - writes, DDL, ATTACH, PRAGMA, transactions - is denied while the statement
-   is compiled, so it never runs;
-6. a progress handler that counts the statement's virtual-machine steps (its work, see below)
-   and aborts the statement once the per-query deadline has passed.
-
-:func:`run` then executes exactly one statement and fetches at most ``max_rows + 1`` rows.
-
-Work (``Outcome.work``, read by r_ves): the virtual-machine steps the statement took, exact up
-to :data:`EXACT_STEPS` (:func:`run`: the progress handler is called on every step, up to that
-many) and in units of :data:`STEP_UNIT` above it (the statement runs again with a handler called
-every unit of steps, and with the deadline: :class:`StepCounter`), so every count is within
-1/64 of the true step count. Two conditions make the count the same on every run and machine:
-each statement is prepared afresh (``cached_statements=0``: SQLite calls the handler when a
-statement's steps *since it was prepared* cross a multiple of the unit, so a statement reused
-from Python's cache would start mid-way) and the schema is already loaded when a query runs (a
-connection's first statement also parses the schema; :func:`connect` reads it). SQLite's exact
-``sqlite3_stmt_status(SQLITE_STMTSTATUS_VM_STEP)`` is not reachable from Python's ``sqlite3``.
-
-A file that is not a database, or is damaged, is the evaluation's failure, not a query's:
-:func:`connect` reads the schema once (so a file that is not a database fails there), and
-:func:`run` raises :class:`~sqlbench_lmeval.execution.unavailable.EvaluationUnavailable` for the
-errors only a damaged or vanished file gives (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``,
-``SQLITE_CANTOPEN``, ``SQLITE_IOERR``).
-"""
+"""SQLite, sandboxed: hostile SQL in, :class:`Outcome` out (the defences in the order a connection
+is built: docs/engines.md#sqlite; the work it counts: docs/r-ves.md#how-each-engine-counts-work)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""What a server engine sends: one statement whose first keyword makes it a query.
+"""What a server engine sends: one statement whose first keyword makes it a query, read in the
+engine's comment syntax (``lexis``); the server engines' own check before anything is sent,
+behind the statement rule of extraction (docs/statement-rule.md).
 
-A server runs whatever statement its account may; extraction already refused every answer that
-is not a query (``extract``), and this is the server engines' own check before anything is
-sent, read in the engine's comment syntax (``lexis``: PostgreSQL's comments nest, MySQL's ``#``
-is a comment and its executable comment ``/*! ... */`` is code): blanks, comments and opening
-parentheses skipped, the first word must be one the engine allows.
-"""
+>>> refusal("/* a note */ (SELECT 1)", "postgres", {"SELECT", "WITH"}, 0.0) is None
+True
+>>> refusal("# MySQL's comment\\nSET @x = 1", "mysql", {"SELECT", "WITH"}, 0.0).error
+'only SELECT statements are allowed (got SET)'
+>>> refusal("-- nothing but a comment", "mysql", {"SELECT"}, 0.0).status.value
+'no_sql'"""
 
 from __future__ import annotations
 

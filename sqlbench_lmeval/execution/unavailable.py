@@ -1,23 +1,7 @@
-"""The evaluation itself cannot run: never an item's outcome, always the end of the run.
-
-A model's query that fails is that item's status (``error``, ``timeout``, ...). When the
-evaluation cannot evaluate at all - it cannot log in, the server cannot be reached, a database
-or table of the benchmark is missing, gold that ran at ``prepare`` no longer runs, a database
-file is missing or unreadable, no worker process starts, a setup hook fails, or an account holds
-more than SELECT - scoring the item 0 would record the harness's failure as the model's.
-Code that detects such a failure raises :class:`EvaluationUnavailable`; every layer lets it
-through (runner -> worker -> pool -> scoring -> the ``score``/``gold`` commands and the lm-eval
-filter), which stop the run with a message that names the cause.
-
-The runner (``execution.runner``) retries such a failure once on a fresh connection before it
-gives up; :class:`ConnectionLost` marks the one kind it waits out instead: a server that was
-answering and went away (a restart), after which the item runs again. :class:`ServerBusy` is
-the server at its connection limit (other machines' runs hold them): waited out longer, with
-growing pauses, before the run stops. :class:`CacheUnwritable` is a cache file under the
-cache folder that cannot be created, read or written (a read-only folder, a full disk):
-scoring stops rather than going on uncached, as a cache that silently stops caching would
-make every later run pay for gold again and hide a disk that fills up.
-"""
+"""The evaluation itself cannot run: never an item's outcome, always the end of the run, with a
+message that names the cause (:class:`EvaluationUnavailable`; the kinds waited out first,
+:class:`ConnectionLost` and :class:`ServerBusy`, and :class:`CacheUnwritable`). The cases and
+why: docs/failures.md."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""The worker process: reads batches of jobs on stdin, writes one result frame per job.
-
-Started by :mod:`sqlbench_lmeval.execution.pool` as ``python -m
-sqlbench_lmeval.execution.worker``; frames as in :mod:`sqlbench_lmeval.execution.protocol`.
-
-Parent -> worker: ``("init", sys_path)`` once, then ``("run", limits, [(index, job), ...])``.
-Worker -> parent: ``("ready",)`` after init; ``("opening",)`` before and ``("alive",)`` after
-opening a new connection (a worker that dies in between died of the database or its setup hook,
-not of a query; and the parent's watchdog does not count a slow setup hook as query time);
-``("alive",)`` too while the runner waits for a server that went away; ``(index, outcome)`` as
-soon as each job ends, so the parent always knows which job is running; ``("unavailable",
-index, message)`` when the evaluation itself cannot run (``EvaluationUnavailable``): the parent
-stops the batch, and this worker stops.
-"""
+"""The worker process (``python -m sqlbench_lmeval.execution.worker``, started by
+:mod:`sqlbench_lmeval.execution.pool`): reads batches of jobs on stdin, writes one result frame
+per job (the messages: docs/engines.md#worker-processes)."""
 
 from __future__ import annotations
 

@@ -1,43 +1,7 @@
-"""Let lm-eval find our tasks without ``--include_path``: a lazy, self-disabling import hook.
-
-lm-eval 0.4.13 indexes only its own ``lm_eval/tasks`` folder and ``--include_path``; it has no
-entry points for task folders. The file ``sqlbench_lmeval_discovery.pth``, installed at the
-root of site-packages, runs :func:`install` at interpreter start. That puts a finder at the
-front of ``sys.meta_path`` which ignores every import except ``lm_eval.tasks``; nothing of
-lm-eval is imported at start-up. When something imports ``lm_eval.tasks`` (the CLI's ``run``,
-``ls`` and ``validate``, ``lm_eval.evaluator`` and user code all do), the finder lets the normal
-import run, then wraps ``TaskManager.__init__`` in place (the class object itself, so every
-``from ... import TaskManager`` sees it) and removes itself from ``sys.meta_path``.
-
-The wrapped ``__init__`` puts our tasks folder (:func:`sqlbench_lmeval.paths.tasks_dir`) first
-in ``include_path``: after lm-eval's built-in tasks and before the caller's own folders, so a
-user's ``--include_path`` task of the same name still wins. ``include_defaults=False`` drops
-lm-eval's built-in tasks only: installed tasks, like ours, stay.
-
-``SQLBENCH_LMEVAL_ONLY_OUR_TASKS=1`` (read at each ``TaskManager()``) also passes
-``include_defaults=False``: lm-eval then indexes our folder and the caller's, not its own
-thousands of task files. That index costs ~11 s of CPU at every ``lm_eval`` start (lm-eval 0.4.13,
-14,698 names); it is for runs of our tasks alone (the test suite sets it), since lm-eval's own
-tasks cannot be found in such a run: a task name that matches nothing then logs a warning
-naming the variable, just before lm-eval's own "Tasks not found". The hook adds nothing when:
-
-- ``SQLBENCH_LMEVAL_NO_DISCOVERY`` is ``1``/``true``/``yes``/``on`` (read at start-up, where it
-  keeps the finder from being installed at all, and again at each ``TaskManager()``);
-- a caller's include path is our tasks folder, lies inside it or contains it (it is already
-  indexed: adding it again would index every task twice and log an override per task).
-
-It switches itself off for good when lm-eval gains native task entry points. Upstream's
-proposal (lm-evaluation-harness PR 4015) is not released, so the rule relies on the two facts
-that will hold then, not on a guessed version number: our own distribution advertises an entry
-point in an lm-eval task group (a group whose name starts with ``lm_eval`` and contains
-``task``, e.g. ``lm_eval.tasks``; ``pyproject.toml`` declares one once upstream's format is
-released), and lm-eval's task-loading code names that group as a string literal
-(``lm_eval/tasks/*.py`` or ``lm_eval/api/registry.py``). Then lm-eval indexes our folder itself.
-
-Any error inside the hook is turned into a ``RuntimeWarning`` that says how to pass the folder
-by hand; the hook never stops lm-eval from working. If lm-eval is not installed the finder
-simply never fires.
-"""
+"""Let lm-eval find our tasks without ``--include_path``: a lazy, self-disabling import hook, run at
+interpreter start by ``sqlbench_lmeval_discovery.pth``, that adds our tasks folder to every
+``TaskManager``'s include path (how, when it adds nothing, and when it switches itself off:
+docs/install.md#how-lm-eval-finds-the-tasks)."""
 
 from __future__ import annotations
 

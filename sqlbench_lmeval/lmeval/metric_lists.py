@@ -1,17 +1,7 @@
-"""The ``metric_list``s of our task YAML, written from the metric registry (``scoring.metrics``).
-
-lm-eval reads a task's metrics from its YAML and refuses a number its ``metric_list`` lacks, so
-the lists must name exactly what scoring reports. They are generated, never typed:
-``python -m sqlbench_lmeval.lmeval.metric_lists`` rewrites every ``metric_list:`` and
-``aggregate_metric_list:`` block under ``tasks/`` from the registry, and ``--check`` (what the
-test suite runs) exits 1 naming the files that differ. Everything else in a YAML file is left
-as it is.
-
-A block belongs to the task its file defines (following ``include:``): its scoring filter's
-``benchmark:`` and whether the filter scores samples (``ExecuteAndScoreSamples``) choose the
-metrics (``Metric.used_by``); a group's ``aggregate_metric_list`` lists the metrics averaged
-over the group (``Metric.in_group``) of its tasks' benchmark.
-"""
+"""The ``metric_list``s of our task YAML, written from the metric registry (``scoring.metrics``):
+``python -m sqlbench_lmeval.lmeval.metric_lists`` rewrites them, ``--check`` names the files
+that differ (why they are generated and which metrics a block gets:
+docs/adding-a-metric.md)."""
 
 from __future__ import annotations
 

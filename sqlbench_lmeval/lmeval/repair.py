@@ -1,29 +1,8 @@
-"""``sqlbench-repair``: any lm-eval model, retried with the database's error fed back.
-
-The TPC-DS paper lets a model retry up to 3 times, each time with the error of its last
-query. This lm-eval model does that for any registered lm-eval model::
-
-    lm_eval --model sqlbench-repair \\
-        --model_args "base=local-chat-completions,retries=3,base_url=...,model=..." \\
-        --apply_chat_template --tasks tpcds
-
-``base`` names the wrapped model, ``retries`` (default 3) the number of feedback turns; every
-other argument goes to the base model. It is registered by ``discovery`` (no
-``--include_path``). For requests of our tasks (their documents carry ``gold_sql``,
-``db_path`` and ``engine``) the model generates with the base model, scores the answer with
-the same scoring path as the filter (extraction, sandboxed execution with the run's limits,
-``SQLBENCH_LMEVAL_TIMEOUT``/``SQLBENCH_LMEVAL_WORKERS``), and when the prediction did not run
-(error, timeout, too many rows, no SQL) asks again with the failed answer and the error as
-new chat turns, at most ``retries`` times. The response is a ``retry_envelope`` holding every
-attempt; the filter scores the first as ``ves``/``ex`` and the last as ``ves@retry``/
-``ex@retry``. Requests of other tasks, and loglikelihood requests, go to the base model
-unchanged, and so do sampled tasks' (``repeats`` > 1). Retries are batched: round ``r``
-sends every still-failing request at once.
-
-Follow-up turns: a chat context (``--apply_chat_template``, a ``JsonChatStr``) gains an
-``assistant`` message (the failed answer) and a ``user`` message (the feedback); a plain
-text context gets both appended as text.
-"""
+"""``sqlbench-repair``: any lm-eval model, retried with the database's error fed back, as the TPC-DS
+paper lets a model retry up to 3 times: ``lm_eval --model sqlbench-repair --model_args
+"base=<model>,retries=3,..."`` scores each answer of our tasks on the filter's scoring path and
+asks again with the failed answer and the error, and its response is a ``retry_envelope``
+holding every attempt (which requests are retried, and how: docs/repair.md)."""
 
 from __future__ import annotations
 
@@ -111,7 +90,7 @@ def check(requests, answers: list[str]) -> list[dict]:
 
 
 class RepairModel(LM):
-    """See the module docstring."""
+    """The ``sqlbench-repair`` model (docs/repair.md)."""
 
     def __init__(self, base: str, retries: int = DEFAULT_RETRIES, **base_args) -> None:
         super().__init__()

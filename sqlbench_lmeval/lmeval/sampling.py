@@ -1,11 +1,8 @@
-"""The lm-eval filter of the sampled tasks (``repeats: k``): every sample of a document scored.
-
-With ``repeats: k`` lm-eval asks the model ``k`` times per document and hands the filter the
-``k`` responses together; :class:`ExecuteAndScoreSamples` scores them with
-``scoring.sampled.score_samples`` (voting, pass@k, means over samples), so a document's score
-dict in ``--log_samples`` shows every sample. ``lmeval.hooks.process_results`` reads it as for
-the single-answer tasks.
-"""
+"""The lm-eval filter of the sampled tasks (``repeats: k``): lm-eval hands it the ``k`` responses of
+a document together, and :class:`ExecuteAndScoreSamples` scores every sample with
+``scoring.sampled.score_samples`` (voting, pass@k, means over samples: docs/sampling.md), so a
+document's score dict in ``--log_samples`` shows every sample; ``lmeval.hooks.process_results``
+reads it as for the single-answer tasks."""
 
 from __future__ import annotations
 

@@ -1,11 +1,14 @@
-"""Our lm-eval tasks as this package defines them, read from ``tasks/*/*.yaml`` without lm-eval.
+"""Our lm-eval tasks as this package defines them, read from ``tasks/*/*.yaml`` without lm-eval, for
+``verify`` and ``score`` (why, and how ``include:`` and ``!function`` are read:
+docs/layout.md#task-definitions-without-lm-eval).
 
-``verify`` compares a run with the task it claims (settings, prompts, items) and ``score`` takes
-a task name (``logiccat_mini``, ``tpcds_postgres``, ...) to score exactly that task's items.
-Both need the task definitions, and lm-eval's ``TaskManager`` takes about 16 s to build, so the
-YAML files are read here directly: ``include:`` is followed (the including file's keys win, as
-in lm-eval) and ``!function module.name`` is kept as its dotted name.
-"""
+>>> mini_sc = task_spec("logiccat_mini_sc")
+>>> mini_sc.benchmark, mini_sc.repeats, mini_sc.sampled, dict(mini_sc.dataset_kwargs)
+('logiccat', 8, True, {'subset': 'mini'})
+>>> mini_sc.doc_to_text  # from the template it includes, a !function as its dotted name
+'sqlbench_lmeval.logiccat.task.doc_to_text'
+>>> task_groups()["logiccat"]
+('logiccat_physical', 'logiccat_mathematical', 'logiccat_commonsense', 'logiccat_hypothetical')"""
 
 from __future__ import annotations
 

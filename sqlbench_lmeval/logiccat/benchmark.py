@@ -1,11 +1,7 @@
-"""LogicCat as a benchmark: the built bundle's records as scorable items.
-
-The queries run on SQLite, or with ``engine="mysql"`` on a MySQL-protocol server that
-``prepare logiccat --engine mysql`` loaded (``sqlbench_lmeval.logiccat.server``; gold there is
-LogicCat's own MySQL gold). With ``dialect`` (``mysql``: the dialect of LogicCat's gold) answers
-are asked in that dialect and translated to the engine's before they run
-(:func:`transpile_prediction`).
-"""
+"""LogicCat as a benchmark: the built bundle's records as scorable items, run on SQLite or, with
+``engine="mysql"``, on a MySQL-protocol server ``prepare logiccat --engine mysql`` loaded (gold
+there is LogicCat's own MySQL gold), answers asked in another ``dialect`` translated to the
+engine's first (:func:`transpile_prediction`; docs/logiccat.md#dialects, docs/mysql.md)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
-"""The built LogicCat bundle: SQLite databases + records with transpiled, judged gold.
-
-Layout (``<cache>/logiccat/v<BUILDER_VERSION>/``)::
-
-    manifest.json          source commit, builder and sqlglot versions, sha256 of every file,
-                           health summary, frozen clock
-    databases/<db_id>.sqlite
-    records.jsonl          one Record per line, in idx order
-
-A build writes everything into a temporary folder beside the target and renames it into place
-as the last step; the rename is the commit point, so an interrupted build never leaves a bundle
-that loads. :func:`load_bundle` checks the manifest and every file's checksum. Builds hold the
-folder's build lock (:mod:`sqlbench_lmeval.build_lock`): a second build waits for the first and
-then loads its bundle, and each build first removes the temporary folders of builds that were
-killed (no live process holds the lock then, so none of them is still being written).
-
-Gold of the six Spider-derived databases (Population, concert, contract, exerciseclub,
-hospital, school): their MySQL dumps hold another schema than their questions assume, and the
-upstream "MySQL" gold of these 310 questions is SQLite dialect (``strftime``, ``julianday``)
-written against the authors' ``.sqlite`` files. So these databases are the authors' files
-copied unchanged, and ``gold_sql`` is the upstream gold text as written (``gold_sql_mysql``
-holds the same text). Everything else is built from the MySQL dumps, gold transpiled.
-"""
+"""The built LogicCat bundle: SQLite databases + records with transpiled, judged gold, written into
+a temporary folder and renamed into place under the build lock, loaded with every file's
+checksum checked (the layout and the rules: docs/logiccat.md#how-the-copy-is-made, "The
+bundle")."""
 
 from __future__ import annotations
 

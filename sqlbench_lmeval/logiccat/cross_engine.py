@@ -1,20 +1,8 @@
-"""LogicCat gold on two engines, item by item: the SQLite build against the MySQL server.
-
-``sqlbench-lmeval fidelity logiccat`` (:func:`compare_engines`) runs every gold query on the
-SQLite bundle (the transpiled gold, with the MySQL function shims) and verbatim on the server
-``prepare logiccat --engine mysql`` loaded, then compares the results with the rules and the
-disagreement classes of :mod:`~sqlbench_lmeval.logiccat.fidelity` (one comparison for every
-pair): rows as multisets, numbers at relative tolerance 1e-4, first matching class in
-``fidelity.CLASSES``. Pairs:
-
-- ``sqlite_vs_server``: the server's result stands where the reference would; comparable are
-  the items whose gold ran ``ok`` on the server, outside the six Spider-derived databases;
-- with a MariaDB reference run (``--reference`` / ``$SQLBENCH_LMEVAL_MARIADB_REFERENCE``) also
-  ``server_vs_reference`` and ``sqlite_vs_reference`` (comparable: ``ok`` in the reference).
-
-The clock: the benchmark's frozen instant on both engines; with a reference, the reference's
-instant on both (its clock-dependent gold can only agree when run at that instant).
-"""
+"""LogicCat gold on two engines, item by item: ``sqlbench-lmeval fidelity logiccat``
+(:func:`compare_engines`) runs every gold query on the SQLite bundle and verbatim on the server
+``prepare logiccat --engine mysql`` loaded, and compares the results by the rules and
+disagreement classes of :mod:`~sqlbench_lmeval.logiccat.fidelity` (the pairs, what is
+comparable and the clock: docs/mysql.md, the ``fidelity logiccat`` item)."""
 
 from __future__ import annotations
 

@@ -1,38 +1,6 @@
-"""How faithfully our SQLite gold reproduces MySQL: agreement with the MariaDB reference run.
-
-The reference (``shared/logiccat/reference/mariadb-10.11-gold-results.json``) holds, per item,
-the status and full result of the upstream MySQL gold executed on MariaDB 10.11 loaded from
-the same dumps. Comparable items are those whose gold ran on MariaDB (status ``ok``) outside
-the six Spider-derived databases (their gold is SQLite-only): 3,531 items.
-
-Two results agree when they have the same number of rows and columns and the rows match as
-multisets, values compared positionally: NULL only equals NULL, numbers at relative tolerance
-1e-4, everything else as text (MariaDB's ``2023-01-01T08:00:00`` is read as MySQL's
-``2023-01-01 08:00:00``). Column names are not compared.
-
-They also agree, *as tie resolutions*, when each is one of the right answers of the other's
-gold under its ORDER BY ties and LIMIT cut (tie-aware EX: ``scoring.gold_ties``), the values
-compared by the same tolerance (:func:`tolerant_within`); with a reference, whose probe was not
-run, the reference's result must be one of our gold's right answers. ``Fidelity.tie_agree``
-lists the items that agree only so; ``Fidelity.tie_items`` every item that disagrees literally
-and has ties (more than one right answer on a side, or ties inside a subquery), the honest
-denominator of "tie items agree".
-
-Sort keys are tied only when equal (as in scoring), never when equal within the tolerance.
-Measured on the tie items this left disagreeing (SQLite against MariaDB 10.11): where MariaDB
-rounds a DECIMAL sort key, each engine's tie groups at the cut are still the same rows, and
-what fails is the values shown (beyond 1e-4: class ``decimal_scale``, checked tie-aware with
-:func:`_loosely_agree`); elsewhere the keys themselves differ (NULL against a number), which
-no tolerance joins. Grouping within a tolerance is also not transitive (a chain of close keys
-would make one group), and in scoring gold and prediction compute their keys on one engine,
-where equal keys are the engine's own ties.
-
-The reference was produced on 2026-11-29 (``REFERENCE_NOW``): the day its ``CURDATE()``
-results imply (every ``DATEDIFF(CURDATE(), d)`` is 354 days more than at ``FROZEN_NOW``).
-Clock-dependent gold can only agree with it when run at that instant, so the measurement runs
-the gold with the clock set there (:func:`install_reference_clock`); the benchmark itself
-always uses ``FROZEN_NOW``.
-"""
+"""How faithfully our SQLite gold reproduces MySQL: agreement with the MariaDB reference run
+(comparable items, agreement literal or as tie resolutions, the disagreement classes, the
+reference's clock: docs/logiccat.md#engine-choice-and-measured-fidelity)."""
 
 from __future__ import annotations
 

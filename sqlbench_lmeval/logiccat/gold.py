@@ -1,16 +1,7 @@
-"""LogicCat gold: what we execute for each question, and the flags its text reveals.
-
-For the 39 databases built from the MySQL dumps, the gold is the upstream MySQL query
-transpiled to SQLite (:mod:`~sqlbench_lmeval.logiccat.transpile`), with MySQL's implicit type
-coercions made explicit against the built database's column types.
-
-For the six Spider-derived databases (Population, concert, contract, exerciseclub, hospital,
-school), the upstream "MySQL" gold of their 310 questions is already SQLite dialect
-(``strftime``, ``julianday``, double-quoted strings) written against the authors' ``.sqlite``
-files, which we ship unchanged; their gold is used exactly as written. (The authors' separate
-``Sqlite/data.sql`` is not used at all: it is a different artefact with translated literals,
-sample standard deviations and integer division; see the notes.)
-"""
+"""LogicCat gold: what we execute for each question (the upstream MySQL query transpiled to SQLite,
+its coercions made explicit against the built database's column types; the six Spider-derived
+databases' gold as written), and the flags its text reveals
+(docs/logiccat.md#how-the-copy-is-made, "Gold")."""
 
 from __future__ import annotations
 

@@ -1,33 +1,7 @@
-"""Gold health, judged by running every gold query on the built databases.
-
-Per item a status and flags (the vocabulary of ``scoring.item.Item``):
-
-- status ``ok`` (rows with a non-NULL value), ``empty``, ``all_null``, ``error`` (also timeouts
-  and oversized results), ``non_select`` (not a query; never run); gold that does not finish
-  within the build's time limit runs again under gold's own (``Limits.for_gold``), and is an
-  ``error`` only if it does not finish then either;
-- ``clock_dependent`` / ``random``: from the query text (see ``gold.static_flags``);
-- ``nondeterministic_order``: an ORDER BY ... LIMIT inside a subquery, CTE or derived table
-  cuts through ties, so which rows reach the outer query is the engine's choice. (Ties of the
-  outermost query are not flagged: tie-aware EX accepts every result they allow, see
-  ``scoring.gold_ties``.) Detected by running the gold twice more with every such inner ORDER
-  BY extended by its output columns, ascending and then descending, and the outermost query's
-  cut, if any, by its output columns ascending in both (its own ties then fall alike): if the
-  rows differ, or, without an outer cut, differ from gold's, the inner picks matter. Gold
-  using RAND() is never probed (its results differ by chance); it gets this flag whenever it
-  has an inner ORDER BY ... LIMIT;
-- ``mysql_specific``: the gold relies on MySQL-only semantics - an implicit coercion that the
-  transpiler made explicit and without which SQLite answers differently (checked by running
-  the transpile without it), a table of another database, an uncorrelated scalar subquery
-  returning several rows
-  (MySQL raises an error, SQLite silently takes the first row), or a GROUP BY query selecting
-  a column that is neither grouped nor functionally determined (MySQL 8 refuses it; MariaDB
-  and SQLite return any row's value): detected by running it with that column replaced by
-  MIN(column) and by MAX(column) and seeing the rows differ.
-
-Everything runs through the execution engine (``execute_many``) with the same connection setup
-that scoring uses.
-"""
+"""Gold health, judged by running every gold query on the built databases through the execution
+engine, with the connection setup scoring uses: per item a status and flags, in the vocabulary
+of ``scoring.item.Item`` (their definitions and how each flag is detected:
+docs/logiccat.md#gold-health)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,17 @@
-"""MySQL-compatible SQL functions and a frozen clock for a ``sqlite3`` connection.
-
-``install(conn)`` is the ``Database.setup`` hook of every LogicCat database
+"""MySQL-compatible SQL functions and a frozen clock for a ``sqlite3`` connection: ``install(conn)``
+is the ``Database.setup`` hook of every LogicCat database
 (``"sqlbench_lmeval.logiccat.mysql_functions:install"``), so gold queries and model predictions
-run with exactly the same functions.
+run with exactly the same functions (what is registered and why:
+docs/logiccat.md#how-the-copy-is-made, "Functions and the clock").
 
-Rules that decide what gets registered:
-
-- MySQL-only names (``YEAR``, ``DATEDIFF``, ``SUBSTRING_INDEX``, ``STDDEV``, ...) get MySQL
-  semantics, implemented in Python. They never shadow a SQLite built-in of the running SQLite
-  version except the clock functions below.
-- Names that SQLite itself defines in some version (``concat``, ``concat_ws``, ``format``,
-  ``timediff``, ``log``, ``round``, ...) keep SQLite's meaning: a model told to write SQLite gets
-  SQLite. Where SQLite lacks such a function in older versions (``concat``/``concat_ws`` before
-  3.44) we register SQLite's documented semantics, so results do not depend on the version.
-- The clock is frozen at ``FROZEN_NOW`` (the pinned upstream commit's day, noon): MySQL's
-  ``NOW()``/``CURDATE()``/... as well as SQLite's ``CURRENT_DATE``/``CURRENT_TIME``/
-  ``CURRENT_TIMESTAMP`` keywords and the ``'now'`` argument of ``date``/``time``/``datetime``/
-  ``julianday``/``strftime``/``unixepoch``. SQLite lets an application function override a
-  built-in of the same name (the keywords are parsed as zero-argument calls), which is what we
-  do; the overrides hand the call to SQLite's own implementation on a private in-memory
-  connection after substituting the frozen instant for ``'now'``. The ``'localtime'`` and
-  ``'utc'`` modifiers are dropped, so results never depend on the machine's time zone: every
-  stored time and the frozen instant are taken to be in one and the same zone.
+>>> import sqlite3
+>>> conn = sqlite3.connect(":memory:")
+>>> install(conn)
+>>> conn.execute(
+...     "SELECT DATEDIFF('2025-12-25', CURRENT_DATE), date('now', 'localtime'),"
+...     " SUBSTRING_INDEX('a,b,c', ',', 2)"
+... ).fetchone()
+(15, '2025-12-10', 'a,b')
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
-"""A Navicat/mysqldump MySQL dump -> tables and rows in a SQLite database, through sqlglot's tree.
-
-Every statement of the dump is parsed with sqlglot (MySQL dialect). CREATE TABLE trees are
-rewritten into SQLite DDL that keeps what a reader needs and drops what only MySQL understands:
-
-- kept: column names and order, NOT NULL, literal DEFAULTs, PRIMARY KEY, FOREIGN KEY, CHECK,
-  ENUM's allowed values (as a CHECK ... IN constraint), and the upstream column and table
-  COMMENTs (they carry units) as SQL comments inside the CREATE TABLE text, so that
-  ``sqlite_master.sql`` keeps them verbatim;
-- dropped: COLLATE/CHARACTER SET, AUTO_INCREMENT, ON UPDATE, secondary indexes, ENGINE/ROW_FORMAT;
-- types: integers -> INTEGER, FLOAT/DOUBLE/DECIMAL -> REAL (REAL affinity, so ``/`` and AVG
-  divide as real numbers), strings and ENUM/SET/JSON -> TEXT COLLATE NOCASE (MySQL's default
-  collation compares case-insensitively), DATE/DATETIME/TIMESTAMP/TIME keep their names (text
-  values), POINT -> TEXT holding the WKT ``POINT(x y)``.
-
-Rows are converted from the INSERT literals per column: MySQL FLOAT is single precision, so
-FLOAT values are rounded to float32 (46.2 is stored as 46.20000076293945, which makes
-``46.2 * 14`` come out as MySQL's 646.8000106811523). A dump has one INSERT statement per row;
-consecutive INSERTs into one table are collected and written with sqlite-utils'
-``insert_all`` (multi-row INSERTs with bound parameters, in batches). The tables themselves are
-created from our own CREATE TABLE text, not sqlite-utils' ``create``: it has no way to write
-``COLLATE NOCASE``, ``CHECK``, the ``DATE``/``DATETIME`` type names or the upstream comments,
-and all of them are part of the schema a model is shown.
-
-Table names are lower-cased, as MySQL stored them (``lower_case_table_names=1``); SQLite matches
-table names case-insensitively, so gold written with ``EnergyConsumption`` still finds them.
-"""
+"""A Navicat/mysqldump MySQL dump -> tables and rows in a SQLite database, through sqlglot's tree:
+``CREATE TABLE`` rewritten into SQLite DDL, rows converted per column type (what is kept,
+dropped and converted, and why: docs/logiccat.md#how-the-copy-is-made, "Data")."""
 
 from __future__ import annotations
 

@@ -1,37 +1,8 @@
-"""LogicCat on a MySQL-protocol server: load the upstream dumps as they are, one database each.
-
-``prepare_server(admin_url, source)`` (``sqlbench-lmeval prepare logiccat --engine mysql --url``):
-
-- every ``db_id`` that has questions gets its own database, named like the ``db_id``, filled by
-  sending the pinned upstream dump unchanged as one multi-statement batch over the admin
-  connection (trusted text: the only place multi-statements are on). The six Spider-derived
-  databases load from their MySQL dumps too; their gold is SQLite SQL upstream (the project
-  runs it on the authors' SQLite files), so on the server it mostly fails, as in the MariaDB
-  reference;
-- one substitution, only where the server lacks the collation: MySQL 8's default
-  ``utf8mb4_0900_ai_ci`` (all but 5 dumps) becomes MariaDB's ``utf8mb4_uca1400_ai_ci`` (10.10+;
-  the same UCA accent- and case-insensitive comparison; ``utf8mb4_general_ci`` on older ones);
-- every table's row count is checked against the rows of the dump's INSERTs (counted with the
-  project's dump parser) and its ``CHECKSUM TABLE`` recorded;
-- the read-only account (:data:`READER_USER`) gets SELECT on exactly these databases and the
-  metadata database, for ``'%'`` and for the host of every anonymous account; ``prepare`` then
-  logs in as it, checks its rights as the engine does, runs one SELECT per database, and only
-  then runs the gold (twice) as it; the first run's results go into this machine's gold
-  cache, so that scoring here does not run all of the gold a third time;
-- the result - dataset version, server version, frozen clock, tables, row counts, checksums,
-  schemas, gold health and unstable order - is stored on the server itself, in the metadata
-  database (:mod:`~sqlbench_lmeval.execution.mysql_admin`), as the last step: a server is
-  "prepared" only when everything above worked.
-
-A server is prepared once and then only read. ``prepare`` on a server that already holds this
-dataset version verifies it (row counts and checksums against the record, the reader's login
-and rights) and loads nothing, unless ``reload``; the reader's password changes only with
-``rotate_reader``. Any machine evaluates with the reader alone (:func:`server_run`): what it
-needs is read from the server, and gold runs as the reader into that machine's own cache.
-
-Table names: the dumps are lower-case and gold SQL is often mixed case; the server must run with
-``lower_case_table_names=1`` (as the dumps' own server did), which is checked.
-"""
+"""LogicCat on a MySQL-protocol server: ``prepare_server(admin_url, source)`` (``sqlbench-lmeval
+prepare logiccat --engine mysql --url``) loads the upstream dumps as they are, one database
+each, proves the read-only account and judges the gold, and records it all on the server as the
+last step; a prepared server is then only verified and read, and any machine evaluates with the
+reader alone (:func:`server_run`). The steps and rules: docs/mysql.md, docs/many-machines.md."""
 
 from __future__ import annotations
 
@@ -376,7 +347,7 @@ def prepare_server(
     gold_cache: GoldCache | None = None,
 ) -> dict:
     """Prepare the server ``admin_url`` names for LogicCat, or verify it when it already holds
-    this dataset version (see the module docstring); the local manifest, with ``actions``: what
+    this dataset version (docs/mysql.md); the local manifest, with ``actions``: what
     was done, one sentence each. Gold judged now is stored in ``gold_cache`` (this machine's)."""
     # optional: PyMySQL (the mysql extra)
     from sqlbench_lmeval.execution import mysql_admin as admin

@@ -1,21 +1,7 @@
-"""The LogicCat upstream files: locate a local copy or download the pinned archive, and verify.
-
-Two local layouts are accepted:
-
-- an upstream checkout at the pinned commit (records in ``MySQL/data.json``);
-- a directory laid out like ``shared/logiccat`` (records in ``records-4036.json``, the same
-  record format).
-
-Both hold ``MySQL/database/*.sql`` (the dumps: the only place the rows exist),
-``MySQL/data.sql`` (the gold, one line per question in ``idx`` order) and
-``Sqlite/database/*.sqlite`` (the six Spider-derived databases).
-
-Verification: GitHub archives are not byte-stable, so we never hash an archive. Instead every
-upstream file the build reads is checked against a sha256 table shipped with the package
-(``upstream_checksums.json``, computed from an unchanged copy of the pinned commit), and every
-record is checked against the pinned ``MySQL/data.sql``: same gold query, same ``db_id``, in
-``idx`` order.
-"""
+"""The LogicCat upstream files: locate a local copy (an upstream checkout, or a folder holding the
+records as ``records-4036.json``) or download the pinned archive, and verify every file the
+build reads against the package's sha256 table (the layouts and why no archive is hashed:
+docs/logiccat.md#how-the-copy-is-made, "Sources")."""
 
 from __future__ import annotations
 

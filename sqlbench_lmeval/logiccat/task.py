@@ -1,10 +1,7 @@
-"""lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): documents and prompts.
-
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``); this module only
-turns the built bundle into documents and documents into prompts. Prompts name the dialect the
-answer is asked in: SQLite (the engine's) unless ``dialect`` says otherwise (the
-``logiccat_mysql`` variant asks for MySQL, the dialect of LogicCat's gold).
-"""
+"""lm-eval hooks for the LogicCat tasks (tasks/logiccat/*.yaml): the built bundle as documents,
+documents as prompts that name the dialect the answer is asked in (SQLite, the engine's, unless
+``dialect`` says otherwise: docs/logiccat.md#dialects); scoring is shared with every other task
+(``sqlbench_lmeval.lmeval.hooks``)."""
 
 from __future__ import annotations
 

@@ -1,33 +1,16 @@
-"""MySQL gold -> SQLite, through sqlglot's tree.
+"""MySQL gold -> SQLite, through sqlglot's tree: sqlglot does most of the work, and what it gets
+wrong or leaves out between the two dialects is closed by rewrites of the tree before generation,
+never by editing SQL text; with the database's column types (:func:`apply_coercions`), MySQL's
+implicit coercions are made explicit and reported (the rewrites:
+docs/logiccat.md#how-the-copy-is-made, "Gold").
 
-sqlglot (read MySQL, write SQLite) does most of the work; its SQLite output already divides as
-real numbers, like MySQL. What sqlglot 30.30 gets wrong or leaves out between the two dialects
-(measured in ``shared/notes/logiccat-on-sqlite.md``) is closed by rewrites of the tree before
-generation - never by editing SQL text:
-
-- date parts (YEAR/MONTH/.../QUARTER/WEEK/DAYOFWEEK, EXTRACT) become calls of the MySQL-named
-  functions :mod:`~sqlbench_lmeval.logiccat.mysql_functions` registers, without sqlglot's
-  ``DATE()`` wrapping;
-- DATE_ADD/DATE_SUB/``d +/- INTERVAL``/TIMESTAMPDIFF/DATEDIFF/TIMEDIFF/DATE_FORMAT/STR_TO_DATE/
-  TRUNCATE/FORMAT become calls of those functions with MySQL's semantics (sqlglot drops the
-  unit, the time part or the decimals);
-- ``CAST(x AS DECIMAL(p, s))`` rounds to ``s`` places, ``CAST(x AS SIGNED)`` rounds;
-  ``MOD``/``%`` keep fractions (SQLite's ``%`` truncates to integers); ``^`` is XOR;
-- ``LEFT``/``RIGHT`` (keywords in SQLite) become ``SUBSTR``; ``ATAN(y, x)`` becomes ``ATAN2``;
-  ``CONCAT`` keeps MySQL's NULL rule and writes whole numbers without ``.0``;
-- ``FROM DUAL`` and database qualifiers (``lawnmower.customers``) are dropped; undefined user
-  variables (``@x``) are NULL, as in MySQL; ``x op ALL/ANY (subquery)`` becomes
-  ``NOT EXISTS``/``EXISTS``; HAVING in a query without GROUP BY or aggregates (MySQL's row
-  filter) becomes WHERE; a CTE that reads the table it shadows is renamed (MySQL resolves the
-  inner name to the table, SQLite reports a circular reference);
-- STDDEV/VARIANCE keep MySQL's population meaning; RAND() stays a float in [0, 1).
-
-With the database's column types (:func:`apply_coercions`), comparisons whose meaning depends on
-MySQL's type coercion are made explicit: a text column against a number compares numbers, a
-number column against a non-numeric string compares with the string's numeric prefix, a
-DATETIME column against a date-only string compares with midnight of that date, and
-subtracting two temporal values subtracts their ``YYYYMMDDhhmmss`` numbers. Each such rewrite is
-reported, so the item can be flagged ``mysql_specific``.
+>>> import sqlite3
+>>> from sqlbench_lmeval.logiccat.mysql_functions import install
+>>> conn = sqlite3.connect(":memory:")
+>>> install(conn)
+>>> sql = mysql_to_sqlite("SELECT 7.5 % 2, LEFT('LogicCat', 5), CAST(2.5 AS SIGNED)")
+>>> conn.execute(sql).fetchone()  # MySQL's answers: % keeps fractions, CAST rounds
+(1.5, 'Logic', 3)
 """
 
 from __future__ import annotations

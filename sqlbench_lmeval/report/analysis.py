@@ -1,11 +1,14 @@
-"""What the report's sections and the explorer share: the metric names and labels the report
-reads (all taken from the metric registry, ``scoring.metrics``), views of runs and whether runs
-can be compared, items paired by id, each item's outcome and error kind, and means that leave
-NaN out.
+"""What the report's sections and the explorer share: the metric names and labels the report reads
+(from the metric registry, ``scoring.metrics``), views of runs (a task or an lm-eval group) and
+whether runs can be compared, items paired by id, each item's outcome and error kind, and means
+that leave NaN out; each section computes its own numbers in ``report.sections``.
 
-A "view" is a task or an lm-eval group of tasks (see ``runs.Run.views``). The numbers of each
-section are computed in its own module under ``report.sections``.
-"""
+>>> error_kind('Binder Error: Referenced column "x" not found')
+'Binder Error'
+>>> error_kind("(1146) Table 'logiccat.t' doesn't exist")
+"(1146) Table … doesn't exist"
+>>> error_kind("no such column: t.x"), mean([1.0, float("nan"), 0.0])
+('no such column', 0.5)"""
 
 from __future__ import annotations
 

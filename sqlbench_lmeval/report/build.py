@@ -1,10 +1,8 @@
-"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out (the
-HTML embeds the charts, so it is the one file to share; the Markdown links the PNGs).
-
-The report is the sections of :data:`SECTIONS`, in that order; each is a module of
-``report.sections`` whose ``sections(runs, context)`` reads the runs itself (see that package
-for the protocol).
-"""
+"""``sqlbench-lmeval report``: runs in, ``report.md`` + ``report.html`` + PNG charts out (the HTML
+embeds the charts, so it is the one file to share; the Markdown links the PNGs); the report is
+the sections of :data:`SECTIONS`, in that order, one module of ``report.sections`` each (the
+sections: docs/reports.md#reports-what-reporthtml-holds; their protocol:
+docs/layout.md#report-sections)."""
 
 from __future__ import annotations
 

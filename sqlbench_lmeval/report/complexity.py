@@ -1,17 +1,14 @@
-"""Workload complexity: per-workload means of the complexity counts and their charts.
+"""Workload complexity: per-workload means of the complexity counts of
+:mod:`sqlbench_lmeval.sql.complexity` (a workload is a task's gold set or a file of SQL queries)
+and their charts, the paper's Fig. 2 radar and Fig. 4-style histograms
+(docs/structure.md#gold-complexity).
 
-A workload is a set of SQL queries (a task's gold set, or a file of queries); each query has
-the complexity counts ``sqlbench_lmeval.sql.complexity`` computes. This module only summarises and
-draws them:
-
-- :func:`read_sql_workload`: a file of SQL queries as a workload (``complexity`` counts it);
-- :func:`workload_means`: mean of each count per workload (what ``sqlbench-lmeval complexity``
-  prints);
-- :func:`plot_radar`: the paper's Fig. 2, every workload's means divided by the first
-  workload's, on one radar chart (the first workload is the unit polygon);
-- :func:`plot_histograms`: Fig. 4-style distributions, one panel per count, the share of each
-  workload's queries at each count value.
-"""
+>>> workloads = {
+...     "gold": [{"join_count": 2}, {"join_count": 4}],
+...     "model": [{"join_count": 6}, {"join_count": float("nan")}],
+... }
+>>> workload_means(workloads), normalised_means(workloads)["model"]
+({'gold': {'join_count': 3.0}, 'model': {'join_count': 6.0}}, {'join_count': 2.0})"""
 
 from __future__ import annotations
 

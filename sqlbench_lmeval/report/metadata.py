@@ -1,13 +1,6 @@
 """What a run's files say about how it was made: the model and its arguments, the date, the
-generation settings, the lm-eval version and whether ``--limit`` cut the tasks short.
-
-lm-eval writes these into its results file (``config``: ``model``, ``model_args``, ``limit``,
-``gen_kwargs``; ``date``, a Unix time; ``lm_eval_version``; per task ``configs.<task>
-.generation_kwargs`` and ``n-samples.<task>``: ``original`` and ``effective`` counts). A
-``sqlbench-lmeval score`` file records none of that. Read from ``Run.source`` (a folder or a
-file), so reading runs is unchanged; an absent or unreadable field is shown as unknown, never
-guessed.
-"""
+generation settings, the lm-eval version and whether ``--limit`` cut the tasks short, read from
+``Run.source`` and never guessed (the fields read: docs/failures.md#reading-lm-eval-run-folders)."""
 
 from __future__ import annotations
 

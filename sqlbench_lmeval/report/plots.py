@@ -1,11 +1,6 @@
-"""PNG charts of a report, drawn with matplotlib's Agg renderer: the figure helpers every
-section's charts use, and :class:`Charts`, which titles, names and saves a report's PNGs (a
-section's plot function only draws a figure with one axes).
-
-matplotlib is imported inside the functions only (``sqlbench-lmeval --help`` must stay fast),
-and figures are built with the object API (``Figure`` + ``FigureCanvasAgg``), never pyplot: no
-global state, no GUI backend, nothing to close.
-"""
+"""PNG charts of a report, drawn with matplotlib's object API on the Agg renderer: the figure
+helpers every section's charts use, and :class:`Charts`, which titles, names and saves a
+report's PNGs (why no pyplot, and matplotlib imported late: docs/layout.md#report-sections)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""Read model runs into one typed form: lm-eval output folders and ``sqlbench-lmeval score`` JSON.
-
-A run is one model's scored items, per task. Two sources give the same per-item score dicts
-(both come from ``scoring.pipeline.score_items``):
-
-- an lm-eval ``--output_path DIR --log_samples`` folder: ``DIR/<model>/results_<ts>.json`` and
-  ``DIR/<model>/samples_<task>_<ts>.jsonl``. lm-eval writes each ``filtered_resps`` entry as
-  ``str(score_dict)`` (a Python repr, with ``nan``), and bare ``NaN`` in the JSON lines, so both
-  are parsed tolerantly. A model folder holds one run of a task: two samples files of one task
-  stop the read (name the file to read), and so does an empty one (``lmeval_task_files``).
-- a ``sqlbench-lmeval score`` output file: ``{task, comparison_version, dataset_version, items}``.
-
-A run argument may be ``NAME=PATH`` to name the run; otherwise the name is lm-eval's
-``model_name`` or the file/folder name.
-"""
+"""Read model runs into one typed form: a run is one model's scored items, per task, from an
+lm-eval ``--output_path`` folder written with ``--log_samples`` or a ``sqlbench-lmeval score``
+JSON file (both give the same per-item score dicts); a run argument may be ``NAME=PATH`` (how
+folders and files are read: docs/failures.md#reading-lm-eval-run-folders)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
-"""Statistics for comparing runs: bootstrap confidence intervals, the exact McNemar test, and
-Holm's adjustment of p-values for the many pairs of more than two runs.
+"""Statistics for comparing runs: percentile bootstrap confidence intervals over items (paired
+ones too), the exact McNemar test, and Holm's adjustment of p-values for the many pairs of more
+than two runs (the method and why: docs/reports.md#intervals-and-tests).
 
-Confidence intervals are percentile bootstrap intervals over items: ``RESAMPLES`` resamples
-(2,000) of the items with replacement, drawn from a generator seeded with ``SEED``, so a report
-is reproducible number for number. A paired interval resamples items, not runs: both models'
-answers to an item stay together, which is what makes the difference between two models on the
-same questions much tighter than the two separate intervals suggest.
-
-NaN values (e.g. a similarity a benchmark could not compute) are left out of a mean.
-
-Speed: a resample's mean depends only on how many copies of each distinct value it draws.
-For columns with few distinct values (the 0/1 execution metrics, paired differences in
-{-1, 0, 1}) those counts are drawn directly from their multinomial distribution - the same
-bootstrap distribution, at a cost independent of the item count. Other columns resample items
-(as count matrices, one matrix product per chunk of resamples).
-"""
+>>> mcnemar_exact(0, 6)  # six discordant pairs, all one way: 2 * (1/2) ** 6
+0.03125
+>>> holm([0.25, 0.0625, 0.125])  # 3 * 0.0625, then max(.1875, 2 * 0.125), max(.25, 1 * 0.25)
+[0.25, 0.1875, 0.25]
+>>> bootstrap_ci([1.0, float("nan"), 0.0]).n  # NaN is left out of a mean
+2"""
 
 from __future__ import annotations
 

@@ -1,6 +1,19 @@
 """A small document model (sections of paragraphs, tables and images) and its two renderings:
 Markdown and a self-contained HTML page (inline CSS, a table of contents, images embedded as
-``data:`` URIs so the page alone shows its charts)."""
+``data:`` URIs so the page alone shows its charts); text from runs is written as text in both.
+
+>>> fmt_ci(Interval(mean=0.75, low=0.25, high=1.0, n=4)), fmt_p(3e-6), fmt(float("nan"))
+('0.750 [0.250, 1.000]', '3.00e-06', '–')
+>>> table = Table(("run", "EX"), (("a|b", "0.750"), ("<i>c</i>", "–")), numeric=(False, True))
+>>> print(to_markdown("Report", [Section("Scores", (table,))]), end="")
+# Report
+<BLANKLINE>
+## Scores
+<BLANKLINE>
+| run | EX |
+| --- | ---: |
+| a\\|b | 0.750 |
+| &lt;i&gt;c&lt;/i&gt; | – |"""
 
 from __future__ import annotations
 

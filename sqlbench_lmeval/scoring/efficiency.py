@@ -1,45 +1,12 @@
-"""Efficiency of a right answer relative to gold: BIRD's R-VES reward, on work or on time.
+"""Efficiency of a right answer relative to gold: BIRD's R-VES buckets (:func:`r_ves_reward`) on
+the ratio of the engine's deterministic work (``r_ves``) or of time (:func:`bird_time_ratio`,
+BIRD's own procedure); the buckets, the work counts and the departures from BIRD, with why:
+docs/r-ves.md.
 
-BIRD mini-dev's *Reward-based Valid Efficiency Score* (``evaluation/evaluation_ves.py`` of the
-mini_dev repository) scores each item by the ratio ``gold cost / prediction cost`` of a correct
-prediction, bucketed (:func:`r_ves_reward`):
-
-======================  ======
-ratio                   reward
-======================  ======
->= 2                    1.25
-[1, 2)                  1
-[0.5, 1)                0.75
-[0.25, 0.5)             0.5
-< 0.25 (but > 0)        0.25
-wrong, failed, or 0     0
-======================  ======
-
-BIRD's cost is time: each of 100 iterations times the prediction then gold (connect, execute,
-fetch all, close) and records ``gold_time / pred_time``; ratios outside mean +- 3 population
-standard deviations are dropped and the rest averaged (:func:`bird_time_ratio`). Its reported
-R-VES is ``100 * mean(sqrt(reward))`` over items (:func:`bird_r_ves`), so an item at 1.25
-contributes 111.8, not 125. Our per-item ``r_ves`` is that ``sqrt(reward)``: its mean times 100
-is BIRD's figure, and gold as its own prediction scores 1.0.
-
-Ours (``r_ves``) applies the same buckets to the ratio of *work*: a count the engine reports
-identically on every machine and run (SQLite virtual-machine steps, exact up to 4,096 and within
-1/64 above; DuckDB's operator output rows; MariaDB's handler reads; each engine's module counts,
-``Engine.work_unit`` names the unit), so the score of a run can be reproduced anywhere, and fine
-enough that the bucket is the queries' and not the unit's (docs/r-ves.md, "Resolution").
-Departures from BIRD, and why:
-
-- the ratio is of deterministic work, not of time (BIRD's users report R-VES cannot be
-  reproduced on other hardware); BIRD's time-based procedure stays available as
-  :func:`bird_time_ratio`;
-- the score is a mean over items on a 0-1.118 scale, not BIRD's percentage;
-- "correct" is our ``ex`` (tie-aware, tolerant), not BIRD's ``set(pred) == set(gold)``;
-- BIRD's trimming with identical timings (standard deviation 0) keeps nothing and divides by
-  zero, which its harness catches and scores 0: we keep every ratio when none lies outside;
-- on an engine that counts no work (PostgreSQL, ``Engine.work_unit`` None) ``r_ves`` is not
-  defined: the metric registry leaves it out of such items (``Metric.needs_work``), where
-  :func:`r_ves` would give 0 for want of a ratio.
-"""
+>>> r_ves_reward(1200 / 500), r_ves(1200, 500, correct=True)  # the docs' worked example
+(1.25, 1.118033988749895)
+>>> r_ves(1200, 3000, correct=True), r_ves(1200, 500, correct=False)
+(0.7071067811865476, 0.0)"""
 
 from __future__ import annotations
 

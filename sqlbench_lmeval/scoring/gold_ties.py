@@ -1,34 +1,9 @@
-"""Gold's tie side: which answers besides gold's own result are right, per item, and stored.
-
-Scoring asks this module, per item, for a :class:`GoldTies`: its ``status`` (logged per item as
-``tie_status``), how many distinct answers are right (``acceptable``, a decimal string: it
-reaches 1e140) and, when some are, the :class:`tie_compare.TieGold` that
-:func:`tie_verdict` accepts them by.
-
-How it is had, for a batch of items (:func:`plan_batch`, then :meth:`TieBatch.finish`):
-
-1. a *record* already made for the same gold result is read from the tie store (a SQLite file
-   beside the gold cache, :data:`STORE_FILE`), keyed by the gold cache's key of the gold job (so
-   anything that changes gold's result changes it), gold's dialect and :data:`TIE_VERSION`;
-2. otherwise gold is planned (``tie_probe.plan_ties``: pure, memoised; gold whose text holds
-   none of ORDER, LIMIT, OFFSET, FETCH has no order and no cut and is not parsed at all) and,
-   when the plan has a probe, the probe runs as one more gold job of the batch, through the gold
-   cache like any gold (the execution layer knows nothing of ties: it runs and caches SQL);
-   the plan's parse also says whether gold has an outermost ORDER BY (``TieBatch.orders``),
-   so scoring does not parse gold a second time for its row order;
-3. after the batch ran, ``tie_compare.tie_gold`` turns gold's result and the probe's into the
-   record, which is stored when both outcomes are deterministic (never after a timeout).
-
-A warm run thus reads one small record per item: no parsing, no probe rows, no regrouping; the
-right answers themselves are decoded only for an answer that failed the literal comparison.
-
-Statuses: ``none`` (no outermost ORDER BY and no cut: one right answer up to row order),
-``answers`` (the right answers are known; ``acceptable`` may be 1), ``no_gold_result`` (gold did
-not run), a reason of ``tie_compare`` (``probe_failed``, ``probe_columns``, ``keys_not_sorted``,
-``probe_truncated``, ``gold_not_accepted``) or ``not_handled:<reason>`` of ``tie_probe``
-(``unparsed``, ``limit_not_literal``, ...). Every status but ``answers`` compares literally.
-Bump :data:`TIE_VERSION` whenever ``tie_probe`` or ``tie_compare`` change what a record holds.
-"""
+"""Gold's tie side: per item, a :class:`GoldTies` with its ``status`` (logged as ``tie_status``),
+how many distinct answers are right (``acceptable``, a decimal string) and the
+:class:`tie_compare.TieGold` that :func:`tie_verdict` accepts them by, planned and probed as
+gold jobs of a batch (:func:`plan_batch`, :meth:`TieBatch.finish`) and stored beside the gold
+cache. Bump :data:`TIE_VERSION` whenever ``tie_probe`` or ``tie_compare`` change what a record
+holds (the statuses and the store: docs/ties.md#how-the-right-answers-are-found)."""
 
 from __future__ import annotations
 

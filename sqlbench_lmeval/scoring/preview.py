@@ -1,11 +1,15 @@
-"""Result previews: the first rows of a query's result, small enough to keep in every score dict.
+"""Result previews: the first rows of a query's result, small enough to keep in every score dict
+(``gold_preview``, ``prediction_preview``), so a reader of lm-eval samples or ``score`` output
+can show what each query returned without a database (the form: docs/reports.md, the
+explorer's previews).
 
-A score dict carries ``gold_preview`` and ``prediction_preview`` so that a reader of lm-eval
-samples or ``score`` output (the report's item explorer) can show what each query returned
-without a database. A preview is ``{"columns", "rows", "row_count"}``: the first ``rows`` rows
-(default :data:`PREVIEW_ROWS`), every cell as text cut to :data:`PREVIEW_CELL_CHARS` characters
-(NULL stays ``None``), and the full row count. A query that did not run has no preview (None).
-"""
+>>> from sqlbench_lmeval.execution.outcome import Outcome, Status
+>>> rows = ((1, None), (2, "x" * 100), (3, "short"))
+>>> preview = result_preview(Outcome(Status.OK, columns=("n", "note"), rows=rows), rows=2)
+>>> preview["row_count"], preview["rows"][0], len(preview["rows"][1][1])
+(3, ['1', None], 80)
+>>> result_preview(Outcome(Status.ERROR, error="no such table: t")) is None
+True"""
 
 from __future__ import annotations
 

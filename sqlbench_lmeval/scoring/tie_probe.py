@@ -1,62 +1,16 @@
-"""Which rows could gold have returned? The tie probe: gold rewritten to show its sort keys.
+"""Which rows could gold have returned? :func:`plan_ties` reads gold's sqlglot tree and derives a
+:class:`TiePlan`: whether the outermost query's order is in question at all, the *probe* (gold's
+text edited to return its rows in gold's order with its sort keys, without the LIMIT/OFFSET
+cut) and where the cut was; ``tie_compare`` turns the probe's result into the right answers
+(the decisions and their reasons: docs/ties.md#how-the-right-answers-are-found).
 
-A gold query whose outermost ORDER BY leaves rows with equal sort keys, or whose LIMIT/OFFSET
-cuts through such rows, has more than one right answer: the engine's tie-break is arbitrary and
-differs between engines (and between runs of one). :func:`plan_ties` reads gold's sqlglot tree
-and derives a :class:`TiePlan`: whether the outermost query's order is in question at all, the
-*probe* query that returns gold's rows in gold's order with its sort keys as extra columns and
-without the LIMIT/OFFSET cut, and where the cut was. ``tie_compare`` turns the probe's result
-into the set of right answers.
-
-Decisions, each with its reason:
-
-- **The engine orders, Python only tests keys for equality.** The probe keeps gold's ORDER BY
-  clause as written, so NULL placement (first in SQLite and MySQL ascending, last in DuckDB), DESC,
-  collations and mixed types are the engine's own; tie groups are maximal runs of adjacent rows
-  whose key values are equal in Python. Python-equal keys are tied on every engine; keys the
-  engine ties but Python does not (``'abc'`` and ``'ABC'`` under a case-insensitive collation)
-  stay apart, which can only reject a right answer, never accept a wrong one.
-- **A key is read from gold's own output when it is one of its columns**: an ORDER BY position
-  (``ORDER BY 2``), an output name or alias (``ORDER BY total``; all three engines resolve a bare
-  name to an output alias first), or an expression equal to a projection (``ORDER BY COUNT(*)``
-  beside ``SELECT COUNT(*)``). Only other keys become extra columns, named ``__tie_key_<i>`` and
-  appended after gold's columns, each the ORDER BY term's own text.
-- **The probe is gold's text, edited, not re-written**: the outermost LIMIT/OFFSET clause is cut
-  off and the extra key columns are inserted before FROM; every other character stays (sqlglot's
-  writer would change the meaning of some gold, e.g. LogicCat's MySQL-compatible ``DATE_ADD``).
-- **Constant keys** (``ORDER BY 'x'``, ``ORDER BY NULL``, ``ORDER BY 1 + 0``) order nothing:
-  every row ties on them. A query ordered only by constants is unordered.
-- **A key that reads output aliases** (``ORDER BY ABS(diff)`` with ``diff`` an alias) cannot
-  be copied into the select list (SQLite and MySQL cannot read an alias there), and under
-  DISTINCT or a set operation an extra column would change which rows are distinct: such keys,
-  when they read only output columns, are computed over gold's result by a wrapper query
-  (``SELECT __tie_probe.*, <key> FROM (<gold>) AS __tie_probe ORDER BY <gold's ORDER BY>``).
-  Other keys of such queries are not handled (``reason``). The wrapper alone is right on
-  MySQL only: SQLite, DuckDB and PostgreSQL read a table column of the alias's name in an
-  ORDER BY expression instead, and gold's text does not say whether one exists; there, under
-  DISTINCT or a set operation, such a key is not handled
-  (``alias_or_column``), except in a plain query: there the probe copies the key into gold's
-  select list, which reads such a column as ORDER BY does, and falls back to the wrapper
-  when the copy fails (no such column: the name is the alias's).
-- **LIMIT without ORDER BY**: any ``k`` rows of the full result are right. SQL leaves the row
-  order of such a query unspecified and the engines do pick different rows (SQLite by rowid,
-  MariaDB by its plan, DuckDB by thread); the query means "some k rows", exactly as
-  ``ORDER BY <constant> LIMIT k`` does, and both are treated alike.
-- **OFFSET** is a second cut: rows are needed from position ``offset`` to ``offset + limit``,
-  and a tie group either boundary cuts through contributes that many of its rows, any of them.
-- **Ties inside subqueries, CTEs and derived tables** are not handled: only the outermost
-  ORDER BY/LIMIT is read. Such gold keeps its ``nondeterministic_order`` flag (``inner_cuts``
-  says whether an inner ORDER BY ... LIMIT exists at all).
-- **No probe when gold's result suffices**: an ORDER BY without a cut whose keys are all output
-  columns has its tie groups in gold's own rows (``probe_sql`` is None).
-
-The probe runs on gold's engine and ends in ``LIMIT <max_rows>`` (the row cap): only the rows
-up to the end of the group the cut goes through matter, and a big full result must not fail
-the cap. Its result is checked before use (``tie_compare.tie_gold``): keys must come out sorted
-into runs, the probe's own LIMIT must not stop inside the last group needed, and gold's own
-result must be one of the answers; a probe that fails, errors or fails a check leaves the item
-to today's literal comparison.
-"""
+>>> plan = plan_ties("SELECT name FROM scores ORDER BY score DESC LIMIT 3", "sqlite", max_rows=100)
+>>> plan.limit, plan.probe_sql
+(3, 'SELECT name, score AS __tie_key_0 FROM scores ORDER BY score DESC\\nLIMIT 100')
+>>> plan_ties("SELECT name, score FROM scores ORDER BY 2", "sqlite").probe_sql is None
+True
+>>> plan_ties("SELECT name FROM scores", "sqlite").has_order_or_cut
+False"""
 
 from __future__ import annotations
 

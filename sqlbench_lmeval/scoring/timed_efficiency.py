@@ -1,18 +1,8 @@
-"""BIRD's time-based R-VES, on request (``sqlbench-lmeval score --r-ves-time N``).
-
-For users who need numbers comparable with BIRD's: each correct answer and its gold run
-``iterations`` times, alternately (the prediction first, as BIRD's ``iterated_execute_sql``),
-each run timed by the engine (execute and fetch, the ``Outcome.elapsed_s`` of the sandbox);
-the ratios ``gold time / prediction time`` are averaged after BIRD's 3-sigma trim and bucketed
-(``efficiency.bird_time_ratio``, ``r_ves_reward``), and the item's ``r_ves_time`` is the square
-root of the reward, as ``r_ves``. Unlike ``r_ves`` the result depends on the machine, its load
-and the worker count: the lm-eval filter never computes it.
-
-Departures from BIRD: BIRD times connecting and closing too (ours times the query on an open
-sandboxed connection, so the connection's constant cost does not pull every ratio towards 1);
-BIRD scores 0 when any timed run fails (so does this: a run that does not finish OK gives 0);
-BIRD runs 100 iterations (``efficiency.BIRD_ITERATIONS``, the default of ``--r-ves-time``).
-"""
+"""BIRD's time-based R-VES, on request (``sqlbench-lmeval score --r-ves-time N``), for numbers
+comparable with BIRD's: each correct answer and its gold timed ``iterations`` times, alternately,
+the ratios trimmed, averaged and bucketed as :mod:`~sqlbench_lmeval.scoring.efficiency` does;
+it depends on the machine, so the lm-eval filter never computes it (the procedure and its
+departures from BIRD: docs/r-ves.md, departure 1)."""
 
 from __future__ import annotations
 

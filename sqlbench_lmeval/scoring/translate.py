@@ -1,8 +1,6 @@
-"""A prediction in the engine's dialect: the benchmark's translator applied to one item's SQL.
-
-The prompt may ask for another dialect than the engine runs (see :mod:`sqlbench_lmeval.sql.dialects`
-for the whole scheme); :func:`engine_sql` gives the SQL that runs, or why none does.
-"""
+"""A prediction in the engine's dialect: the benchmark's translator applied to one item's SQL, when
+the prompt asked for another dialect than the engine runs (:mod:`sqlbench_lmeval.sql.dialects`);
+:func:`engine_sql` gives the SQL that runs, or why none does."""
 
 from __future__ import annotations
 

@@ -1,68 +1,21 @@
-"""The six complexity counts of a SQL query: the paper's Table 1 and the benchmark
-description's sentences.
+"""The six complexity counts of a SQL query (the paper's Table 1, each count as the benchmark
+description's sentence defines it), read from the normalised tree of
+:mod:`sqlbench_lmeval.sql.normalization` (the definitions, the choices they leave open and how
+they differ from the feature bags: docs/structure.md#complexity-counts).
 
-Ma, Pu and Zhu (2024, arXiv:2407.19517) describe how complex a workload is by the means of six
-counts per query; the description of the TPC-DS benchmark this package implements gives each
-count one sentence. The authors published no code, so the counts below follow those sentences
-word by word, and every choice the sentences leave open is ours and written here. The counts
-are read from the normalised tree of :mod:`sqlbench_lmeval.sql.normalization` (names resolved,
-constants folded), so spelling (aliases, ``GROUP BY 1``, qualified or bare names) does not
-change them, and a form normalisation rewrites counts as its canonical form
-(``a / NULLIF(b, 0)`` holds no call, ``a || b`` is one concatenation call like
-``CONCAT(a, b)``).
-
-- ``distinct_column_count`` ("number of distinct columns referenced in SELECT, JOIN, or WHERE
-  clauses"): distinct columns in the select lists, JOIN ... ON conditions and WHERE clauses of
-  every query block, as normalisation writes them: a base table's column is ``table.column``
-  whatever alias it is read through (a self-join's two instances give one column); a column of
-  a CTE or derived table is the column it passes through, or its defining expression when it
-  is computed (``SUM(store_sales.ss_net_profit)``), so it is not a second column. ``*`` is not
-  a column; a column only in GROUP BY, HAVING or ORDER BY is not counted.
-- ``join_count`` ("number of JOIN operations"): one per relation joined into a FROM clause, in
-  every query block: ``FROM a, b`` and ``FROM a JOIN b ON ...`` are one join each, whatever the
-  kind (INNER, LEFT, CROSS, ...) and however many equalities the ON holds. A correlated equality
-  inside a subquery is a predicate of that subquery, not a join.
-- ``where_predicate_count`` ("number of basic predicates in the WHERE clause; compound predicates
-  are counted as multiple basic predicates"): basic predicates of every WHERE clause (every query
-  block, subqueries and CTE bodies included), after splitting AND, OR, NOT and parentheses
-  (``NOT`` directly on a basic predicate stays part of it: ``NOT IN``, ``NOT EXISTS``). A join
-  equality written in WHERE (``a.x = b.y``) is a basic predicate of WHERE, so it counts; HAVING
-  and ON conditions are not WHERE clauses and do not. ``x BETWEEN 1 AND 2`` is one predicate.
-- ``cte_count`` ("number of Common Table Expressions"): CTE definitions, nested WITH included.
-- ``function_call_count`` ("number of expressions containing scalar or aggregation function
-  calls"): per query block, its select items, the basic predicates of its WHERE, ON, HAVING
-  and QUALIFY conditions, its GROUP BY keys and its ORDER BY keys that contain at least one
-  function call (scalar, aggregate or window; CAST and CASE are syntax, not calls).
-  ``SUM(COALESCE(x, 0))`` is one expression, so it counts 1; so does ``SUM(a) / SUM(b)``. An
-  expression counts in the block it is written in: a call inside a subquery counts for the
-  subquery, not for the predicate that holds the subquery. A GROUP BY or ORDER BY key that
-  repeats a select item (by position, by alias or spelled out) or another key is that
-  expression, not a new one.
-- ``subquery_count`` ("number of nested subqueries"): query blocks nested in another query's
-  clauses: derived tables, scalar, IN, EXISTS and ANY subqueries. CTE bodies are counted by
-  ``cte_count``, the members of a UNION/INTERSECT/EXCEPT are one block, and the top query is not
-  nested.
-
-The similarity feature bags of :mod:`sqlbench_lmeval.sql.structure` keep their own definitions,
-made to compare two queries token by token rather than to measure one, so no count is the size
-of the bag of a similar name:
-
-- the ``columns`` bag holds every column reference anywhere, repeats included (GROUP BY, HAVING
-  and ORDER BY too): how often a column is used is part of a query's shape;
-- the ``joins`` bag holds one token per equi-join condition (a two-column ON gives 2 tokens, a
-  CROSS JOIN none, a correlated equality in a subquery 1): it compares *which* columns are
-  joined, which a count of joined relations cannot;
-- the ``where_predicates`` bag holds the basic predicates of WHERE, HAVING and ON but not the
-  column = column joins (those are in ``joins``, so a join is not compared twice, and a join
-  written in ON or in WHERE gives the same tokens);
-- the ``functions`` bag holds every non-aggregate call by name and ``aggregation`` every
-  aggregate call, so a nested call is a token of its own (which function is used matters).
-
-The paper's own counts came from code that was not published, so means computed here are
-comparable with each other (a model's mean over gold's, as in the paper's Table 1), not with
-the paper's absolute figures; the gold means and what the paper states are in
-docs/structure.md ("Gold complexity").
-"""
+>>> from sqlbench_lmeval.sql.normalization import normalize, parse_one
+>>> sql = (
+...     "SELECT a.x, SUM(b.y) FROM a JOIN b ON a.k = b.k"
+...     " WHERE a.x > 1 AND (b.y < 5 OR b.z = 2) GROUP BY a.x"
+... )
+>>> for name, count in complexity_counts(normalize(parse_one(sql, "duckdb"), "duckdb")[0]).items():
+...     print(name, count)
+distinct_column_count 5
+join_count 1
+where_predicate_count 3
+cte_count 0
+function_call_count 1
+subquery_count 0"""
 
 from __future__ import annotations
 
@@ -97,7 +50,7 @@ _CONNECTIVES = (exp.And, exp.Or, exp.Xor, exp.Paren)
 
 
 def complexity_counts(tree: exp.Expression) -> dict[str, int]:
-    """The six counts of a (normalised) query tree, see the module docstring."""
+    """The six counts of a (normalised) query tree (docs/structure.md#complexity-counts)."""
     nodes = list(tree.walk())  # one walk of the tree, filtered per count
 
     def of_type(*types: type) -> list:

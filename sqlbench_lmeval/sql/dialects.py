@@ -1,22 +1,15 @@
-"""The SQL dialect a prompt asks for, and the way from it to the dialect the engine runs.
+"""The SQL dialect a prompt asks for, and the way from it to the dialect the engine runs: names,
+checks and sqlglot's translation (how a run asks for another dialect and what happens to the
+answer: docs/scoring.md#how-an-answer-is-scored, step 1).
 
-Each benchmark executes on one engine, whose sqlglot dialect is ``Item.dialect`` (LogicCat:
-``sqlite``, TPC-DS: ``duckdb``). A run may ask the model for another dialect - the TPC-DS paper
-prompted for PostgreSQL, LogicCat's gold is MySQL - through ``--metadata '{"dialect": ...}'``,
-a task variant (``tpcds_postgres``, ``logiccat_mysql``) or ``sqlbench-lmeval score --dialect``.
-Then ``Item.prediction_dialect`` names it and, per item:
-
-1. the prompt names that dialect (the benchmark's ``task`` module, with :func:`display_name`);
-2. the extracted SQL is translated into the engine's dialect by the benchmark's
-   ``transpile_prediction(item, sql)`` hook (``scoring.translate.engine_sql``); the text that
-   ran is kept as ``executed_sql`` beside ``extracted_sql``;
-3. a translation that fails is that item's outcome - status ``error`` with reason
-   ``transpile_error``, never an exception out of scoring;
-4. structure (TPC-DS) is read from the prediction as written, in the prompted dialect.
-
-With the default (the engine's own dialect) nothing is translated: ``executed_sql`` is the
-extracted SQL.
-"""
+>>> display_name("postgres"), check_dialect("PostgreSQL", default="duckdb")
+('PostgreSQL', 'postgres')
+>>> sqlglot_transpile("SELECT `a b` FROM t", read="mysql", write="duckdb")
+'SELECT "a b" FROM t'
+>>> sqlglot_transpile("SELECT 1; SELECT 2", read="duckdb", write="sqlite")
+Traceback (most recent call last):
+...
+sqlbench_lmeval.sql.dialects.TranspileError: expected one statement, found 2"""
 
 from __future__ import annotations
 

@@ -1,38 +1,16 @@
-"""Where strings, quoted names and comments are in SQL text, per dialect: the scanner extraction
-uses to find the ``;`` that ends a statement and the comments around it.
+"""Where strings, quoted names and comments are in SQL text, per dialect (from sqlglot's tokenizer
+settings, with MySQL's executable comments reported as code): the linear, tolerant scanner
+extraction uses to find the ``;`` that ends a statement and the comments around it (the rules
+per dialect, the departures from sqlglot and why not its tokenizer: docs/statement-rule.md).
 
-The rules come from sqlglot's tokenizer settings for the dialect (``Tokenizer._QUOTES``,
-``_IDENTIFIERS``, ``_COMMENTS``, ``_STRING_ESCAPES``, ``HEREDOC_STRINGS``,
-``DASH_COMMENT_REQUIRES_BOUNDARY``), so each dialect gets its engine's comment syntax:
-
-- ``--`` starts a comment everywhere, but on MySQL/MariaDB only when whitespace or a control
-  character (or the end of the text) follows: ``SELECT 1 --1`` is ``1 - -1`` there;
-- ``#`` starts a line comment in MySQL-family dialects (and BigQuery, ClickHouse), not in SQLite,
-  DuckDB or PostgreSQL, where it is an error;
-- MySQL strings take backslash escapes (``'it\\'s'``), SQLite's do not; SQLite also quotes names
-  with ``[...]``; DuckDB and PostgreSQL have ``$tag$ ... $tag$`` strings, and escape strings
-  ``E'it\\'s'`` whose backslashes escape (sqlglot's byte strings) where plain ones do not;
-- ``/* ... */`` comments nest in DuckDB and PostgreSQL (``NESTED_COMMENTS``): ``/* a /* b */ c
-  */`` is one comment there, and a ``;`` inside it ends nothing; in SQLite and MySQL the first
-  ``*/`` ends the comment.
-
-Two departures from sqlglot, both where sqlglot does not do what the engines do:
-
-- sqlglot reads ``{# ... #}`` (Jinja templating) as a comment in every dialect; no engine does,
-  so it is not one here;
-- MySQL-family servers run the text of an executable comment (``/*! ... */``,
-  ``/*!50000 ... */``, MariaDB's ``/*M! ... */``) as code when their version is at least the
-  number given; sqlglot reads it as a comment. Here it is neither skipped as a comment nor
-  taken as text: :attr:`Lexis.mysql_family` dialects report it (:func:`executable_comment`),
-  and extraction refuses such an answer (see ``extract``).
-
-Why not sqlglot's tokenizer itself: the text scanned is a model's output, prose around SQL, and
-may be megabytes long. The scanner must be linear and tolerant (an apostrophe in "Let's" opens a
-string that runs to the end, as in SQLite's own tokenizer, instead of failing the whole text);
-sqlglot's tokenizer raises on an unclosed quote and reads about 1 MB of text per second. sqlglot
-still parses every statement the scanner delimits. ``tests/sql/test_lexis.py`` checks that both
-find the same ``;`` and comments on SQL written in each dialect.
-"""
+>>> first_keyword("# note\\n/* c */ (select 1)", lexis("mysql"))
+'SELECT'
+>>> first_keyword("# not a comment in SQLite\\nSELECT 1", lexis("sqlite"))
+''
+>>> executable_comment("SELECT /*!50000 SLEEP(5) */ 1", lexis("mysql"))
+'/*!'
+>>> executable_comment("SELECT '/*! in a string' AS s", lexis("mysql")) is None
+True"""
 
 from __future__ import annotations
 

@@ -1,12 +1,16 @@
-"""SQL normalisation for structure comparison: one canonical tree per query, whatever the spelling.
+"""SQL normalisation for structure comparison: one canonical sqlglot tree per query, whatever the
+spelling (names the author chose, constants, operations that do nothing, the dialect), from
+which :mod:`sqlbench_lmeval.sql.structure` reads its feature bags (the rules, form -> canonical
+form: docs/structure.md#normalisation).
 
-:mod:`sqlbench_lmeval.sql.structure` reads its feature bags from the tree :func:`normalize` returns;
-the rules (form -> canonical form) are tabled in that module's docstring. Everything here is a
-rewrite of a sqlglot tree that keeps the query's meaning and drops what is arbitrary: names the
-author chose (aliases, CTE names, CTE and derived-table column names), the spelling of constants
-(``100.00``, ``DATE '2000-08-23' + INTERVAL 14 DAY``), operations that do nothing (``x * 1``)
-and the dialect the query was written in (:func:`parse_with_fallback`, :data:`TOKEN_DIALECT`).
-"""
+>>> from sqlglot import exp
+>>> sql = (
+...     "SELECT ss.x FROM store_sales AS ss"
+...     " WHERE ss.x * 1 > 2001 + 1 AND ss.d = DATE '2000-08-23' + INTERVAL 14 DAY"
+... )
+>>> tree, qualified = normalize(parse_one(sql, "duckdb"), "duckdb")
+>>> render(tree.find(exp.Where)), qualified
+("WHERE store_sales.x > 2002 AND store_sales.d = '2000-09-06'", True)"""
 
 from __future__ import annotations
 

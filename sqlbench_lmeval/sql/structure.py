@@ -1,115 +1,15 @@
-"""SQL structure: normalisation, feature bags and structural similarity, built on sqlglot.
+"""SQL structure, built on sqlglot: the seven feature bags of a normalised query and the structural
+similarity of a prediction to gold (Ma, Pu and Zhu 2024, arXiv:2407.19517; the definitions, ours
+where the paper published no code: docs/structure.md#features-and-similarity).
 
-Ma, Pu and Zhu (2024, arXiv:2407.19517, "Evaluating LLMs for Text-to-SQL Generation With
-Complex SQL Workload") compare a generated query with the gold query through seven features
-collected over the query and all its subqueries and CTEs. The authors published no code, so
-this module fixes the definitions; every choice below is ours and is documented here.
-
-Normalisation (:mod:`sqlbench_lmeval.sql.normalization`), applied to gold and prediction alike
-before any feature is read; each row a rule, tested in ``tests/sql/test_structure.py``:
-
-Rules (form -> canonical form):
-
-- text that does not parse in the item's dialect -> parsed in postgres, spark, mysql, snowflake,
-  bigquery, tsql, sqlite (first that reads it; ``Structure.dialect``, logged as ``parsed_dialect``);
-  none: unparseable, 0.0
-- tokens of a query read in any dialect -> rendered in DuckDB's dialect (one spelling per structure)
-- ``"Store_Sales"``, ``STORE_SALES`` -> ``store_sales`` (names are case-insensitive; quotes are
-  dropped before names resolve, so none reaches a token, in a window function or a
-  derived-column name either)
-- ``ss1.x``, ``store_sales.x``, bare ``x`` (base table) -> ``store_sales.x``
-- bare ``x`` in a query over one source that sqlglot leaves bare (the source is behind ``SELECT *``)
-  -> the column of that source
-- ``SELECT x AS x`` -> ``SELECT x``
-- column ``t.c`` of a CTE or derived table, ``c`` a plain column ``tab.col`` -> ``tab.col`` (through
-  any number of CTEs, through ``SELECT *``)
-- column ``t.p`` of a CTE or derived table, ``p`` defined as ``SUM(x)`` -> a column named by the
-  definition: ``SUM(tab.x)`` (CTE names, CTE column lists, select aliases never reach a token)
-- ``a.p > b.p``, ``a``, ``b`` two instances of one source -> ``p#1 > p#2``, instances numbered in
-  the order they appear in the query
-- ``b.p < a.p`` (a comparison with columns on both sides) -> operands in a fixed order, operator
-  flipped: ``a.p > b.p``
-- ``5 < x``, ``5 = x`` -> ``x > 5``, ``x = 5``
-- ``ORDER BY 2``, ``ORDER BY alias``, ``ORDER BY t.col``, ``ORDER BY col`` of a select item -> the
-  select item's expression, resolved as in the select list
-- a select item's name inside an ORDER BY expression (``CASE WHEN alias = 0 ...``), when no source
-  has a column of that name -> the select item's expression (a source's column comes first inside an
-  expression, an output name first as a whole key, as in the engines)
-- ``GROUP BY 1``, ``GROUP BY alias``, alias in HAVING -> the select item's expression (sqlglot's
-  ``qualify``)
-- ``JOIN t USING (c)`` -> ``ON a.c = t.c``
-- ``2001+1``, ``50/100.0``, ``100.00``, ``-(5)`` -> ``2002``, ``0.5``, ``100``, ``-5``
-- ``DATE '2000-08-23' + INTERVAL 14 DAY``, ``+ INTERVAL '14 days'``, ``DATE_ADD(d, INTERVAL 14
-  DAY)``, ``DATEADD(day, 14, d)``, ``date_add(d, 14)``, ``CAST(d AS DATE) + 14`` (DuckDB,
-  PostgreSQL, Snowflake, Oracle, Redshift) -> ``'2000-09-06'`` (months clamp to the month's last
-  day); ``-`` likewise
-- ``DATE('2000-08-23')``, ``TO_DATE('2000-08-23')`` (no format) -> ``CAST('2000-08-23' AS DATE)``
-  (then the date rules)
-- ``DATEADD(day, 14, d)`` read by a dialect without DATEADD (DuckDB) -> ``DATE_ADD(d, 14, day)``,
-  T-SQL's and Snowflake's meaning
-- ``CAST('2000-01-27' AS DATE)``, ``DATE '2000-01-27'`` -> ``'2000-01-27'``
-- ``INTERVAL '30 days'``, ``INTERVAL 30 DAY`` (not on a date literal) -> ``INTERVAL '30' DAY``
-- ``x * 1``, ``1 * x``, ``x * 1.0000``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0`` -> ``x``
-- ``(x)`` around a column, literal or call -> ``x``
-- ``CAST(x AS DOUBLE)`` (any numeric type) -> ``x``
-- ``x IN ('TN', 'TN', 'GA')`` -> ``x IN ('GA', 'TN')`` (deduplicated, sorted)
-- ``x IN ('TN')``, ``x NOT IN (5)`` -> ``x = 'TN'``, ``x <> 5``
-- ``TRY_CAST``, ``a / NULLIF(b, 0)``, ``STDDEV`` -> ``CAST``, ``a / b``, ``STDDEV_SAMP`` (writer
-  spellings)
-- ``a || b || c``, ``CONCAT(a, b, c)``, ``COALESCE(a, '')`` inside either -> one concatenation of
-  ``a``, ``b``, ``c``
-- ``CASE WHEN 1 = 0 THEN 1 ELSE 1 END`` -> ``1`` (a CASE whose conditions compare numbers)
-
-A query is one SELECT, set operation or VALUES (not another statement, not a bare expression,
-not two statements); anything else is *unparseable* (:func:`structure_of` returns None). When
-sqlglot's ``qualify`` cannot resolve the names (odd predictions), they stay as written,
-lower-cased, and ``Structure.qualified`` is False. A string keeps its case (SQL compares
-strings case-sensitively); numbers and strings share one token space (``d_year = '2000'`` and
-``d_year = 2000`` give the same constant).
-
-Features (each a multiset, "bag", of string tokens):
-
-- ``tables``: every reference to a base table (a self-join counts twice); references to CTEs
-  are not tables.
-- ``columns``: every column reference anywhere (select list, predicates, GROUP BY, ORDER BY,
-  ...); ``*`` is not a column.
-- ``where_predicates``: the basic predicates of every WHERE, HAVING and JOIN ... ON condition. A
-  compound predicate counts as its basic predicates: AND, OR, NOT and parentheses are split
-  (NOT directly on a basic predicate stays part of it: ``NOT EXISTS``, ``NOT IN``). Column =
-  column equalities between two different sources are joins, not predicates. A subquery inside
-  a predicate is written ``(subquery)``: its own predicates are collected where it is.
-  Comparisons are written in a canonical orientation (the side that reads data first: ``5 < x``
-  is ``x > 5``, ``5 < COUNT(*)`` is ``COUNT(*) > 5``; two sides alike in text order), IN lists
-  are sorted, and two instances of one column in a predicate carry their instance tag
-  (``p#1 > p#2``).
-- ``constants``: every literal (after folding), including LIMIT values; not type parameters
-  (``DECIMAL(7, 2)``), not ORDER BY/GROUP BY positions, not NULL or booleans.
-- ``functions``: names of the non-aggregate function calls, window functions included (``RANK``,
-  ``SUBSTRING``, ``COALESCE``, ``GROUPING``, ...). CAST and CASE are syntax, not functions.
-- ``aggregation``: every aggregate call with its normalised argument
-  (``SUM(store_sales.ss_net_profit)``, ``COUNT(*)``, window aggregates too) and every grouping
-  key (``GROUP BY item.i_brand``; ``ROLLUP item.i_brand`` for a key inside ROLLUP, likewise
-  CUBE and GROUPING SETS).
-- ``joins``: one token per equi-join condition, written in ON or in WHERE alike (comma joins and
-  ``JOIN ... ON`` give the same token), operands sorted, prefixed with the side of an outer join
-  (``LEFT``, ``RIGHT``, ``FULL``). ``qualify`` rewrites ``JOIN ... USING (c)`` into its equality;
-  if names do not resolve, a USING join is one ``USING c`` token per column. A cross join has
-  no condition and no token.
-
-Similarity of a prediction to the gold query (:func:`similarity`):
-
-- ``sim_<feature>``: multiset Jaccard similarity, sum of the minimum counts over sum of the
-  maximum counts; 1.0 when both bags are empty.
-- ``structural_similarity``: the mean of the seven ``sim_<feature>`` (the paper's Table 2 average).
-- ``structural_count_similarity``: per feature min(|pred|, |gold|) / max(|pred|, |gold|) of the
-  bag sizes (1.0 when both are 0), averaged over the seven features.
-- An unparseable prediction scores 0.0 on all of them (and ``parsed`` 0.0). In a mean over all
-  items it counts as 0; the mean over parseable predictions is ``mean(x) / mean(parsed)``.
-
-The complexity counts of the paper's Table 1 (:attr:`Structure.complexity`) are computed from
-the same normalised tree by :mod:`sqlbench_lmeval.sql.complexity`, which says where they differ from
-the sizes of the feature bags above.
-"""
+>>> gold = structure_of("SELECT i_brand FROM item WHERE i_manager_id = 28", "duckdb")
+>>> renamed = structure_of("select t.I_BRAND from ITEM as t where 28 = t.i_manager_id", "duckdb")
+>>> similarity(renamed, gold)["structural_similarity"]
+1.0
+>>> other = structure_of("SELECT s_city FROM store WHERE s_floor_space > 5000", "duckdb")
+>>> scores = similarity(other, gold)
+>>> round(scores["structural_similarity"], 3), scores["structural_count_similarity"]
+(0.429, 1.0)"""
 
 from __future__ import annotations
 

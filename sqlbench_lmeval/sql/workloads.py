@@ -1,9 +1,12 @@
-"""Complexity of whole workloads: the six counts of :mod:`sqlbench_lmeval.sql.complexity` for
-every query of a set (a benchmark's gold SQL, a run's predictions), their means and a table.
+"""Complexity of whole workloads: the six counts of :mod:`sqlbench_lmeval.sql.complexity` for every
+query of a set (a benchmark's gold SQL, a run's predictions), their means and a table; each query
+is parsed and normalised once by :func:`sqlbench_lmeval.sql.structure.structure_of`, which
+computes the counts beside its feature bags (docs/structure.md#complexity-counts).
 
-Each query is parsed and normalised once by :func:`sqlbench_lmeval.sql.structure.structure_of`,
-which computes the counts beside its feature bags.
-"""
+>>> complexity_of("WITH t AS (SELECT 1 AS x) SELECT x FROM t", "duckdb")["cte_count"]
+1
+>>> complexity_of("not sql at all", "duckdb") is None
+True"""
 
 from __future__ import annotations
 

@@ -1,34 +1,8 @@
-"""``sqlbench-lmeval leaderboard``: verified runs in, a ranking with uncertainty out.
-
-Each run is verified (``verify``), with our own re-scored numbers over every item of a task
-(missing items score 0), and cached by the content of its files: a verification is stored
-under the sha256 of the run's inputs, the scorer's versions and the scoring limits (never the
-run's name: a renamed run comes from the cache), so adding a run to a leaderboard re-scores
-that run only. The names are checked before any scoring. Runs whose raw outputs equal another
-run's, or share a large part of them, get a finding.
-
-Per task (and dataset version: runs on other data are not ranked together), every model's EX
-with its 95% bootstrap interval, EX on healthy gold, VES, EX per category, EX counting answers
-that read no table as wrong, the share of truncated outputs, the verdict and its findings
-summed up (each kind named, with how many items it concerns). Models verified (with or without
-findings) are ranked by EX; rejected and unattested ones are listed apart (``not_ranked``)
-with the findings that keep them off the ranking:
-
-- rank: 1 + the number of models with a higher EX; its 95% interval comes from a paired
-  bootstrap over items (``report.stats.bootstrap_ranks``: each resample draws the same items
-  for every model and ranks them there);
-- groups: every two models are compared with the exact McNemar test on their EX item by item,
-  the p-values adjusted for all pairs of the task with Holm's method; a group is a run of
-  consecutive models (by EX) no two of which differ at the 5% level (a compact letter display:
-  models sharing a letter are not significantly different);
-- on a category: the rank among the ranked models by their EX there (no interval, no group:
-  those are the whole task's).
-
-Writes ``leaderboard.html`` (one self-contained page: data and forest plots of EX inline,
-sortable, filterable by category, each model linking to its verification report; every text
-from a run goes into the page as text), ``leaderboard.csv``, ``leaderboard.json``,
-``leaderboard.md`` and, under ``verifications/``, each run's report (JSON, Markdown, HTML).
-"""
+"""``sqlbench-lmeval leaderboard``: verified runs in, a ranking with uncertainty out: each run
+verified (and cached by the content of its files), then per task and dataset version every
+model's EX with its bootstrap interval, rank interval and McNemar/Holm groups, unranked runs
+listed apart, written as ``leaderboard.html`` (with forest plots of EX), ``.csv``, ``.json``,
+``.md`` and the runs' verification reports (the rules: docs/verify.md#verify-and-leaderboard)."""
 
 from __future__ import annotations
 
@@ -300,7 +274,7 @@ def leaderboard_data(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> dict:
-    """Every table of the leaderboard as JSON-ready data (see the module docstring)."""
+    """Every table of the leaderboard as JSON-ready data (docs/verify.md)."""
     boards: dict[tuple[str, str | None], list] = {}
     for verification in verifications:
         for task in _with_groups(verification.tasks):

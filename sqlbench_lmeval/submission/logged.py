@@ -1,21 +1,7 @@
-"""A run as it was submitted, read for verification: every logged line, nothing merged away.
-
-``report.runs`` reads a run to compare models and keeps one scored item per document; a
-verifier must see what that drops (a document logged twice, an id we do not know, the prompt
-and generation settings of each request, the numbers a run claims beside its raw outputs). So
-this module reads the same files again, raw:
-
-- an lm-eval ``--output_path`` folder written with ``--log_samples`` (or its model subfolder,
-  or one of its ``results_*.json``/``samples_*.jsonl``; read by ``report.runs.lmeval_task_files``,
-  as the report reads it): per task its one samples file, and the results file of the same
-  invocation (the task's config, version, claimed aggregates and lm-eval's run settings: model
-  arguments, ``--limit``, chat template, context length);
-- a ``sqlbench-lmeval score`` output JSON: its items (raw output and claimed numbers);
-- a predictions JSONL (``{"id", "prediction"}`` or ``{"id", "attempts"}`` lines): raw outputs
-  only; the task must be named (``task=``).
-
-Every file read is listed with its sha256 (``Submission.inputs``), for the verification's digest.
-"""
+"""A run as it was submitted, read for verification: every logged line, nothing merged away, from
+an lm-eval ``--log_samples`` folder (read as ``report.runs`` reads it), a ``score`` output or a
+predictions JSONL, every file read listed with its sha256 (``Submission.inputs``) for the
+verification's digest (what is read and why: docs/verify.md)."""
 
 from __future__ import annotations
 

@@ -1,52 +1,17 @@
-"""``sqlbench-lmeval verify``: check a submitted run from its raw outputs, with our own scorer.
+"""``sqlbench-lmeval verify``: check a submitted run from its raw outputs, with our own scorer: the
+checks of :data:`CHECKS` (one module each in ``submission/checks/``, in order, as sqlglot's
+optimizer lists its rules) give findings of a severity, the worst of which is the verdict of a
+task and of the run, and the report carries a digest a leaderboard can cite (the checks,
+severities, verdicts and exit codes: docs/verify.md).
 
-For every task of ours in a run (see ``submission`` for what a run is), the checks below give
-findings, each naming the items it concerns, and a severity:
-
-- ``reject``: the run cannot stand as a result: its protocol is not the benchmark's (prompt
-  text beyond what a recorded chat template adds, in any turn; few-shot, sampling on a greedy
-  task, a system instruction, another task version or task definition), its claimed numbers
-  differ from ours without a benign named cause, or its ids are duplicated or unknown;
-- ``unattested``: nothing in the run records how its outputs were made (a predictions file or a
-  ``score`` output: no prompt, model or settings); it is scored and checked for completeness,
-  never shown as a verified run;
-- ``finding``: the run stands, re-scored by us, but a reader must know something about its
-  answers (items missing, constant answers, gold verbatim, truncation, outputs shared with
-  another run, numbers that differ for a benign named cause, ...);
-- ``info``: recorded facts (versions, settings, counts), never a problem.
-
-The verdict of a task (and of the run: its worst task) is ``rejected`` with any reject, else
-``unattested`` with an unattested finding, else ``verified with findings`` with any finding,
-else ``verified``. ``sqlbench-lmeval verify`` exits 0 for verified, 4 when the worst run is
-verified with findings, 5 unattested, 1 rejected (:data:`EXIT_CODES`).
-
-Checks, in order (:data:`CHECKS`, one module each in ``submission/checks/``, as sqlglot's
-optimizer lists its rules):
-
-1. completeness: every item of the task exactly once; a missing item scores 0 on the full
-   denominator (the task's item count, whatever ``--limit`` the run used);
-2. provenance: task name and version, package, lm-eval, ``dataset_version``,
-   ``comparison_version`` and engine as the run recorded them against ours; the task
-   definition in the results file (``doc_to_text``, ``description``, the YAML it came from);
-   each logged document's question and gold; each item's prompt against the prompt the task
-   builds now (sha256 of both; a chat template the run records may put its own markers around
-   ours, nothing else, in any turn);
-3. settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
-   not sampled (the sampled ones: their own sampling settings), chat template and system
-   instruction, the generation limit and how many outputs it cut, and prompts too long for
-   the model's context where the run records that context (lm-eval's ``max_length``; counted
-   with the run's tokenizer when it loads offline);
-4. re-scoring: every metric recomputed from the raw outputs with the installed scorer
-   (``offline.score_outputs``, the code path of the lm-eval filter) and compared with the
-   numbers the run claims, per item and in aggregate; each mismatch names its items and the
-   likely cause;
-5. integrity: answers that read no table (``table_reads``), answers that are the gold SQL
-   (compared as parsed), and (:func:`cross_run_findings`, ``checks/cross_run.py``) runs whose
-   raw outputs equal another run's, whole or on a large share of the items.
-
-The report carries a digest: the sha256 of the files read and the findings, which a
-leaderboard can cite. Published numbers are ours, on the full denominator.
-"""
+>>> findings = [
+...     Finding("integrity", "gold_verbatim", FINDING, "2 answers are the gold SQL", (3, 9)),
+...     Finding("provenance", "lm_eval_version", INFO, "lm-eval 0.4.13"),
+... ]
+>>> verdict_of(findings), EXIT_CODES[verdict_of(findings)]
+('verified with findings', 4)
+>>> worst_verdict([VERIFIED, REJECTED, UNATTESTED])
+'rejected'"""
 
 from __future__ import annotations
 
@@ -277,7 +242,7 @@ def verify_submission(
     source=None,
     options: Mapping | None = None,
 ) -> Verification:
-    """Verify every task of ours in ``submission`` (see the module docstring). ``options``
+    """Verify every task of ours in ``submission`` (docs/verify.md). ``options``
     choose the data (``scale_factor``, ``engine``, ``url``) over what the run recorded.
     ``limits``: what the answers are re-scored under; None: :func:`run_limits`."""
     with no_full_collections():

@@ -1,8 +1,6 @@
-"""A verification as a document: Markdown, a standalone HTML page and JSON.
-
-Rendering only (``verify`` makes the numbers); the document model and its two renderings are
-the report's (``report.tables``), so every text from a run is escaped in HTML there.
-"""
+"""A verification as a document: Markdown, a standalone HTML page and JSON. Rendering only
+(``verify`` makes the numbers); the document model and its two renderings are the report's
+(``report.tables``), so every text from a run is escaped in HTML there."""
 
 from __future__ import annotations
 

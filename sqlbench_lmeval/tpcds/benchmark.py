@@ -1,17 +1,8 @@
-"""TPC-DS as a benchmark: the 99 gold queries with our questions as scorable items.
-
-Besides execution (VES, EX) every item gets the structure metrics of
-``sqlbench_lmeval.sql.structure`` through :func:`item_metrics`: the structural similarity of
-the predicted query to gold and the complexity counts of both, so the paper's Table 1 ratios
-(model mean / gold mean) can be read off any run.
-
-The queries run on DuckDB, or with ``engine="postgres"`` on a PostgreSQL server that
-``prepare tpcds --engine postgres`` loaded (``sqlbench_lmeval.tpcds.postgres``; gold there is
-DuckDB's gold written as PostgreSQL by sqlglot). With ``dialect`` (the paper prompted for
-PostgreSQL) predictions are translated to the engine's dialect by sqlglot
-(:func:`transpile_prediction`) before they run, unless it is the engine's own, and their
-structure is read as written, in that dialect.
-"""
+"""TPC-DS as a benchmark: the 99 gold queries with our questions as scorable items, each scored on
+execution and, through :func:`item_metrics`, on structure (similarity to gold, the complexity
+counts of both: docs/structure.md); run on DuckDB or, with ``engine="postgres"``, on the server
+``prepare tpcds --engine postgres`` loaded, answers in another ``dialect`` translated first
+(:func:`transpile_prediction`; docs/tpcds.md#dialects, docs/tpcds.md#postgresql)."""
 
 from __future__ import annotations
 

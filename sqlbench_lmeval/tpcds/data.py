@@ -1,24 +1,7 @@
-"""TPC-DS data from DuckDB's ``tpcds`` extension: gold queries, schema DDL, the built database.
-
-Everything comes from the ``duckdb-extension-tpcds`` package, loaded from the file it installs
-(``<site-packages>/duckdb_extension_tpcds/extensions/v<duckdb version>/tpcds.duckdb_extension``),
-so nothing is downloaded and no TPC query text is stored in this repository:
-
-- gold SQL: the 99 queries of ``FROM tpcds_queries()`` (DuckDB's dialect of the TPC-DS queries);
-- schema: the 24 tables that ``CALL dsdgen(sf=0, keys=true)`` creates, rendered as CREATE TABLE
-  statements with their primary keys;
-- database: ``CALL dsdgen(sf=...)`` into ``<cache>/tpcds/v<BUILDER_VERSION>/sf<sf>/tpcds.duckdb``,
-  built once, into a temporary file that is renamed into place, then a ``manifest.json`` that
-  records the scale factor, the versions and the row count of every gold query at that scale.
-  The gold queries run sandboxed, as scoring runs them, through the gold cache
-  (:class:`~sqlbench_lmeval.execution.GoldCache` under the same cache root, with scoring's
-  default limits), so the first ``score`` or ``gold`` after a build reads them from there.
-  The manifest is written last: a database without one is an interrupted build and is rebuilt;
-  a manifest whose database is gone or has another size than it records is a damaged build,
-  which stops the run naming the file until ``prepare`` rebuilds it.
-  Builds hold the folder's build lock (:mod:`sqlbench_lmeval.build_lock`), which also lets
-  each build remove the temporary files of builds that were killed.
-"""
+"""TPC-DS data from DuckDB's ``tpcds`` extension, loaded from the file the
+``duckdb-extension-tpcds`` package installs (nothing downloaded, no TPC query text stored here):
+gold queries, schema DDL, and the built database with its manifest (how it is built, checked and
+rebuilt: docs/tpcds.md#data)."""
 
 from __future__ import annotations
 

@@ -1,37 +1,9 @@
-"""TPC-DS on a PostgreSQL server (the paper's engine): load, gold, the read-only role, items.
-
-``prepare(admin_url, ...)`` (``sqlbench-lmeval prepare tpcds --engine postgres --url ...``):
-
-- the data is the DuckDB build's (:func:`sqlbench_lmeval.tpcds.data.ensure_database`, the same
-  scale factor): each table streams from DuckDB as Arrow batches, written as CSV into
-  ``COPY ... FROM STDIN`` over the admin connection (the server may be on another machine),
-  into a database of its own, ``sqlbench_tpcds_sf<F>``, created from ``template0`` with UTF-8
-  and the ``C`` collation (strings sort by their bytes, as in DuckDB: gold's ``ORDER BY`` on
-  text then agrees), with the planner settings of :data:`DATABASE_SETTINGS`;
-- every table is checked against DuckDB: row count, non-NULL count of every column, the sum
-  of every numeric column and the total length of every text column (so NULLs and empty
-  strings came through as themselves); then primary keys and ``ANALYZE``;
-- the read-only role ``<database>_reader``: LOGIN, nothing else, CONNECT on this database,
-  USAGE on its ``public`` schema, SELECT on its tables; PUBLIC loses CONNECT and TEMP on the
-  database and EXECUTE on the session-signalling and large-object functions there
-  (:mod:`sqlbench_lmeval.execution.postgres_admin`). Its password goes into a libpq password
-  file in the cache (owner-only); the reader's URL names that file (``?passfile=``), never the
-  password;
-- ``prepare`` proves the reader before gold: it logs in as the reader, checks its rights
-  (:func:`sqlbench_lmeval.execution.postgres.check_rights`) and reads every table;
-- gold: DuckDB's rewrite of the specification queries, written as PostgreSQL by sqlglot
-  (:func:`gold_in_postgres`), run as the reader within :data:`GOLD_TIMEOUT_S`; each result is
-  compared with DuckDB's (the project's EX rule, gold's ORDER BY deciding order), its health
-  judged as for LogicCat (``scoring.pipeline.gold_health``), its run time recorded;
-- the manifest (``load_id``, versions, tables, load times, gold SQL, statuses and times) is the
-  database's ``COMMENT``, readable by the reader on any machine, and a copy goes into the cache
-  beside the password file.
-
-Idempotent: a database that already holds this dataset (same loader, scale factor and DuckDB
-version) is verified (tables and row counts, the reader, gold of this gold version), not
-reloaded, unless ``reload``. ``rotate_reader`` gives the reader a new password (other machines
-then need the new password file).
-"""
+"""TPC-DS on a PostgreSQL server (the paper's engine): ``prepare(admin_url, ...)``
+(``sqlbench-lmeval prepare tpcds --engine postgres --url ...``) loads the DuckDB build's rows
+into a database of its own, checks them, creates and proves the read-only role, runs gold
+written as PostgreSQL against DuckDB's results and keeps the manifest in the database; run again
+it verifies instead of reloading (the steps: docs/postgres.md; the gold:
+docs/tpcds.md#gold-on-postgresql)."""
 
 from __future__ import annotations
 

@@ -1,28 +1,16 @@
-"""Natural-language questions for the 99 TPC-DS queries, and the rule that ties them to gold.
+"""Natural-language questions for the 99 TPC-DS queries (ours, or a user's file in the same
+format), and the rule that ties them to gold: every constant of the gold query appears in its
+question (:func:`missing_constants`; why our own questions, and the rule:
+docs/tpcds.md#questions).
 
-The paper (Ma, Pu, Zhu 2024) used the business questions of the TPC-DS specification, which
-leave the substitution parameters out, so a model cannot know which year or state is meant. We
-ship our own questions (``questions.jsonl``, one JSON object per line with ``query_nr`` and
-``question``), written as an analyst would ask: every constant the gold query uses, what to
-return, the ordering and the row limit, and no table or column names unless they are values
-the query returns. Users may supply their own file (e.g. the specification's text) in the same
-format; it must have exactly one question for each of the 99 queries.
-
-"Every constant appears" is checked by :func:`missing_constants`, with this definition:
-
-- The constants of a gold query are its sqlglot literals, except type parameters
-  (``DECIMAL(7, 2)``), ORDER BY/GROUP BY positions, a SUBSTRING start position of 1 (implied by
-  "the first N characters"), a literal 1 that multiplies a column (``x * 1.000`` only makes the
-  division decimal), and the channel tags of queries 4, 11 and 74 (``'s'``, ``'c'``, ``'w'``),
-  which only label rows inside the query and never reach its result.
-- A string appears when it occurs verbatim and case-sensitively in the question, not inside a
-  longer word (a letter or digit at either end of the string may not touch another one). The
-  empty string appears as ``''``. A LIKE pattern also appears as its text without the ``%``/``_``
-  wildcards at its ends. Dates are strings, so they appear verbatim (``2000-08-23``).
-- A number appears when the question contains a number of equal value (``100.00`` is ``100``;
-  a leading minus sign is read both ways), or, for a literal inside arithmetic on literals,
-  the value of that arithmetic (``2001+1`` is satisfied by ``2002``, and so is its ``1``).
-"""
+>>> gold = (
+...     "SELECT i_brand FROM item"
+...     " WHERE i_color = 'M' AND d_year = 2001 + 1 AND i_price > 100.00 LIMIT 100"
+... )
+>>> missing_constants(1, gold, "Brands of items in color M sold in 2002 above 100; show 100.")
+[]
+>>> missing_constants(1, gold, "Brands of Men's items sold in 2001 priced above 100.")
+["'M'", '1']"""
 
 from __future__ import annotations
 
@@ -96,7 +84,7 @@ class Constant:
 
 
 def required_constants(query_nr: int, gold_sql: str) -> list[Constant]:
-    """The constants of a gold query that its question must carry (see the module docstring)."""
+    """The constants of a gold query that its question must carry (docs/tpcds.md#questions)."""
     tree = sqlglot.parse_one(gold_sql, dialect="duckdb")
     labels = INTERNAL_LABELS.get(query_nr, frozenset())
     constants: list[Constant] = []

@@ -1,11 +1,8 @@
-"""lm-eval hooks for the ``tpcds`` task (tasks/tpcds/tpcds.yaml): documents and the prompt.
-
-Scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``, with
-``benchmark: tpcds`` adding the structure metrics); this module turns the built database, the
-gold queries and the questions into documents, and a document into the zero-shot prompt, which
-names the dialect the answer is asked in (DuckDB's own unless ``dialect`` says otherwise; the
-``tpcds_postgres`` variant asks for PostgreSQL, as the paper did).
-"""
+"""lm-eval hooks for the ``tpcds`` task (tasks/tpcds/tpcds.yaml): the built database, the gold
+queries and the questions as documents, a document as the zero-shot prompt that names the
+dialect the answer is asked in (DuckDB's own unless ``dialect`` says otherwise:
+docs/tpcds.md#dialects); scoring is shared with every other task (``sqlbench_lmeval.lmeval.hooks``,
+with ``benchmark: tpcds`` adding the structure metrics)."""
 
 from __future__ import annotations
 

@@ -300,8 +300,8 @@ def test_gold_against_itself_is_one_for_all_99(schema):
 
 
 # ---------------------------------------------------------------- normalisation rules
-# One or more cases per row of the rule table in structure.py's docstring: the two spellings
-# (each with the dialect it is read in) must give the same seven bags.
+# One or more cases per row of the rule table of docs/structure.md#normalisation: the two
+# spellings (each with the dialect it is read in) must give the same seven bags.
 
 SAME_STRUCTURE = {
     "tokens are rendered in one dialect whatever the dialect read": (

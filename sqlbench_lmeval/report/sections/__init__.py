@@ -1,19 +1,7 @@
-"""The sections of ``report.md`` / ``report.html``: one module per section, one entry point each.
-
-Every section module defines ``TITLE`` (its heading) and
-
-    sections(runs: Sequence[Run], context: Context) -> list[Section]
-
-which reads the runs itself and returns the section's headings with their blocks: the level-2
-heading ``TITLE`` with its ``EXPLANATION``, usually followed by one level-3 heading per view (a
-task or an lm-eval group, in ``context.views`` order; :func:`by_view` builds that shape). An
-empty list leaves the section out of the report (a single run has no paired comparison, a run
-that was not sampled no sampling section). The numbers behind a section's tables are public
-functions of its module (``pair_rows``, ``retry_rows``, ...), so tests check them without
-rendering; its plot functions draw figures that ``context.charts`` titles and saves.
-``report.build.SECTIONS`` lists the sections in report order; adding a section is one module
-here plus its line in that list (``tests/report/test_sections.py`` checks both).
-"""
+"""The sections of ``report.md`` / ``report.html``: one module per section, each with ``TITLE`` and
+one entry point, ``sections(runs, context)``, listed in report order by
+``report.build.SECTIONS`` (the protocol and how to add a section:
+docs/layout.md#report-sections)."""
 
 from __future__ import annotations
 

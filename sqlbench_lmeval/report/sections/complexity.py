@@ -1,9 +1,7 @@
-"""The report's "Complexity relative to gold (paper Table 1)" section: per view, each run's
-mean of every complexity count over the items with a parseable prediction, divided by gold's
-mean on the same items (TPC-DS; views whose items carry no ``x``/``gold_x`` pair are left out).
-
-(``report.complexity`` is another thing: the charts of ``sqlbench-lmeval complexity`` over
-workloads of SQL queries, not a section of this report.)"""
+"""The report's "Complexity relative to gold (paper Table 1)" section: per view, each run's mean of
+every complexity count over the items with a parseable prediction, divided by gold's mean on the
+same items (docs/reports.md#reports-what-reporthtml-holds). ``report.complexity`` is another
+thing: the charts of ``sqlbench-lmeval complexity`` over workloads, not a section of this report."""
 
 from __future__ import annotations
 

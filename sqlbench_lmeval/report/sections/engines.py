@@ -1,16 +1,5 @@
-"""The report's "Cross-engine verdicts" section: where one model's verdict changes with the
-engine.
-
-Runs of the same items on two engines (LogicCat on SQLite and on a MySQL-protocol server: one
-task name, the engine recorded in each document and in ``score``'s output) pair item by item
-like any two runs (``analysis.paired_items``, the pairing of the EX comparison). When the two
-results of a pair name different engines, this section lists every common item whose verdict
-differs: its id and category, each run's outcome (``analysis.outcome_of``: correct,
-wrong_result with the comparison's reason, or the execution status with the error's kind) and
-each engine's gold status.
-A difference in gold status explains most of them: the same gold query fails, is empty, or
-returns other values on the other engine.
-"""
+"""The report's "Cross-engine verdicts" section: where one model's verdict changes with the engine,
+item by item, with each engine's gold status (docs/reports.md#reports-what-reporthtml-holds)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
 """The report's "Retried runs: valid after r retries" section (``--model sqlbench-repair``, or
-``score`` on retried answers): the TPC-DS paper's "valid after r retries" count, and a
-histogram of retries used.
-
-A view is retried when its items carry ``retries_used`` (see ``retry_envelope``). The repair
-loop asks again only while an answer is not valid, so an item's answer is valid
-
-- at the first attempt when its ``ves`` is 1,
-- else from retry ``retries_used`` on when its last attempt is (``ves@retry`` 1),
-- else never.
-
-"Valid after r retries" counts the items valid at some attempt up to r (cumulative, so r = 0 is
-VES's count and the largest r is ``ves@retry``'s); EX after retries is ``ex@retry``'s mean.
-The largest r shown is the most retries any item of the view used in any run (the configured
-limit is not in the sample log; an item that used every retry and is still not valid shows it).
-
-On TPC-DS run on PostgreSQL (``tpcds_postgres`` with ``{"engine": "postgres"}``, or ``score
-tpcds --engine postgres``) that count after 3 retries is the measure of the paper's Table 3
-(:data:`PAPER_TABLE_3`), and the section prints the paper's figures beside it.
-"""
+``score`` on retried answers): the TPC-DS paper's count, beside the paper's Table 3 figures
+(:data:`PAPER_TABLE_3`) on PostgreSQL, and a histogram of retries used (when an answer counts as
+valid, and the largest r: docs/repair.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The report's "Sampled runs: voting and pass@k" section (``*_sc`` tasks, ``score
---samples``): voting against the first sample, and the pass@k curve.
-
-A view is sampled when its items carry ``ex_maj`` (see ``scoring.sampled``). Per run and view
-the table shows EX of the first sample, ``ex_maj`` (voting), ``ex_mean`` and every
-``pass_at_<k>`` the run has; the PNG draws pass@k against k, one line per run.
-"""
+"""The report's "Sampled runs: voting and pass@k" section (``*_sc`` tasks, ``score --samples``):
+voting against the first sample in a table, and the pass@k curve in a chart (what it shows:
+docs/reports.md#reports-what-reporthtml-holds)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,17 @@
 """How a logged prompt stands against the prompt the task builds: the same, wrapped by the
 chat template or chat model the run records (its markers only), ours with text added around it,
-or edited. Used by the provenance and settings checks."""
+or edited. Used by the provenance and settings checks (the rule: docs/verify.md#chat-templates).
+
+>>> ours = "Question: how many stores?"
+>>> chatml = "<|im_start|>user\\n" + ours + "<|im_end|>\\n<|im_start|>assistant\\n"
+>>> template = "{% for m in messages %}<|im_start|>{{ m.role }}..."
+>>> prompt_state(chatml, ours, chat="template sha256 0c1f", template=template)
+'wrapped'
+>>> prompt_state(chatml, ours, chat=None, template=None)  # no template recorded
+'added_text'
+>>> prompt_state("Question: how many rows?", ours, None, None), prompt_state(None, ours, None, None)
+('edited', 'not_logged')
+"""
 
 from __future__ import annotations
 
