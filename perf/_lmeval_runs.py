@@ -31,10 +31,10 @@ def write_logiccat_runs(folder: Path, cache: Path, count: int, workers: int | No
     from sqlbench_lmeval import benchmarks
     from sqlbench_lmeval.lmeval.hooks import process_results
     from sqlbench_lmeval.lmeval.task_specs import task_spec
-    from sqlbench_lmeval.offline import score_outputs, task_documents
+    from sqlbench_lmeval.offline import score_outputs, scorer_for, task_documents
     from sqlbench_lmeval.scoring.item import Item
 
-    logiccat = benchmarks.get("logiccat")
+    scorer = scorer_for(benchmarks.get("logiccat"), cache, workers=workers, progress=False)
     per_task = {}
     for category in TASKS:
         spec = task_spec(f"logiccat_{category}")
@@ -43,14 +43,7 @@ def write_logiccat_runs(folder: Path, cache: Path, count: int, workers: int | No
         answers = [f"```sql\n{item.gold_sql}\n```" for item in items]
         # Each kind of answer scored once per item; a model's claims are looked up.
         scored = [
-            score_outputs(
-                logiccat,
-                items,
-                {item.id: texts[i] for i, item in enumerate(items)},
-                cache_dir=cache,
-                workers=workers,
-                progress=False,
-            )
+            score_outputs(scorer, items, texts, cache)
             for texts in (answers, [WRONG] * len(items), [PROSE] * len(items))
         ]
         prompt = spec.prompt_function()

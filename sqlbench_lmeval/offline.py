@@ -149,16 +149,16 @@ def score_predictions(
     sampled = any(isinstance(outputs, list) for outputs in predictions.values())
     if r_ves_time is not None and sampled:
         raise UserError("--r-ves-time times single answers; it cannot be used with --samples")
-    scores = score_outputs(
+    scorer = scorer_for(
         chosen,
-        items,
-        predictions,
-        cache_dir=cache_dir,
+        cache_dir,
         limits=limits,
         workers=workers,
         progress=progress,
         preview_rows=preview_rows,
     )
+    outputs = [predictions.get(item.id) for item in items]
+    scores = score_outputs(scorer, items, outputs, cache_dir)
     if r_ves_time is not None:
         timed = timed_r_ves(items, scores, r_ves_time, limits, workers, progress)
         for score, value in zip(scores, timed, strict=True):
@@ -257,54 +257,20 @@ def task_documents(spec, *, cache_dir=None, **options) -> list[dict]:
     return documents(cache_dir=cache_dir, **spec.dataset_kwargs, **chosen)
 
 
-def score_outputs(
-    benchmark: Benchmark,
-    items,
-    predictions: Mapping,
-    *,
-    cache_dir=None,
-    limits: Limits = Limits(),
-    workers: int | None = None,
-    progress: bool = True,
-    preview_rows: int = PREVIEW_ROWS,
-) -> list[dict]:
-    """One score dict per item of ``items`` (in order) for the answers ``predictions`` (id ->
-    raw output, a retried answer's envelope, or a list of sampled outputs); an item without one
-    scores 0 with status ``missing``. Each keeps its raw output, question, gold SQL and
-    database, so an item explains itself (and the explorer can show it)."""
-    return score_aligned(
-        benchmark,
-        items,
-        [predictions.get(item.id) for item in items],
-        cache_dir=cache_dir,
-        limits=limits,
-        workers=workers,
-        progress=progress,
-        preview_rows=preview_rows,
-    )
+def scorer_for(benchmark: Benchmark, cache_dir=None, **settings) -> Scorer:
+    """The :class:`Scorer` of ``benchmark``'s answers, gold cached under ``cache_dir``;
+    ``settings`` are the Scorer's others (``limits``, ``workers``, ``progress``,
+    ``preview_rows``)."""
+    cache = GoldCache(gold_cache_dir(cache_dir))
+    return Scorer(gold_cache=cache, hooks=benchmark.scoring_hooks(), **settings)
 
 
-def score_aligned(
-    benchmark: Benchmark,
-    items,
-    outputs,
-    *,
-    cache_dir=None,
-    limits: Limits = Limits(),
-    workers: int | None = None,
-    progress: bool = True,
-    preview_rows: int = PREVIEW_ROWS,
-) -> list[dict]:
-    """:func:`score_outputs` with ``outputs[i]`` the answer to ``items[i]`` (None: missing), so
-    items of several tasks that share ids are scored in one batch (one worker pool)."""
-    scorer = Scorer(
-        limits=limits,
-        workers=workers,
-        gold_cache=GoldCache(gold_cache_dir(cache_dir)),
-        hooks=benchmark.scoring_hooks(),
-        progress=progress,
-        preview_rows=preview_rows,
-    )
+def score_outputs(scorer: Scorer, items, outputs, cache_dir=None) -> list[dict]:
+    """One score dict per item of ``items`` (in order) for ``outputs[i]``, the answer to
+    ``items[i]``: a raw output, a retried answer's envelope, a list of sampled outputs, or None
+    (status ``missing``). Items of several tasks that share ids can be scored in one batch (one
+    worker pool). Each keeps its raw output, question, gold SQL and database (its path relative
+    to ``cache_dir``), so an item explains itself (and the explorer can show it)."""
     if any(isinstance(output, list) for output in outputs):  # read_predictions(samples=True)
         n = len(next(output for output in outputs if isinstance(output, list)))
         outputs = [[None] * n if output is None else output for output in outputs]

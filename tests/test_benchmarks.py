@@ -31,7 +31,7 @@ def test_the_optional_hooks_are_offered_where_the_benchmark_has_them():
     assert benchmarks.get("tpcds").item_metrics is not None
     assert benchmarks.get("tpcds").aggregate_metrics is not None
     assert benchmarks.get("logiccat").item_metrics is None
-    assert benchmarks.get("logiccat").scoring_hooks()["item_metrics"] is None
+    assert benchmarks.get("logiccat").scoring_hooks().item_metrics is None
 
 
 def test_an_unknown_benchmark_is_a_user_error():

@@ -6,8 +6,10 @@ rules its fields follow are in docs/scoring.md ("Verdicts", "Reasons").
 
 >>> from sqlbench_lmeval.execution import Database
 >>> item = Item(1, "How many?", Database("sqlite", "/tmp/x.db"), "SELECT 1", "sqlite")
->>> Answer(item, None).to_json(None)["status"], Answer(item, None).reason()
-('missing', 'missing')
+>>> missing = Answer(item, None, gold=Outcome(Status.OK, columns=("1",), rows=((1,),)))
+>>> score = missing.to_json(("ves", "ex"))
+>>> score["status"], score["reason"], score["ex"], score["gold_status"]
+('missing', 'missing', 0, 'ok')
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from enum import Enum
 
 from sqlbench_lmeval.execution import Outcome, Status
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict
-from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE, FLAGGED
+from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE, FLAGGED, DataDependence
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
 from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, GOLD_RAN, Item
 from sqlbench_lmeval.scoring.metrics import (
@@ -141,7 +143,7 @@ class Answer:
     ordered: bool = False
     ties: GoldTies | None = None
     verdict: Verdict | None = None
-    dependence: str | None = None
+    dependence: DataDependence | None = None
     metrics: dict = field(default_factory=dict)
     item_values: dict | None = None
     fault: Failure | None = None
@@ -226,7 +228,7 @@ class Answer:
             "truncated": self.truncated,
             "repetition_loop": extraction is not None and extraction.repetition_loop,
             READS_NO_TABLE: compared and self.flagged,
-            DATA_DEPENDENCE: self.dependence if compared else None,
+            DATA_DEPENDENCE: _plain(self.dependence) if compared else None,
             "error": None if judged is None else judged.error,
             "reason": self.reason(),
             "gold_status": self.gold_status,
@@ -255,6 +257,11 @@ class Answer:
         if gold.status in UNFINISHED and self.item.gold_status in GOLD_RAN:
             _exclude(result, gold)  # only left by recheck_gold when asked to exclude such items
         return result
+
+
+def _plain(value):
+    """An enum member as the plain string the score dicts carry (JSON, counts, text)."""
+    return value.value if isinstance(value, Enum) else value
 
 
 def _exclude(score: dict, gold: Outcome) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.perturbed import perturbed_database
@@ -34,18 +35,30 @@ from sqlbench_lmeval.scoring.item import Item
 
 #: The score-dict field that says how the answer's reading of the data was judged.
 DATA_DEPENDENCE = "data_dependence"
-#: It names no table (syntactic, no run): flagged.
-NO_TABLE = "no_table"
-#: It matched gold, and its result on the perturbed copy is its result on the original while
-#: gold's changed: flagged.
-UNCHANGED = "unchanged"
-#: It matched gold, and its result changed on the perturbed copy: it reads the data.
-CHANGED = "changed"
-#: Gold's result did not change on the perturbed copy, or a run there did not finish: the test
-#: cannot tell, and nothing is flagged.
-UNDECIDABLE = "undecidable"
-#: The engine keeps no perturbed copy (a server): the syntactic test only.
-NOT_TESTED = "not_tested"
+
+
+class DataDependence(str, Enum):
+    """How an answer's reading of the data was judged (the score's ``data_dependence``)."""
+
+    #: It names no table (syntactic, no run): flagged.
+    NO_TABLE = "no_table"
+    #: It matched gold, and its result on the perturbed copy is its result on the original
+    #: while gold's changed: flagged.
+    UNCHANGED = "unchanged"
+    #: It matched gold, and its result changed on the perturbed copy: it reads the data.
+    CHANGED = "changed"
+    #: Gold's result did not change on the perturbed copy, or a run there did not finish: the
+    #: test cannot tell, and nothing is flagged.
+    UNDECIDABLE = "undecidable"
+    #: The engine keeps no perturbed copy (a server): the syntactic test only.
+    NOT_TESTED = "not_tested"
+
+
+NO_TABLE = DataDependence.NO_TABLE
+UNCHANGED = DataDependence.UNCHANGED
+CHANGED = DataDependence.CHANGED
+UNDECIDABLE = DataDependence.UNDECIDABLE
+NOT_TESTED = DataDependence.NOT_TESTED
 #: The values that flag an answer ``reads_no_table``.
 FLAGGED = frozenset({NO_TABLE, UNCHANGED})
 
@@ -131,6 +144,7 @@ def judge_all(
 __all__ = [
     "CHANGED",
     "DATA_DEPENDENCE",
+    "DataDependence",
     "FLAGGED",
     "NOT_TESTED",
     "NO_TABLE",

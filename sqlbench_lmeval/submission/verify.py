@@ -29,7 +29,7 @@ from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
-from sqlbench_lmeval.offline import run_metrics, score_aligned, task_documents
+from sqlbench_lmeval.offline import run_metrics, score_outputs, scorer_for, task_documents
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
@@ -291,15 +291,19 @@ def _verify_submission(submission, cache_dir, limits, workers, progress, source,
         key = (task.spec.benchmark, task.spec.sampled, _samples_per_item(task))
         batches.setdefault(key, []).append(task)
     for (benchmark, _, _), group in batches.items():
-        scores = score_aligned(
+        scorer = scorer_for(
             benchmarks.get(benchmark),
-            [item for task in group for item in task.items],
-            [task.predictions.get(item.id) for task in group for item in task.items],
-            cache_dir=cache_dir,
+            cache_dir,
             limits=limits,
             workers=workers,
             progress=progress,
             preview_rows=0,  # a verification keeps numbers, not result rows
+        )
+        scores = score_outputs(
+            scorer,
+            [item for task in group for item in task.items],
+            [task.predictions.get(item.id) for task in group for item in task.items],
+            cache_dir,
         )
         for task in group:
             task.scores, scores = scores[: len(task.items)], scores[len(task.items) :]

@@ -105,7 +105,7 @@ def scoring_options(cache: Path) -> dict:
         "workers": 2,
         "gold_cache": GoldCache(gold_cache_dir(cache)),
         "progress": False,
-        **benchmarks.get("logiccat").scoring_hooks(),
+        "hooks": benchmarks.get("logiccat").scoring_hooks(),
     }
 
 

@@ -252,17 +252,18 @@ ONE_STATEMENT_CASES = [
 ]
 
 
-def check_one_statement_cases(item, gold_cache_dir, **hooks) -> None:
+def check_one_statement_cases(item, gold_cache_dir, hooks=None) -> None:
     """Score every answer of ONE_STATEMENT_CASES to ``item`` (``hooks``: the benchmark's, for
-    ``score_items``); each gets its row's status, reason, VES and EX."""
+    ``Scorer``); each gets its row's status, reason, VES and EX."""
     from sqlbench_lmeval.execution import GoldCache
+    from sqlbench_lmeval.scoring.hooks import Hooks
     from sqlbench_lmeval.scoring.scorer import Scorer
 
     gold = item.gold_sql.strip().rstrip(";")
     answers = [case[1].format(gold=gold) for case in ONE_STATEMENT_CASES]
-    scores = Scorer(gold_cache=GoldCache(gold_cache_dir), progress=False, **hooks).score(
-        [item] * len(answers), answers
-    )
+    scores = Scorer(
+        gold_cache=GoldCache(gold_cache_dir), progress=False, hooks=hooks or Hooks()
+    ).score([item] * len(answers), answers)
     for (case, _, status, reason, ves, ex), score in zip(ONE_STATEMENT_CASES, scores, strict=True):
         got = (score["status"], score["reason"], score["ves"], score["ex"])
         assert got == (status, reason, ves, ex), case

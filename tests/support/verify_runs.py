@@ -169,28 +169,24 @@ def scoring_once():
     Sampled and retried answers, whose scores depend on the batch, are always scored afresh."""
     from sqlbench_lmeval.submission import verify
 
-    real = verify.score_aligned
+    real = verify.score_outputs
     kept: dict[tuple, dict] = {}
 
-    def score_aligned(benchmark, items, outputs, *, cache_dir=None, limits, **options):
+    def score_outputs(scorer, items, outputs, cache_dir=None):
         if any(output is not None and not isinstance(output, str) for output in outputs):
-            return real(benchmark, items, outputs, cache_dir=cache_dir, limits=limits, **options)
-        context = (benchmark.name, str(cache_dir), limits, options.get("preview_rows"))
+            return real(scorer, items, outputs, cache_dir)
+        # The scorer's settings, with its gold cache by folder (a new object per verification).
+        context = (repr(scorer.hooks), str(cache_dir), scorer.limits, scorer.preview_rows)
         keys = [(*context, repr(item), output) for item, output in zip(items, outputs, strict=True)]
         new = {key: index for index, key in enumerate(keys) if key not in kept}
         if new:
             indexes = sorted(new.values())
             scores = real(
-                benchmark,
-                [items[i] for i in indexes],
-                [outputs[i] for i in indexes],
-                cache_dir=cache_dir,
-                limits=limits,
-                **options,
+                scorer, [items[i] for i in indexes], [outputs[i] for i in indexes], cache_dir
             )
             kept.update((keys[i], score) for i, score in zip(indexes, scores, strict=True))
         return [copy.deepcopy(kept[key]) for key in keys]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(verify, "score_aligned", score_aligned)
+        patch.setattr(verify, "score_outputs", score_outputs)
         yield

@@ -30,7 +30,7 @@ def test_every_hostile_output_gets_an_outcome(tpcds_items, hooks, tmp_path):
     cases = hostile_outputs()
     items = [tpcds_items[i % len(tpcds_items)] for i in range(len(cases))]
     scores = Scorer(
-        gold_cache=GoldCache(tmp_path / "gold"), workers=2, progress=False, **hooks
+        gold_cache=GoldCache(tmp_path / "gold"), workers=2, progress=False, hooks=hooks
     ).score(items, [output for _, output in cases])
     check_every_output_scored(cases, scores)
     # The structure metrics of every item are there too (0 when nothing parsed).
@@ -63,4 +63,4 @@ def test_the_lm_eval_filter_and_process_results_never_raise(tpcds_items, monkeyp
 
 def test_one_read_only_statement_per_answer(tpcds_items, hooks, tmp_path):
     (item,) = [item for item in tpcds_items if item.id == GOLD_ID]
-    check_one_statement_cases(item, tmp_path / "gold", **hooks)
+    check_one_statement_cases(item, tmp_path / "gold", hooks)
