@@ -29,6 +29,18 @@
     const results = item.results.filter(Boolean);
     item.tieEquivalent = results.some((result) => result.reason === "tie_equivalent");
     item.tied = results.some((result) => typeof result.acceptable === "string" && result.acceptable !== "1");
+    // Data dependence (docs/scoring.md): how each run's answer was judged, and whether some
+    // run's answer was flagged as not reading the data.
+    item.dataDependence = results.map((result) => result.data_dependence).filter(Boolean);
+    item.readsNoData = results.some((result) => result.reads_no_table);
+  }
+  // The words of each data-dependence value (explorer.py's DATA_DEPENDENCE_WORDS), as the
+  // runs carry them.
+  const DATA_LABELS = {};
+  for (const item of ITEMS) {
+    for (const result of item.results) {
+      if (result && result.data_dependence) DATA_LABELS[result.data_dependence] = result.data_dependence_label;
+    }
   }
   // Columns shown only when some item has something for them (TPC-DS has no categories,
   // LogicCat no structural similarity).
@@ -47,6 +59,7 @@
     goldStatus: "",
     flag: "",
     ties: "",
+    data: "",
     verdicts: RUNS.map(() => ""),
     pairA: "",
     pairB: "",
@@ -82,6 +95,9 @@
     if (state.goldStatus && item.gold_status !== state.goldStatus) return false;
     if (state.flag && !(item.flags || []).includes(state.flag)) return false;
     if (state.ties && !TIE_FILTERS[state.ties](item)) return false;
+    if (state.data === "flagged" ? !item.readsNoData : state.data && !item.dataDependence.includes(state.data)) {
+      return false;
+    }
     for (let run = 0; run < RUNS.length; run++) {
       const wanted = state.verdicts[run];
       if (!wanted) continue;
@@ -191,6 +207,19 @@
         })
       );
     }
+    const dataValues = Object.keys(DATA_LABELS).sort();
+    if (dataValues.length) {
+      const options = any.concat(
+        [["flagged", "does not read the data (some run)"]],
+        dataValues.map((value) => [value, DATA_LABELS[value] + " (some run)"])
+      );
+      filters.append(
+        select("data-dependence", "Data", options, (value) => {
+          state.data = value;
+          refresh();
+        })
+      );
+    }
     const verdictOptions = any.concat(VERDICTS.map((v) => [v, v.replace(/_/g, " ")]));
     verdictOptions.push(["absent", "absent"]);
     RUNS.forEach((name, run) => {
@@ -272,6 +301,11 @@
         if (result && result.verdict === "error" && result.error) {
           // The engine's own words, not only the class the label counts by.
           cell.append(el("div", { className: "error-message", title: result.error, text: shorten(result.error, 80) }));
+        }
+        if (result && result.reads_no_table) {
+          // EX counts it; EX (reads data) and R-VES do not: the list says so beside the verdict.
+          const words = "does not read the data: " + result.data_dependence_label;
+          cell.append(el("div", { className: "data-flag", title: result.data_dependence_text || words, text: words }));
         }
         tr.append(cell);
       }
@@ -474,7 +508,8 @@
   }
 
   // What explains the verdict, in words (written by explorer.py): the reason, gold's ties and
-  // how many answers they allow, r_ves with the work counts it divided.
+  // how many answers they allow, whether the answer reads the data, r_ves with the work counts
+  // it divided.
   function whyBlock(result) {
     const why = el("div", { className: "why" });
     if (result.reason_text) why.append(el("p", { className: "reason-text", text: result.reason_text }));
@@ -483,6 +518,13 @@
       attributes["data-tie-status"] = result.tie_status;
       attributes["data-acceptable"] = result.acceptable; // a string, set as it is
       why.append(el("p", attributes));
+    }
+    if (result.data_dependence_text) {
+      const attributes = { className: "data-dependence", text: result.data_dependence_text };
+      attributes["data-data-dependence"] = result.data_dependence;
+      const line = el("p", attributes);
+      line.append(el("span", { className: "docs-ref muted", text: " (defined in " + DATA.data_dependence_docs + ")" }));
+      why.append(line);
     }
     if (result.efficiency_text) why.append(el("p", { className: "efficiency", text: result.efficiency_text }));
     return why.childNodes.length ? why : null;
