@@ -98,7 +98,7 @@ def _panels(driver, key: str) -> dict[str, dict]:
     return found
 
 
-def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path):
+def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, capsys):
     records = {r.id: r for r in bundle.load_bundle(logiccat_cache).records}
     heathrow, no_such = records[HEATHROW], records[NO_SUCH_AIRCRAFT]
     assert heathrow.db_id == no_such.db_id == "AirCraft"
@@ -117,7 +117,14 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path):
         "disguised": {HEATHROW: f"SELECT {value!r} FROM airport LIMIT 1"},
         "constant": {HEATHROW: f"SELECT {value!r}"},
     }
-    files = [f"{name}={_scored(logiccat_cache, tmp_path, name, a)}" for name, a in runs.items()]
+    files, printed = [], {}
+    for name, answers in runs.items():
+        files.append(f"{name}={_scored(logiccat_cache, tmp_path, name, answers)}")
+        printed[name] = capsys.readouterr().out.splitlines()
+    # ``score`` counts the verdicts as it prints the others.
+    assert "data dependence: changed 1, undecidable 1" in printed["honest"]
+    assert "data dependence: unchanged 1" in printed["disguised"]
+    assert "data dependence: no_table 1" in printed["constant"]
     assert cli.main(["explore", *files, "--output", str(tmp_path / "out")]) == 0
 
     with chromium(tmp_path / "profile") as driver:
