@@ -1,8 +1,7 @@
 """The report's "Outcomes and failures" section: per view, how each run's items ended (one
 outcome class per item, as ``score``, ``verify`` and the explorer count them), items whose gold
-was not ok, answers that read no table, the most frequent error kinds, how it was decided
-whether answers read the data (``data_dependence``), and a note per run with truncated outputs
-that says how to give them room."""
+was not ok, answers that read no table, the most frequent error kinds, and a note per run with
+truncated outputs that says how to give them room."""
 
 from __future__ import annotations
 
