@@ -41,6 +41,7 @@ from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
+    FLAGGED,
     NO_TABLE,
     NOT_TESTED,
     UNCHANGED,
@@ -127,17 +128,22 @@ DATA_DEPENDENCE_WORDS = {
 }
 
 
-def data_dependence_text(item: ScoredItem) -> str | None:
-    """Whether the answer reads the data, and how that was decided, in words; None where
-    nothing was decided (an answer that did not match gold and names a table, or any answer
-    to gold that is itself a calculation on constants)."""
-    words = DATA_DEPENDENCE_WORDS.get(item.data_dependence or "")
-    if words is None:
-        return None
-    text = f"Data dependence: {words[1]}"
-    if item.reads_no_table:
+def data_dependence_text(value: str) -> str:
+    """What an answer's ``data_dependence`` ``value`` says of it, in a sentence (a flagged
+    answer's says what the flag costs)."""
+    text = f"Data dependence: {DATA_DEPENDENCE_WORDS[value][1]}"
+    if value in FLAGGED:
         text += f"; flagged, so {label(EX_READS_DATA)} and {label(R_VES)} score 0"
     return text
+
+
+def data_dependence_words() -> dict[str, dict[str, str]]:
+    """Each ``data_dependence`` value's label and sentence, stored once in the page's data (not
+    per answer: ten runs of 4,036 items would repeat them 40,000 times)."""
+    return {
+        value: {"label": words[0], "text": data_dependence_text(value)}
+        for value, words in DATA_DEPENDENCE_WORDS.items()
+    }
 
 
 def verdict(item: ScoredItem) -> str:
@@ -235,6 +241,7 @@ def explorer_data(runs: Sequence[Run]) -> dict:
         "runs": [run.name for run in runs],
         "verdicts": list(VERDICTS),
         "data_dependence_docs": DATA_DEPENDENCE_DOCS,
+        "data_dependence_words": data_dependence_words(),
         "schemas": schemas,
         "items": ordered,
     }
@@ -289,17 +296,12 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         TIE_STATUS: status,
         ACCEPTABLE: acceptable,
         "ties_text": ties_text(status, acceptable),
+        # None where nothing was decided (an answer that did not match gold and names a
+        # table, or any answer to gold that is itself a calculation on constants).
         DATA_DEPENDENCE: item.data_dependence,
         "reads_no_table": item.reads_no_table,
-        "data_dependence_label": _data_dependence_label(item.data_dependence),
-        "data_dependence_text": data_dependence_text(item),
         "efficiency_text": efficiency_text(item, engine),
     }
-
-
-def _data_dependence_label(value: str | None) -> str | None:
-    words = DATA_DEPENDENCE_WORDS.get(value or "")
-    return None if words is None else words[0]
 
 
 def _finite(value: float) -> float | None:
@@ -359,6 +361,7 @@ __all__ = [
     "VERDICTS",
     "asset",
     "data_dependence_text",
+    "data_dependence_words",
     "efficiency_text",
     "explorer_data",
     "render_explorer",

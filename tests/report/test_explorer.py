@@ -187,12 +187,12 @@ def test_data_dependence_on_a_server_and_an_r_ves_a_zero_count_decided(
         ],
         engine="mysql",
     )
-    first, second, third = (
-        item["results"][0] for item in explorer_data(read_runs([path]))["items"]
-    )
+    data = explorer_data(read_runs([path]))
+    first, second, third = (item["results"][0] for item in data["items"])
+    words = data["data_dependence_words"]  # once per page, not per answer
     assert first["data_dependence"] == "not_tested" and not first["reads_no_table"]
-    assert first["data_dependence_label"] == "not tested"
-    assert first["data_dependence_text"] == (
+    assert words["not_tested"]["label"] == "not tested"
+    assert words["not_tested"]["text"] == (
         "Data dependence: not tested on the data: this engine (a server) keeps no perturbed "
         "copy of the database; the answer names a table, so it is not flagged"
     )
@@ -205,8 +205,9 @@ def test_data_dependence_on_a_server_and_an_r_ves_a_zero_count_decided(
         "BIRD's reward for it is 1, square-rooted; not resolved by the counts: a count of 0 "
         "was taken as one unit, and less work than one unit could fall in another bucket"
     )
-    assert third["reads_no_table"] and third["data_dependence_label"] == "no table named"
-    assert third["data_dependence_text"] == (
+    assert third["reads_no_table"] and third["data_dependence"] == "no_table"
+    assert words["no_table"]["label"] == "no table named"
+    assert words["no_table"]["text"] == (
         "Data dependence: does not read the data: it names no table (a constant); flagged, "
         "so EX reads data and R-VES (work) score 0"
     )

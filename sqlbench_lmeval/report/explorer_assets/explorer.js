@@ -34,13 +34,13 @@
     item.dataDependence = results.map((result) => result.data_dependence).filter(Boolean);
     item.readsNoData = results.some((result) => result.reads_no_table);
   }
-  // The words of each data-dependence value (explorer.py's DATA_DEPENDENCE_WORDS), as the
-  // runs carry them.
-  const DATA_LABELS = {};
-  for (const item of ITEMS) {
-    for (const result of item.results) {
-      if (result && result.data_dependence) DATA_LABELS[result.data_dependence] = result.data_dependence_label;
-    }
+  // Each data-dependence value's label and sentence (explorer.py's data_dependence_words),
+  // and the values some answer has (the filter offers those).
+  const DATA_WORDS = DATA.data_dependence_words || {};
+  const DATA_VALUES = distinct(ITEMS.flatMap((item) => item.dataDependence));
+  function dataWords(value) {
+    // A value this page has no words for (a newer scorer's) is shown as it is.
+    return DATA_WORDS[value] || { label: value, text: "Data dependence: " + value };
   }
   // Columns shown only when some item has something for them (TPC-DS has no categories,
   // LogicCat no structural similarity).
@@ -207,11 +207,10 @@
         })
       );
     }
-    const dataValues = Object.keys(DATA_LABELS).sort();
-    if (dataValues.length) {
+    if (DATA_VALUES.length) {
       const options = any.concat(
         [["flagged", "does not read the data (some run)"]],
-        dataValues.map((value) => [value, DATA_LABELS[value] + " (some run)"])
+        DATA_VALUES.map((value) => [value, dataWords(value).label + " (some run)"])
       );
       filters.append(
         select("data-dependence", "Data", options, (value) => {
@@ -304,8 +303,9 @@
         }
         if (result && result.reads_no_table) {
           // EX counts it; EX (reads data) and R-VES do not: the list says so beside the verdict.
-          const words = "does not read the data: " + result.data_dependence_label;
-          cell.append(el("div", { className: "data-flag", title: result.data_dependence_text || words, text: words }));
+          const words = dataWords(result.data_dependence);
+          const text = "does not read the data: " + words.label;
+          cell.append(el("div", { className: "data-flag", title: words.text, text: text }));
         }
         tr.append(cell);
       }
@@ -519,8 +519,8 @@
       attributes["data-acceptable"] = result.acceptable; // a string, set as it is
       why.append(el("p", attributes));
     }
-    if (result.data_dependence_text) {
-      const attributes = { className: "data-dependence", text: result.data_dependence_text };
+    if (result.data_dependence) {
+      const attributes = { className: "data-dependence", text: dataWords(result.data_dependence).text };
       attributes["data-data-dependence"] = result.data_dependence;
       const line = el("p", attributes);
       line.append(el("span", { className: "docs-ref muted", text: " (defined in " + DATA.data_dependence_docs + ")" }));
