@@ -20,6 +20,8 @@ Two items of the AirCraft database, and why each answer must be judged as it is:
 - item 10 filters ``Aircraft = 'RobinsonR-22'`` (no space), which no aircraft is called: gold
   is empty, and stays empty on the copy (its texts only grow a suffix). "honest" answers
   with gold's own SQL: it matches, and the test cannot decide (``undecidable``, not flagged).
+  "disguised" lists every aircraft: a wrong result that names a table, so it is not run
+  again and nothing is decided (``data_dependence`` null).
 """
 
 from __future__ import annotations
@@ -114,7 +116,10 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
 
     runs = {
         "honest": {HEATHROW: HONEST_8, NO_SUCH_AIRCRAFT: no_such.gold_sql},
-        "disguised": {HEATHROW: f"SELECT {value!r} FROM airport LIMIT 1"},
+        "disguised": {
+            HEATHROW: f"SELECT {value!r} FROM airport LIMIT 1",
+            NO_SUCH_AIRCRAFT: no_such.gold_sql.split(" WHERE ")[0],
+        },
         "constant": {HEATHROW: f"SELECT {value!r}"},
     }
     files, printed = [], {}
@@ -123,7 +128,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         printed[name] = capsys.readouterr().out.splitlines()
     # ``score`` counts the verdicts as it prints the others.
     assert "data dependence: changed 1, undecidable 1" in printed["honest"]
-    assert "data dependence: unchanged 1" in printed["disguised"]
+    assert "data dependence: unchanged 1" in printed["disguised"]  # item 10 is not counted
     assert "data dependence: no_table 1" in printed["constant"]
     assert cli.main(["explore", *files, "--output", str(tmp_path / "out")]) == 0
 
@@ -184,7 +189,8 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         # Gold's own SQL: the same count of VM steps as gold, ratio 1.
         assert panels["honest"]["efficiency"].startswith("R-VES (work) 1.000: gold's work ")
         assert "ratio 1.00;" in panels["honest"]["efficiency"]
-        # The other runs did not answer item 10: nothing was decided, nothing is said.
+        # A wrong answer is not run again, and "constant" did not answer: nothing is said.
+        assert panels["disguised"]["verdict"] == "wrong result"
         assert panels["disguised"]["text"] is None and panels["constant"]["text"] is None
         assert page_problems(driver) == {"console_errors": [], "fetched": []}
         screenshot = tmp_path / "explorer-data-dependence.png"
