@@ -207,7 +207,7 @@
         })
       );
     }
-    if (DATA_VALUES.length) {
+    if (DATA_VALUES.length || ITEMS.some((item) => item.readsNoData)) {
       const options = any.concat(
         [["flagged", "does not read the data (some run)"]],
         DATA_VALUES.map((value) => [value, dataWords(value).label + " (some run)"])
@@ -303,9 +303,10 @@
         }
         if (result && result.reads_no_table) {
           // EX counts it; EX (reads data) and R-VES do not: the list says so beside the verdict.
-          const words = dataWords(result.data_dependence);
-          const text = "does not read the data: " + words.label;
-          cell.append(el("div", { className: "data-flag", title: words.text, text: text }));
+          // Runs scored before data_dependence existed carry the flag alone (it named no table).
+          const decided = result.data_dependence ? dataWords(result.data_dependence) : null;
+          const text = "does not read the data" + (decided ? ": " + decided.label : "");
+          cell.append(el("div", { className: "data-flag", title: decided ? decided.text : text, text: text }));
         }
         tr.append(cell);
       }
