@@ -1,5 +1,5 @@
 """The report counts, per run, how each answer's reading of the data was decided
-(``data_dependence``), beside the outcomes table's "No table" column (the flagged ones)."""
+(``data_dependence``), beside the outcomes table's "Reads no data" column (the flagged ones)."""
 
 from sqlbench_lmeval.report import read_runs, write_report
 from sqlbench_lmeval.report.sections.outcomes import failure_rows
@@ -32,6 +32,10 @@ def test_data_dependence_verdicts_are_counted_per_run(score_item, write_score_fi
     }
     assert rows["plain"].data_dependence == {}
     text = write_report(runs, tmp_path / "report", resamples=100).markdown.read_text("utf-8")
+    # The outcomes table: gold not ok 0, the two flagged answers, no errors.
+    assert "| Gold not ok | Reads no data | Top error kinds |" in text
+    (outcomes,) = [line for line in text.splitlines() if line.startswith("| mixed | 7 |")]
+    assert outcomes.endswith("| 0 | 2 | – |")
     header = (
         "| Run | No table named | Unchanged on the copy | Changed (reads the data) | "
         "Undecidable | Not tested |"

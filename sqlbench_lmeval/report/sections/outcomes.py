@@ -31,12 +31,12 @@ EXPLANATION = paragraph(
     item whose gold gave no result when the benchmark's data was prepared (not compared; EX 0
     for every model). Truncated: cut off by the generation limit and not correct, whatever its
     status. Other columns count execution statuses. Gold not ok: items whose gold query failed
-    or returned nothing usable (scored as usual, but they say little about the model). No
-    table: answers that ran but do not read the data: they name no table, or matched gold with
+    or returned nothing usable (scored as usual, but they say little about the model). Reads
+    no data: answers that ran but do not read the data: they name no table, or matched gold with
     a result that stays the same on a perturbed copy of the database (constants; EX counts
     them, `ex_reads_data` and `r_ves` do not). Under each table, how that was decided for the
     answers (docs/scoring.md, "Data dependence"): the two flagged ways (no table named, result
-    unchanged on a perturbed copy of the database while gold's changed) add up to No table;
+    unchanged on a perturbed copy of the database while gold's changed) add up to Reads no data;
     changed: it reads the data; undecidable: gold's result did not change on the copy, so the
     test cannot tell; not tested: a server keeps no copy. An answer that did not match gold is
     not run again and is counted in none of them unless it names no table.
@@ -68,7 +68,7 @@ class FailureRow:
     unhealthy_gold: int  # items whose gold did not return a usable result
     truncated: int = 0  # outputs cut off by the generation limit (any outcome)
     looping: int = 0  # of those, outputs that end in a repetition loop
-    reads_no_table: int = 0  # answers that ran but read no table (constants)
+    reads_no_table: int = 0  # answers that ran but do not read the data (flagged constants)
     # How many answers each ``data_dependence`` verdict judged (only the values that occur).
     data_dependence: Mapping[str, int] = field(default_factory=dict)
 
@@ -85,7 +85,7 @@ def _blocks(view: str, rows: list[FailureRow], context: Context) -> list[Block]:
             "n",
             *(name.replace("_", " ") for name in outcomes),
             "Gold not ok",
-            "No table",
+            "Reads no data",
             "Top error kinds",
         ),
         tuple(
