@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -248,6 +249,14 @@ def _score(args: argparse.Namespace) -> int:
         out.write("\n")
     # Imported here, as scoring is: ``sqlbench-lmeval --help`` and the light commands start
     # without it.
+    from sqlbench_lmeval.scoring.data_dependence import (
+        CHANGED,
+        DATA_DEPENDENCE,
+        NO_TABLE,
+        NOT_TESTED,
+        UNCHANGED,
+        UNDECIDABLE,
+    )
     from sqlbench_lmeval.scoring.metrics import EX_READS_DATA, names, not_defined
 
     metrics = result["metrics"]
@@ -294,6 +303,11 @@ def _score(args: argparse.Namespace) -> int:
             f"dressed up as queries): EX counts them, {EX_READS_DATA}="
             f"{metrics[EX_READS_DATA]:.4f} and r_ves do not"
         )
+    # How each answer's reading of the data was decided (docs/scoring.md, "Data dependence").
+    decided = Counter(item.get(DATA_DEPENDENCE) for item in result["items"])
+    if decided.keys() - {None}:
+        values = (NO_TABLE, UNCHANGED, CHANGED, UNDECIDABLE, NOT_TESTED)
+        print("data dependence: " + ", ".join(f"{v} {decided[v]}" for v in values if decided[v]))
     return 0
 
 

@@ -14,7 +14,9 @@ output, extracted SQL, error, result previews (``preview``) and TPC-DS per-featu
 similarities, and what explains the verdict in words: the reason (``tie_equivalent``: another
 of gold's right answers under its ties), gold's ties (``tie_status``; ``acceptable``, how many
 answers are right, kept a decimal string: it reaches 1e140, which a JavaScript number would
-round) and r_ves with the work counts it divided (or why it is not defined on the engine).
+round), whether the answer reads the data (``data_dependence``, :data:`DATA_DEPENDENCE_WORDS`)
+and r_ves with the work counts it divided (or why it is not defined on the engine, why a
+flagged answer scores 0, and when a count of 0 picked its bucket).
 """
 
 from __future__ import annotations
@@ -36,11 +38,21 @@ from sqlbench_lmeval.report.analysis import (
 )
 from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
-from sqlbench_lmeval.scoring.efficiency import r_ves_reward, work_ratio
+from sqlbench_lmeval.scoring.data_dependence import (
+    CHANGED,
+    DATA_DEPENDENCE,
+    FLAGGED,
+    NO_TABLE,
+    NOT_TESTED,
+    UNCHANGED,
+    UNDECIDABLE,
+)
+from sqlbench_lmeval.scoring.efficiency import r_ves_reward, resolved_by_counts, work_ratio
 from sqlbench_lmeval.scoring.gold_ties import ANSWERS, NO_GOLD_RESULT, NONE, NOT_HANDLED
 from sqlbench_lmeval.scoring.item import BROKEN_GOLD
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
+    EX_READS_DATA,
     GOLD_WORK,
     R_VES,
     TIE_STATUS,
@@ -80,6 +92,58 @@ REASONS = {
         "model"
     ),
 }
+
+
+#: Where the page's words for ``data_dependence`` are defined (the docs' section).
+DATA_DEPENDENCE_DOCS = "docs/scoring.md, section Data dependence"
+
+#: ``data_dependence`` values (``scoring.data_dependence``) in words: (short label for the
+#: list and the filter, sentence for the item view). The first two are flagged
+#: ``reads_no_table``.
+DATA_DEPENDENCE_WORDS = {
+    NO_TABLE: (
+        "no table named",
+        "does not read the data: it names no table (a constant)",
+    ),
+    UNCHANGED: (
+        "result unchanged on the perturbed copy",
+        "does not read the data: on a perturbed copy of the database its result stayed the "
+        "same while gold's changed",
+    ),
+    CHANGED: (
+        "reads the data",
+        "reads the data: on a perturbed copy of the database its result changed, as gold's did",
+    ),
+    UNDECIDABLE: (
+        "undecidable",
+        "not decided: gold's result did not change on a perturbed copy of the database (or a "
+        "run there did not finish), so the test cannot tell whether this answer reads the "
+        "data; not flagged",
+    ),
+    NOT_TESTED: (
+        "not tested",
+        "not tested on the data: this engine (a server) keeps no perturbed copy of the "
+        "database; the answer names a table, so it is not flagged",
+    ),
+}
+
+
+def data_dependence_text(value: str) -> str:
+    """What an answer's ``data_dependence`` ``value`` says of it, in a sentence (a flagged
+    answer's says what the flag costs)."""
+    text = f"Data dependence: {DATA_DEPENDENCE_WORDS[value][1]}"
+    if value in FLAGGED:
+        text += f"; flagged, so {label(EX_READS_DATA)} and {label(R_VES)} score 0"
+    return text
+
+
+def data_dependence_words() -> dict[str, dict[str, str]]:
+    """Each ``data_dependence`` value's label and sentence, stored once in the page's data (not
+    per answer: ten runs of 4,036 items would repeat them 40,000 times)."""
+    return {
+        value: {"label": words[0], "text": data_dependence_text(value)}
+        for value, words in DATA_DEPENDENCE_WORDS.items()
+    }
 
 
 def verdict(item: ScoredItem) -> str:
@@ -133,13 +197,24 @@ def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
     )
     if not item.ex >= 0.5:
         return f"{name} {value:.3f}: the answer is not correct" + (f" ({counts})" if counts else "")
+    if item.reads_no_table:
+        return f"{name} {value:.3f}: the answer does not read the data" + (
+            f" ({counts})" if counts else ""
+        )
     ratio = work_ratio(gold_work, work)
     if ratio is None:
         return f"{name} {value:.3f}: a work count is missing"
-    return (
+    text = (
         f"{name} {value:.3f}: {counts}, ratio {ratio:.2f}; BIRD's reward for it is "
         f"{r_ves_reward(ratio):g}, square-rooted"
     )
+    if resolved_by_counts(gold_work, work) is False:
+        # docs/r-ves.md, "Resolution": the convention, not the queries, picked this bucket.
+        text += (
+            "; not resolved by the counts: a count of 0 was taken as one unit, and less work "
+            "than one unit could fall in another bucket"
+        )
+    return text
 
 
 def explorer_data(runs: Sequence[Run]) -> dict:
@@ -165,6 +240,8 @@ def explorer_data(runs: Sequence[Run]) -> dict:
     return {
         "runs": [run.name for run in runs],
         "verdicts": list(VERDICTS),
+        "data_dependence_docs": DATA_DEPENDENCE_DOCS,
+        "data_dependence_words": data_dependence_words(),
         "schemas": schemas,
         "items": ordered,
     }
@@ -203,7 +280,7 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         for name, value in sorted(item.numbers.items())
         if name in FEATURE_METRICS
     }
-    return {
+    result = {
         "verdict": verdict(item),
         "label": verdict_label(item),
         "status": item.status,
@@ -221,6 +298,14 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "ties_text": ties_text(status, acceptable),
         "efficiency_text": efficiency_text(item, engine),
     }
+    # Only where something was decided (not for an answer that did not match gold and names a
+    # table, nor for answers to gold that is itself a calculation on constants): most answers
+    # of a run have neither, and ten runs of 4,036 items would carry 1.8 MB of nulls.
+    if item.data_dependence is not None:
+        result[DATA_DEPENDENCE] = item.data_dependence
+    if item.reads_no_table:
+        result["reads_no_table"] = True
+    return result
 
 
 def _finite(value: float) -> float | None:
@@ -274,9 +359,13 @@ def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
 
 
 __all__ = [
+    "DATA_DEPENDENCE_DOCS",
+    "DATA_DEPENDENCE_WORDS",
     "EXPLORER_FILE",
     "VERDICTS",
     "asset",
+    "data_dependence_text",
+    "data_dependence_words",
     "efficiency_text",
     "explorer_data",
     "render_explorer",

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
 from sqlbench_lmeval.scoring.item import EXCLUDED
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
@@ -37,7 +38,7 @@ from sqlbench_lmeval.scoring.metrics import (
 _KNOWN_FIELDS = frozenset(
     {"id", "status", VES, EX, EX_STRICT, EX_SET, "category", "gold_status", "error"}
     | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error", "truncated", "repetition_loop", "reads_no_table"}
+    | {"gold_error", "truncated", "repetition_loop", "reads_no_table", DATA_DEPENDENCE}
     | LOGGED_NUMBERS  # work counts: they explain r_ves, they are not averaged
 )
 
@@ -86,7 +87,10 @@ class ScoredItem:
     flags: tuple[str, ...] = ()
     truncated: bool = False  # the output was cut off by the generation limit
     repetition_loop: bool = False  # ... while repeating itself (a larger limit would not help)
-    reads_no_table: bool = False  # it ran but reads no table (a constant answer)
+    reads_no_table: bool = False  # it ran but does not read the data (a constant answer)
+    # How that was decided (``scoring.data_dependence``: no_table, unchanged, changed,
+    # undecidable, not_tested); None where nothing was decided (not matched, or gold a constant).
+    data_dependence: str | None = None
     # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
     numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
@@ -126,6 +130,7 @@ class ScoredItem:
             truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
             repetition_loop=bool(score.get("repetition_loop")),
             reads_no_table=bool(score.get(READS_NO_TABLE)),
+            data_dependence=score.get(DATA_DEPENDENCE),
             numbers=MappingProxyType(numbers),
             details=MappingProxyType(
                 {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}

@@ -48,6 +48,28 @@ def work_ratio(gold_work: int | None, pred_work: int | None) -> float | None:
     return max(gold_work, 1) / max(pred_work, 1)
 
 
+def resolved_by_counts(gold_work: int | None, pred_work: int | None) -> bool | None:
+    """Whether the two counts pick the bucket of :func:`work_ratio` themselves: False where a
+    count of 0 (taken as one unit) decides it, i.e. where the work under one unit it stands
+    for could give another bucket (docs/r-ves.md, "Resolution": both 0, an answer's 0 beside
+    gold's 1, gold's 0 beside an answer's 1 to 4); None when a count is missing.
+
+    >>> [resolved_by_counts(g, p) for g, p in ((0, 0), (1, 0), (2, 0), (0, 4), (0, 5), (3, 7))]
+    [False, False, True, False, True, True]
+    """
+    if gold_work is None or pred_work is None:
+        return None
+    if gold_work and pred_work:
+        return True
+    if not gold_work and not pred_work:
+        return False
+    bucket = r_ves_reward(work_ratio(gold_work, pred_work))
+    # The answer's 0 stands for less than one unit: any ratio above gold's count. Gold's 0:
+    # any ratio below one unit over the answer's count.
+    extreme = R_VES_BUCKETS[0][1] if not pred_work else R_VES_FLOOR
+    return bucket == extreme
+
+
 def r_ves(gold_work: int | None, pred_work: int | None, correct: bool) -> float:
     """Our per-item ``r_ves``: the square root of BIRD's reward on the ratio of deterministic
     work (BIRD's per-item term; the mean over items times 100 is BIRD's R-VES)."""

@@ -80,7 +80,7 @@ _SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
 #: verdicts); a code not named here is shown with its underscores as spaces.
 FINDING_TITLES = {
     "missing_items": "items not answered, scored 0",
-    "reads_no_table": "answers that read no table",
+    "reads_no_table": "answers that do not read the data",
     "gold_verbatim": "answers that are the gold SQL",
     "truncated_outputs": "outputs cut by the generation limit",
     "identical_outputs": "outputs identical to another run's",
@@ -433,7 +433,7 @@ def findings_summary(findings) -> list[dict]:
     >>> from sqlbench_lmeval.submission.verify import Finding
     >>> [s["text"] for s in findings_summary([Finding("integrity", "reads_no_table", "finding",
     ...     "1 answer(s) read no table", (5,))])]
-    ['answers that read no table (1 item)']
+    ['answers that do not read the data (1 item)']
     """
     merged: dict[tuple[str, str], list] = {}  # a group's tasks may each have one kind
     for finding in findings:

@@ -154,6 +154,68 @@ def test_the_verdict_is_explained_in_words(score_item, write_score_file):
     assert f'"{ACCEPTABLE}":"{huge}"' in render_explorer(data)
 
 
+def test_data_dependence_on_a_server_and_an_r_ves_a_zero_count_decided(
+    score_item, write_score_file
+):
+    """A MariaDB answer that matched gold was not run on a perturbed copy (``not_tested``: the
+    server keeps none). An answer whose work counted 0 rows beside gold's 3 gets r_ves from the
+    convention that takes 0 as one unit (ratio 3, reward 1.25), but less than one row's work
+    would only raise the ratio, so the bucket is the queries'; one row against gold's 0 could
+    be any ratio under 1, so there the convention picked the bucket and the page says so."""
+    path = write_score_file(
+        "mariadb",
+        [
+            score_item(
+                1,
+                1,
+                r_ves=math.sqrt(1.25),
+                data_dependence="not_tested",
+                work=0,
+                gold_work=3,
+                reads_no_table=False,
+            ),
+            score_item(2, 1, r_ves=1.0, data_dependence="not_tested", work=1, gold_work=0),
+            score_item(
+                3,
+                1,
+                r_ves=0.0,
+                data_dependence="no_table",
+                reads_no_table=True,
+                work=0,
+                gold_work=0,
+            ),
+        ],
+        engine="mysql",
+    )
+    data = explorer_data(read_runs([path]))
+    first, second, third = (item["results"][0] for item in data["items"])
+    words = data["data_dependence_words"]  # once per page, not per answer
+    assert first["data_dependence"] == "not_tested" and "reads_no_table" not in first
+    assert words["not_tested"]["label"] == "not tested"
+    assert words["not_tested"]["text"] == (
+        "Data dependence: not tested on the data: this engine (a server) keeps no perturbed "
+        "copy of the database; the answer names a table, so it is not flagged"
+    )
+    assert first["efficiency_text"] == (
+        "R-VES (work) 1.118: gold's work 3, this answer's 0, ratio 3.00; "
+        "BIRD's reward for it is 1.25, square-rooted"
+    )
+    assert second["efficiency_text"] == (
+        "R-VES (work) 1.000: gold's work 0, this answer's 1, ratio 1.00; "
+        "BIRD's reward for it is 1, square-rooted; not resolved by the counts: a count of 0 "
+        "was taken as one unit, and less work than one unit could fall in another bucket"
+    )
+    assert third["reads_no_table"] and third["data_dependence"] == "no_table"
+    assert words["no_table"]["label"] == "no table named"
+    assert words["no_table"]["text"] == (
+        "Data dependence: does not read the data: it names no table (a constant); flagged, "
+        "so EX reads data and R-VES (work) score 0"
+    )
+    assert third["efficiency_text"] == (
+        "R-VES (work) 0.000: the answer does not read the data (gold's work 0, this answer's 0)"
+    )
+
+
 def test_similarity_and_shared_paths_of_score_files(score_item, write_score_file, tmp_path):
     from sqlbench_lmeval.paths import shared_path
 

@@ -404,6 +404,29 @@ def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file
     assert page_problems(browser) == {"console_errors": [], "fetched": []}
 
 
+def test_a_run_scored_before_data_dependence_shows_its_flag(
+    browser, tmp_path, score_item, write_score_file
+):
+    """A score file from before ``data_dependence`` existed carries ``reads_no_table`` alone
+    (item 1: it named no table): the list says so without a reason, the Data filter keeps it,
+    and the item view has no data-dependence line to show."""
+    from sqlbench_lmeval.report.explorer import write_explorer
+    from sqlbench_lmeval.report.runs import read_runs
+
+    items = [score_item(1, 1, reads_no_table=True, r_ves=0.0), score_item(2, 1, r_ves=1.0)]
+    page = write_explorer(read_runs([f"old={write_score_file('old', items)}"]), tmp_path / "out")
+    browser.get_log("browser")
+    _open(browser, page)
+    cells = browser.find_elements("css selector", "#items tbody tr td:nth-child(3)")
+    assert [cell.text for cell in cells] == ["correct\ndoes not read the data", "correct"]
+    _choose(browser, "data-dependence", "does not read the data (some run)")
+    assert _shown_keys(browser) == ["logiccat/1"]
+    (panel,) = _panel_why(browser, "logiccat/1")
+    assert panel["verdict"] == "correct"
+    assert browser.find_elements("css selector", "#detail .data-dependence") == []
+    assert page_problems(browser) == {"console_errors": [], "fetched": []}
+
+
 def test_opening_an_item_far_down_the_list_keeps_the_list_in_place(browser, tmp_path):
     from sqlbench_lmeval.report.explorer import render_explorer
 

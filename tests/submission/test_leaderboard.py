@@ -200,7 +200,7 @@ def test_verdict_groups_findings_summary_and_category_ranks_in_every_file(tmp_pa
     assert (summary["code"], summary["items"], summary["text"]) == (
         "reads_no_table",
         1,
-        "answers that read no table (1 item)",
+        "answers that do not read the data (1 item)",
     )
     assert models["steady"]["findings_summary"] == []
     apart = {m["name"]: m for m in board["not_ranked"]}
@@ -219,7 +219,7 @@ def test_verdict_groups_findings_summary_and_category_ranks_in_every_file(tmp_pa
         "D": ("not ranked", ""),
         "E": ("not ranked", ""),
     }
-    assert whole["careless"]["findings"] == "answers that read no table (1 item)"
+    assert whole["careless"]["findings"] == "answers that do not read the data (1 item)"
     assert whole["steady"]["findings"] == "none"
     # Healthy gold: items 1, 3, 5 (the helper's odd items); careless is right on 1 of them.
     assert float(whole["careless"]["ex_on_healthy_gold"]) == pytest.approx(1 / 3)
@@ -234,7 +234,9 @@ def test_verdict_groups_findings_summary_and_category_ranks_in_every_file(tmp_pa
     careless_row = next(line for line in markdown.splitlines() if "| careless |" in line)
     # EX math then EX physical (categories sorted), each with the rank there.
     assert "| 0.333 (#3) | 0.333 (#2) |" in careless_row
-    assert careless_row.endswith("| verified with findings | answers that read no table (1 item) |")
+    assert careless_row.endswith(
+        "| verified with findings | answers that do not read the data (1 item) |"
+    )
     assert "| EX [95% CI] | EX healthy gold |" in markdown  # beside EX
 
     from sqlbench_lmeval.submission.leaderboard import forest_plots

@@ -180,7 +180,7 @@ def test_four_verdict_groups_forest_plot_category_columns_and_findings(browser, 
     cell = browser.find_element(
         "css selector", ".board-table tr[data-model='careless'] td[data-col='findings']"
     )
-    assert cell.text == "answers that read no table (1 item)"
+    assert cell.text == "answers that do not read the data (1 item)"
     shown = cell.find_element("css selector", ".finding")
     assert shown.get_attribute("title") == "1 answer(s) read no table of the database"
     findings = dict(zip(_models(browser), _cells(browser, "findings"), strict=True))

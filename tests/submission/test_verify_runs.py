@@ -883,7 +883,7 @@ def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_v
         "honest": [],
         "constant": [
             "outputs shared with another run (98 items)",
-            "answers that read no table (1 item)",
+            "answers that do not read the data (1 item)",
         ],
         "three-shot": [
             "few-shot examples in the prompts",
@@ -943,7 +943,7 @@ def test_a_board_of_every_verdict_in_the_browser(board_of_every_verdict, tmp_pat
         )
         assert findings.text.splitlines() == [
             "outputs shared with another run (98 items)",
-            "answers that read no table (1 item)",
+            "answers that do not read the data (1 item)",
         ]
         # The forest plot of the two ranked runs: an image from the page itself, decoded.
         for _ in range(100):

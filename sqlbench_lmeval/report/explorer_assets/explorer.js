@@ -29,6 +29,18 @@
     const results = item.results.filter(Boolean);
     item.tieEquivalent = results.some((result) => result.reason === "tie_equivalent");
     item.tied = results.some((result) => typeof result.acceptable === "string" && result.acceptable !== "1");
+    // Data dependence (docs/scoring.md): how each run's answer was judged, and whether some
+    // run's answer was flagged as not reading the data.
+    item.dataDependence = results.map((result) => result.data_dependence).filter(Boolean);
+    item.readsNoData = results.some((result) => result.reads_no_table);
+  }
+  // Each data-dependence value's label and sentence (explorer.py's data_dependence_words),
+  // and the values some answer has (the filter offers those).
+  const DATA_WORDS = DATA.data_dependence_words || {};
+  const DATA_VALUES = distinct(ITEMS.flatMap((item) => item.dataDependence));
+  function dataWords(value) {
+    // A value this page has no words for (a newer scorer's) is shown as it is.
+    return DATA_WORDS[value] || { label: value, text: "Data dependence: " + value };
   }
   // Columns shown only when some item has something for them (TPC-DS has no categories,
   // LogicCat no structural similarity).
@@ -47,6 +59,7 @@
     goldStatus: "",
     flag: "",
     ties: "",
+    data: "",
     verdicts: RUNS.map(() => ""),
     pairA: "",
     pairB: "",
@@ -82,6 +95,9 @@
     if (state.goldStatus && item.gold_status !== state.goldStatus) return false;
     if (state.flag && !(item.flags || []).includes(state.flag)) return false;
     if (state.ties && !TIE_FILTERS[state.ties](item)) return false;
+    if (state.data === "flagged" ? !item.readsNoData : state.data && !item.dataDependence.includes(state.data)) {
+      return false;
+    }
     for (let run = 0; run < RUNS.length; run++) {
       const wanted = state.verdicts[run];
       if (!wanted) continue;
@@ -191,6 +207,18 @@
         })
       );
     }
+    if (DATA_VALUES.length || ITEMS.some((item) => item.readsNoData)) {
+      const options = any.concat(
+        [["flagged", "does not read the data (some run)"]],
+        DATA_VALUES.map((value) => [value, dataWords(value).label + " (some run)"])
+      );
+      filters.append(
+        select("data-dependence", "Data", options, (value) => {
+          state.data = value;
+          refresh();
+        })
+      );
+    }
     const verdictOptions = any.concat(VERDICTS.map((v) => [v, v.replace(/_/g, " ")]));
     verdictOptions.push(["absent", "absent"]);
     RUNS.forEach((name, run) => {
@@ -272,6 +300,13 @@
         if (result && result.verdict === "error" && result.error) {
           // The engine's own words, not only the class the label counts by.
           cell.append(el("div", { className: "error-message", title: result.error, text: shorten(result.error, 80) }));
+        }
+        if (result && result.reads_no_table) {
+          // EX counts it; EX (reads data) and R-VES do not: the list says so beside the verdict.
+          // Runs scored before data_dependence existed carry the flag alone (it named no table).
+          const decided = result.data_dependence ? dataWords(result.data_dependence) : null;
+          const text = "does not read the data" + (decided ? ": " + decided.label : "");
+          cell.append(el("div", { className: "data-flag", title: decided ? decided.text : text, text: text }));
         }
         tr.append(cell);
       }
@@ -474,7 +509,8 @@
   }
 
   // What explains the verdict, in words (written by explorer.py): the reason, gold's ties and
-  // how many answers they allow, r_ves with the work counts it divided.
+  // how many answers they allow, whether the answer reads the data, r_ves with the work counts
+  // it divided.
   function whyBlock(result) {
     const why = el("div", { className: "why" });
     if (result.reason_text) why.append(el("p", { className: "reason-text", text: result.reason_text }));
@@ -483,6 +519,13 @@
       attributes["data-tie-status"] = result.tie_status;
       attributes["data-acceptable"] = result.acceptable; // a string, set as it is
       why.append(el("p", attributes));
+    }
+    if (result.data_dependence) {
+      const attributes = { className: "data-dependence", text: dataWords(result.data_dependence).text };
+      attributes["data-data-dependence"] = result.data_dependence;
+      const line = el("p", attributes);
+      line.append(el("span", { className: "docs-ref muted", text: " (defined in " + DATA.data_dependence_docs + ")" }));
+      why.append(line);
     }
     if (result.efficiency_text) why.append(el("p", { className: "efficiency", text: result.efficiency_text }));
     return why.childNodes.length ? why : null;

@@ -7,13 +7,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import OUTCOMES, error_kind, outcome_of, runs_by_view
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
+from sqlbench_lmeval.scoring.data_dependence import (
+    CHANGED,
+    NO_TABLE,
+    NOT_TESTED,
+    UNCHANGED,
+    UNDECIDABLE,
+)
 from sqlbench_lmeval.scoring.verdicts import LOOP_ADVICE, TRUNCATION_ADVICE
 
 TITLE = "Outcomes and failures"
@@ -24,11 +31,25 @@ EXPLANATION = paragraph(
     item whose gold gave no result when the benchmark's data was prepared (not compared; EX 0
     for every model). Truncated: cut off by the generation limit and not correct, whatever its
     status. Other columns count execution statuses. Gold not ok: items whose gold query failed
-    or returned nothing usable (scored as usual, but they say little about the model). No
-    table: answers that ran but do not read the data: they name no table, or matched gold with
+    or returned nothing usable (scored as usual, but they say little about the model). Reads
+    no data: answers that ran but do not read the data: they name no table, or matched gold with
     a result that stays the same on a perturbed copy of the database (constants; EX counts
-    them, `ex_reads_data` and `r_ves` do not).
+    them, `ex_reads_data` and `r_ves` do not). Under each table, how that was decided for the
+    answers (docs/scoring.md, "Data dependence"): the two flagged ways (no table named, result
+    unchanged on a perturbed copy of the database while gold's changed) add up to Reads no data;
+    changed: it reads the data; undecidable: gold's result did not change on the copy, so the
+    test cannot tell; not tested: a server keeps no copy. An answer that did not match gold is
+    not run again and is counted in none of them unless it names no table.
     """
+)
+
+#: ``data_dependence`` values, the flagged first, with their column titles.
+DATA_DEPENDENCE_COLUMNS = (
+    (NO_TABLE, "No table named"),
+    (UNCHANGED, "Unchanged on the copy"),
+    (CHANGED, "Changed (reads the data)"),
+    (UNDECIDABLE, "Undecidable"),
+    (NOT_TESTED, "Not tested"),
 )
 
 #: Error kinds listed per row of the failure table.
@@ -47,7 +68,9 @@ class FailureRow:
     unhealthy_gold: int  # items whose gold did not return a usable result
     truncated: int = 0  # outputs cut off by the generation limit (any outcome)
     looping: int = 0  # of those, outputs that end in a repetition loop
-    reads_no_table: int = 0  # answers that ran but read no table (constants)
+    reads_no_table: int = 0  # answers that ran but do not read the data (flagged constants)
+    # How many answers each ``data_dependence`` verdict judged (only the values that occur).
+    data_dependence: Mapping[str, int] = field(default_factory=dict)
 
 
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
@@ -62,7 +85,7 @@ def _blocks(view: str, rows: list[FailureRow], context: Context) -> list[Block]:
             "n",
             *(name.replace("_", " ") for name in outcomes),
             "Gold not ok",
-            "No table",
+            "Reads no data",
             "Top error kinds",
         ),
         tuple(
@@ -81,8 +104,33 @@ def _blocks(view: str, rows: list[FailureRow], context: Context) -> list[Block]:
     )
     return [
         table,
+        *data_dependence_tables(rows),
         *truncation_notes(rows),
         *context.charts.draw("outcomes", view, "outcomes", plot_failures, rows),
+    ]
+
+
+def data_dependence_tables(rows: Sequence[FailureRow]) -> list[Block]:
+    """Per run, how many answers each ``data_dependence`` verdict judged; nothing when no
+    answer of the view was judged (runs scored before the test existed)."""
+    if not any(row.data_dependence for row in rows):
+        return []
+    return [
+        "Whether the answers read the data, as decided per answer:",
+        Table(
+            ("Run", *(title for _, title in DATA_DEPENDENCE_COLUMNS)),
+            tuple(
+                (
+                    row.run,
+                    *(
+                        str(row.data_dependence.get(value, 0))
+                        for value, _ in DATA_DEPENDENCE_COLUMNS
+                    ),
+                )
+                for row in rows
+            ),
+            (False, *(True for _ in DATA_DEPENDENCE_COLUMNS)),
+        ),
     ]
 
 
@@ -123,6 +171,13 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
                     truncated=sum(1 for item in result.items if item.truncated),
                     looping=sum(1 for item in result.items if item.repetition_loop),
                     reads_no_table=sum(1 for item in result.items if item.reads_no_table),
+                    data_dependence=dict(
+                        Counter(
+                            item.data_dependence
+                            for item in result.items
+                            if item.data_dependence is not None
+                        )
+                    ),
                 )
             )
     return rows

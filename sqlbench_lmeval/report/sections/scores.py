@@ -4,7 +4,7 @@ structural similarity) with bootstrap intervals, for the whole view and for each
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -20,8 +20,17 @@ from sqlbench_lmeval.report.runs import Run, ScoredItem
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
+from sqlbench_lmeval.scoring.efficiency import resolved_by_counts
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
-from sqlbench_lmeval.scoring.metrics import EX, EX_ON_HEALTHY_GOLD, is_metric, not_defined
+from sqlbench_lmeval.scoring.metrics import (
+    EX,
+    EX_ON_HEALTHY_GOLD,
+    GOLD_WORK,
+    R_VES,
+    WORK,
+    is_metric,
+    not_defined,
+)
 
 #: EX over the items whose gold is healthy (``gold_status`` "ok"): what EX says about the model
 #: once gold that is empty, erroring or otherwise doubtful is set aside. Computed here from
@@ -66,6 +75,9 @@ class ScoreRow:
     #: Scores-table metrics the run's engine cannot give, with why (``metrics.not_defined``:
     #: r_ves where the engine counts no work); shown as such, never as a number.
     undefined: Mapping[str, str] = field(default_factory=dict)
+    #: Correct answers whose r_ves bucket a work count of 0 picked, not the queries
+    #: (``efficiency.resolved_by_counts``; docs/r-ves.md, "Resolution").
+    r_ves_unresolved: int = 0
 
 
 def sections(runs: Sequence[Run], context: Context) -> list[Section]:
@@ -99,6 +111,13 @@ def _blocks(view: str, rows: list[ScoreRow], context: Context) -> list[Block]:
         f"{label(name)} of {row.run}: {reason}."
         for row in whole
         for name, reason in row.undefined.items()
+    ]
+    notes += [
+        f"{label(R_VES)} of {row.run}: on {row.r_ves_unresolved} correct answer(s) a work "
+        "count of 0, taken as one unit, picked the bucket, not the queries (docs/r-ves.md, "
+        '"Resolution").'
+        for row in whole
+        if row.r_ves_unresolved
     ]
     bars, same = coinciding(whole, metrics)
     notes += [
@@ -165,13 +184,27 @@ def score_rows(
         for run, result in results:
             undefined = _undefined(result.items, result.engine)
             common = (metrics, resamples, seed, undefined)
-            rows.append(_score_row(view, None, run.name, result.items, *common))
+            whole = _score_row(view, None, run.name, result.items, *common)
+            rows.append(replace(whole, r_ves_unresolved=r_ves_unresolved(result.items)))
             categories = sorted({item.category for item in result.items if item.category})
             if len(categories) > 1:
                 for category in categories:
                     items = [item for item in result.items if item.category == category]
                     rows.append(_score_row(view, category, run.name, items, *common))
     return rows
+
+
+def r_ves_unresolved(items: Sequence[ScoredItem]) -> int:
+    """How many of ``items`` are correct answers with an r_ves whose bucket the work counts do
+    not resolve (a count of 0 decided it: ``efficiency.resolved_by_counts``)."""
+    return sum(
+        1
+        for item in items
+        if R_VES in item.numbers
+        and item.ex >= 0.5
+        and not item.reads_no_table
+        and resolved_by_counts(item.details.get(GOLD_WORK), item.details.get(WORK)) is False
+    )
 
 
 def _undefined(items: Sequence[ScoredItem], engine: str | None) -> dict[str, str]:
