@@ -54,7 +54,7 @@ GOLD_COUNT = {m.gold_of: m.name for m in METRICS if m.gold_of is not None}
 VES_AFTER_RETRIES = after_retries(VES)
 EX_AFTER_RETRIES = after_retries(EX)
 
-#: Outcome classes of the failure breakdown, in column order: ``scoring.pipeline.VERDICTS``, the
+#: Outcome classes of the failure breakdown, in column order: ``scoring.verdicts.VERDICTS``, the
 #: classes ``score``, ``verify`` and the explorer count too. "wrong_result" ran but differs;
 #: "broken_gold" ran on an item whose gold is broken; "truncated" was cut off by the generation
 #: limit and is not correct.
@@ -154,7 +154,7 @@ def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[Score
 
 
 def outcome_of(item: ScoredItem) -> str:
-    """The failure-breakdown class of an item (``scoring.pipeline.verdict``)."""
+    """The failure-breakdown class of an item (``scoring.verdicts.verdict``)."""
     return verdict(item.status, item.ex, item.truncated, item.gold_status)
 
 

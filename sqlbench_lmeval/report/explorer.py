@@ -62,7 +62,7 @@ from sqlbench_lmeval.scoring.metrics import (
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 from sqlbench_lmeval.scoring.verdicts import VERDICTS as SCORING_VERDICTS
 
-#: Verdicts in display order (``scoring.pipeline.VERDICTS``, the classes every count uses). An
+#: Verdicts in display order (``scoring.verdicts.VERDICTS``, the classes every count uses). An
 #: error's verdict is "error"; its label adds the error kind.
 VERDICTS = (
     *SCORING_VERDICTS,
@@ -148,7 +148,7 @@ def data_dependence_words() -> dict[str, dict[str, str]]:
 
 def verdict(item: ScoredItem) -> str:
     """One word for how a run did on an item: the report's outcome class
-    (``scoring.pipeline.verdict``: an output cut off by the generation limit is ``truncated``
+    (``scoring.verdicts.verdict``: an output cut off by the generation limit is ``truncated``
     unless it was correct)."""
     return outcome_of(item)
 

@@ -70,7 +70,7 @@ UNKNOWN_STATUS = "unknown"
 
 @dataclass(frozen=True)
 class ScoredItem:
-    """One item's verdict, as ``scoring.pipeline.score_items`` made it."""
+    """One item's verdict, as ``scoring.answer.Answer.to_json`` made it."""
 
     id: int
     status: str  # ok, error, timeout, too_many_rows, no_sql, crashed, missing

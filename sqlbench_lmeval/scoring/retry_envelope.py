@@ -74,7 +74,7 @@ def score_with_retries(
     items: Sequence, outputs: Sequence, score: Score, *, retried_run: bool = False
 ) -> list[dict]:
     """Score dicts of ``items`` given each one's response; ``score(items, texts)`` scores
-    plain answers (``scoring.pipeline.score_items`` with the run's options).
+    plain answers (``Scorer``, with the run's settings).
 
     An envelope's first attempt makes the ordinary score; its last attempt, scored only when
     there was more than one, gives ``ves@retry``/``ex@retry`` (else the first's numbers).

@@ -97,7 +97,7 @@ class TaskVerification:
     task: str
     benchmark: str
     findings: tuple[Finding, ...]
-    metrics: Mapping  # ours, on the full denominator (``scoring.pipeline.aggregate``)
+    metrics: Mapping  # ours, on the full denominator (``scoring.verdicts.aggregate``)
     metrics_logged: Mapping  # ours, over the logged items only (lm-eval's denominator)
     claimed: Mapping  # the run's aggregate numbers
     facts: Mapping  # provenance and settings as recorded

@@ -1,4 +1,4 @@
-"""Tie-aware EX on PostgreSQL: gold and its probe run on the server, through ``score_items``
+"""Tie-aware EX on PostgreSQL: gold and its probe run on the server, through ``Scorer.score``
 (the body, shared with MariaDB's module, is ``support.ties.check_cut_through_ties``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile model outputs on real LogicCat items (SQLite): through ``score_items``, the lm-eval
+"""Hostile model outputs on real LogicCat items (SQLite): through ``Scorer.score``, the lm-eval
 filter and ``sqlbench-lmeval score``, every output gets an outcome and nothing raises; answers
 with several statements or a non-query are refused (issue 10)."""
 

@@ -1,7 +1,7 @@
 """Run files for report tests, made from per-item values we choose (so every number in a
 table can be computed by hand).
 
-- ``score_item``: one score dict, shaped like ``scoring.pipeline.score_items`` output;
+- ``score_item``: one score dict, shaped like ``Scorer.score`` output;
 - ``write_score_file``: a ``sqlbench-lmeval score`` output JSON;
 - ``write_lmeval_run``: an lm-eval ``--output_path`` folder written by lm-eval's own
   ``EvaluationTracker`` (the code ``lm_eval --log_samples`` uses), so the files have lm-eval's

@@ -1,4 +1,4 @@
-"""Tie-aware EX in the scoring path itself: ``score_items`` and ``score_samples`` on a real
+"""Tie-aware EX in the scoring path itself: ``Scorer.score`` and ``Scorer.score_samples`` on a real
 SQLite file, with a real gold cache and its tie store (``gold_ties``).
 
 Table ``scores(name, score)``: ann 9, bob 8, cid 7, dan 7, eve 7, fay 5 (the README's worked

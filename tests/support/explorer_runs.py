@@ -1,5 +1,5 @@
 """Two scripted "models" answering four real questions over a real SQLite database, scored by
-``scoring.pipeline.score_items`` and written as lm-eval ``--log_samples`` folders by lm-eval's own
+``Scorer.score`` and written as lm-eval ``--log_samples`` folders by lm-eval's own
 ``EvaluationTracker`` (the code ``lm_eval --log_samples`` runs): input for the explorer tests.
 
 The database ``shop.db`` holds ``product(id, name, price)``:

@@ -1,5 +1,5 @@
 """Tie-aware EX on real engines, through the product's scoring path, for the tie tests of
-several folders: one prediction's score (:func:`verdict`: ``scoring.pipeline.score_items``) and
+several folders: one prediction's score (:func:`verdict`: ``Scorer.score``) and
 the properties over a whole benchmark's gold (:func:`check_gold`: the tie records scoring
 makes, ``gold_ties``, and the verdict it gives, ``gold_ties.tie_verdict``)."""
 
@@ -38,7 +38,7 @@ def scores_database(path: Path, more_sql: str = "") -> Database:
 
 def verdict(database: Database, gold_sql: str, pred_sql: str, gold_cache=None) -> dict:
     """The score dict of ``pred_sql`` as the answer to ``gold_sql``, both run on ``database``
-    by ``score_items`` (through ``gold_cache`` when given)."""
+    by ``Scorer.score`` (through ``gold_cache`` when given)."""
     item = Item(1, "?", database, gold_sql, DIALECTS[database.engine])
     (score,) = Scorer(workers=1, progress=False, gold_cache=gold_cache).score([item], [pred_sql])
     assert score[TIE_STATUS] == ANSWERS, score[TIE_STATUS]

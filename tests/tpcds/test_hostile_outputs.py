@@ -1,4 +1,4 @@
-"""Hostile model outputs on real TPC-DS items (DuckDB, sf 0.01): through ``score_items``, the
+"""Hostile model outputs on real TPC-DS items (DuckDB, sf 0.01): through ``Scorer.score``, the
 lm-eval filter and ``process_results``, every output gets an outcome and nothing raises; and
 answers with several statements or a non-query are refused (issue 10)."""
 
