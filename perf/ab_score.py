@@ -9,6 +9,10 @@ on a shared machine). Same SQL, same gold cache: the difference is the code's.
 
     git archive main | tar -x -C /tmp/main-tree
     python perf/ab_score.py logiccat gold-as-predictions.jsonl --a /tmp/main-tree --b . --pairs 5
+
+With ``--cold`` every timed run starts from an empty gold cache (``$SQLBENCH_LMEVAL_CACHE``'s
+``gold-results`` folder is removed before it): gold and its tie probes run as on a first score.
+The built data (bundles, perturbed copies) is kept.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +46,14 @@ def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, flo
     return wall, cpu
 
 
+def gold_results() -> Path:
+    """The gold cache of ``$SQLBENCH_LMEVAL_CACHE`` (as ``paths.gold_cache_dir`` places it)."""
+    root = os.environ.get("SQLBENCH_LMEVAL_CACHE")
+    if not root:
+        raise SystemExit("--cold needs $SQLBENCH_LMEVAL_CACHE: the cache it empties")
+    return Path(root).expanduser() / "gold-results"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task")
@@ -48,6 +61,7 @@ def main() -> int:
     parser.add_argument("--a", required=True, help="source tree A (holds sqlbench_lmeval/)")
     parser.add_argument("--b", required=True, help="source tree B")
     parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="an empty gold cache for every run")
     args = parser.parse_args()
     trees = {"A": args.a, "B": args.b}
     with tempfile.TemporaryDirectory() as work:
@@ -58,6 +72,8 @@ def main() -> int:
         for pair in range(args.pairs):
             order = ("A", "B") if pair % 2 == 0 else ("B", "A")
             for name in order:
+                if args.cold:
+                    shutil.rmtree(gold_results(), ignore_errors=True)
                 wall, cpu = timed(trees[name], args.task, args.predictions, out)
                 times[name].append((wall, cpu))
                 print(f"pair {pair + 1} {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s", flush=True)

@@ -33,6 +33,7 @@ from sqlbench_lmeval.scoring.metrics import (
     execution_metrics,
 )
 from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, EngineSql
+from sqlbench_lmeval.scoring.vocabulary import Vocabulary
 from sqlbench_lmeval.sql.extract import (
     EXECUTABLE_COMMENT,
     MULTIPLE_STATEMENTS,
@@ -58,7 +59,7 @@ UNREPEATABLE_FLAGS = frozenset({"random"})
 UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
 
 
-class Stage(str, Enum):
+class Stage(Vocabulary):
     """Where an exception while scoring one answer arose: the first word of its reason."""
 
     EXTRACT = "extract"
@@ -96,7 +97,6 @@ class Failure:
         'compare: ValueError: bad row'
         """
         lines = str(error).strip().splitlines()
-        stage = stage.value if isinstance(stage, Stage) else stage
         text = f"{stage}: {type(error).__name__}" + (f": {lines[0][:300]}" if lines else "")
         return cls(text, text)
 

@@ -26,18 +26,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.perturbed import perturbed_database
 from sqlbench_lmeval.scoring.compare import compare
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.vocabulary import Vocabulary
 
 #: The score-dict field that says how the answer's reading of the data was judged.
 DATA_DEPENDENCE = "data_dependence"
 
 
-class DataDependence(str, Enum):
+class DataDependence(Vocabulary):
     """How an answer's reading of the data was judged (the score's ``data_dependence``)."""
 
     #: It names no table (syntactic, no run): flagged.

@@ -19,24 +19,30 @@ from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.answer import MISSING, READS_NO_TABLE, TRUNCATED, healthy_gold
 from sqlbench_lmeval.scoring.item import BROKEN_GOLD, EXCLUDED, gold_broken
 from sqlbench_lmeval.scoring.metrics import EX, EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
+from sqlbench_lmeval.scoring.vocabulary import Vocabulary
+
 
 #: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
 #: and the explorer (the rule: docs/scoring.md, "Verdicts"). ``wrong_result``: ran, result
 #: differs from gold; ``broken_gold``: ran, on an item whose gold gave no result when the data
 #: was prepared (never compared); ``truncated``: cut off by the generation limit and not correct
 #: (whatever its status); the rest are statuses.
-VERDICTS = (
-    "correct",
-    "wrong_result",
-    BROKEN_GOLD,
-    "error",
-    "timeout",
-    "too_many_rows",
-    "no_sql",
-    "truncated",
-    "crashed",
-    MISSING,
-)
+class VerdictClass(Vocabulary):
+    """How an answer ended (see :data:`VERDICTS`)."""
+
+    CORRECT = "correct"
+    WRONG_RESULT = "wrong_result"
+    BROKEN_GOLD = BROKEN_GOLD
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    TOO_MANY_ROWS = "too_many_rows"
+    NO_SQL = "no_sql"
+    TRUNCATED = TRUNCATED
+    CRASHED = "crashed"
+    MISSING = MISSING
+
+
+VERDICTS = tuple(VerdictClass)
 
 
 def verdict(status: str, ex: float, truncated: bool, gold_status: str) -> str:
@@ -52,12 +58,12 @@ def verdict(status: str, ex: float, truncated: bool, gold_status: str) -> str:
     if status == EXCLUDED:
         return EXCLUDED
     if status == Status.OK.value and ex >= 0.5:
-        return "correct"
+        return VerdictClass.CORRECT
     if truncated:
-        return TRUNCATED
+        return VerdictClass.TRUNCATED
     if status != Status.OK.value:
         return status  # the answer's own failure: a fact about the answer, whatever gold did
-    return BROKEN_GOLD if gold_broken(gold_status) else "wrong_result"
+    return VerdictClass.BROKEN_GOLD if gold_broken(gold_status) else VerdictClass.WRONG_RESULT
 
 
 #: What to do about truncated outputs (printed by ``score``, shown by ``report``).
