@@ -1,8 +1,6 @@
-"""One answer on its way through scoring: the :class:`Answer` record, filled in by the stages.
-
-Every stage (``scoring.stages``) reads and writes fields of one record per answer, and
-:meth:`Answer.to_json` writes the score dict a sample log, ``score`` and the explorer read; the
-rules its fields follow are in docs/scoring.md ("Verdicts", "Reasons").
+"""One answer on its way through scoring: the :class:`Answer` record the stages fill in, the
+reason that wins (:meth:`Answer.reason`) and the score dict it becomes (:meth:`Answer.to_json`,
+what a sample log, ``score`` and the explorer read); its rules are in docs/scoring.md#verdicts.
 
 >>> from sqlbench_lmeval.execution import Database
 >>> item = Item(1, "How many?", Database("sqlite", "/tmp/x.db"), "SELECT 1", "sqlite")

@@ -1,7 +1,6 @@
-"""The state one scoring run carries from stage to stage: items, answers, gold and its ties.
-
-A :class:`Batch` is made by ``Scorer.run`` and handed to each of ``stages.STAGES`` in turn; the
-stages are the only code that writes it.
+"""What one scoring run carries from stage to stage (items, answers, gold, ties): a :class:`Batch`
+is made by ``Scorer.run`` and handed to each of ``stages.STAGES`` in turn, the only code that
+writes it.
 
 >>> Batch(items=[], incoming=iter(())).answers
 []

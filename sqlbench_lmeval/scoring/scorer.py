@@ -1,10 +1,7 @@
-"""The one object that scores answers: built once per run, used by every path to a number.
-
-The lm-eval filters, ``sqlbench-lmeval score``, ``verify``'s rescoring, the repair model and
-sampled scoring all build a :class:`Scorer` (limits, workers, gold cache, the benchmark's
-hooks, progress, previews) and call it, so they give the same numbers by construction. It runs
-``stages.STAGES`` over a :class:`~sqlbench_lmeval.scoring.batch.Batch`; what may stop a run
-instead of becoming a score is in docs/failures.md.
+"""The one object that scores answers: a :class:`Scorer` is built once per run (limits, workers,
+gold cache, the benchmark's hooks, progress, previews) by the lm-eval filters, ``score``,
+``verify``, the repair model and sampled scoring, and runs ``stages.STAGES`` over their answers,
+so every path gives the same numbers; what stops a run instead is in docs/failures.md.
 
 >>> Scorer().limits.timeout_s > 0, Scorer.from_env([]).workers is None or True
 (True, True)

@@ -1,7 +1,5 @@
-"""How each answer ended (its verdict class) and a run's numbers: means, counts, per category.
-
-The verdict classes and what counts in which mean are defined in docs/scoring.md ("Verdicts");
-:func:`verdict` and :func:`aggregate` apply them to score dicts (``Answer.to_json``).
+"""How each answer ended and a run's numbers: :func:`verdict` classes a score dict (the classes
+of docs/scoring.md#verdicts) and :func:`aggregate` makes means, counts and EX per category.
 
 >>> verdict("ok", 1, False, "ok"), verdict("error", 0, True, "ok")
 ('correct', 'truncated')

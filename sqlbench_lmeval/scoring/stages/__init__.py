@@ -1,10 +1,6 @@
-"""The stages of scoring, in order: each a module with ``run(batch, scorer)``, as sqlglot's
-optimizer lists its ``RULES``; ``Scorer.run`` applies them in a loop.
-
-``extract`` and ``translate`` wrap the lazy stream of answers that ``execute`` consumes (so
-extraction overlaps execution); the others run once over the batch. A stage whose module sets
-``RUNS_SQL`` runs SQL or reads gold's records: an exception out of it is the evaluation's own
-failure and stops the run (docs/failures.md). A new stage is one module and one line here.
+"""The stages of scoring in order, each a module with ``run(batch, scorer)``, as sqlglot's
+optimizer lists its ``RULES``: ``Scorer.run`` applies them in a loop, and a new stage is one
+module and one line here (which stage's failure stops a run: docs/scoring.md#how-scoring-runs).
 
 >>> [stage.__name__.rsplit(".", 1)[1] for stage in STAGES][:4]
 ['extract', 'translate', 'plan_ties', 'execute']

@@ -1,8 +1,7 @@
-"""Stage: gold, its tie probes and the answers, run in one parallel batch of sandboxed workers.
-
-Gold runs through the gold cache; the answers' jobs are made lazily from the stream of
-answers, so extraction overlaps execution. An answer that cannot run (refused, not
-translated) gets a failed outcome and no job.
+"""Stage: gold, its tie probes and the answers run in one batch of sandboxed workers, gold through
+the gold cache and the answers' jobs made lazily from the stream of answers (so extraction
+overlaps execution); an answer that cannot run (refused, not translated) gets a failed outcome
+and no job.
 """
 
 from __future__ import annotations

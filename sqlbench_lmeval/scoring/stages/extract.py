@@ -1,7 +1,5 @@
-"""Stage: the SQL an output holds (``sql.extract``), and why it cannot run when it is refused.
-
-Lazy: each answer is extracted as execution asks for the next job, so extraction overlaps the
-running of the answers before it.
+"""Stage: the SQL an output holds (``sql.extract``) and why it cannot run when it is refused; lazy,
+so each answer is extracted as execution asks for the next job.
 
 >>> extraction, failure = extract_answer("```sql\\nSELECT 1;\\n```")
 >>> extraction.sql, failure

@@ -1,9 +1,6 @@
-"""Stage: each answer that ran (or failed to) compared with gold, tie-aware, and whether it
-names a table where gold does (the syntactic half of reading the data).
-
-An item whose gold was recorded as broken is not compared: every comparison 0, reason
-``broken_gold`` for an answer that ran (docs/scoring.md, "Verdicts"). An exception here fails
-that answer alone (reason ``compare: ...`` or ``score: ...``).
+"""Stage: each answer compared with gold, tie-aware (not compared where gold is broken:
+docs/scoring.md#verdicts), and whether it names a table where gold does (the syntactic half of
+reading the data); an exception here fails that answer alone.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Stage: the numbers of each answer: the registry's execution metrics (``metrics``) of a
-compared answer, and the benchmark's own per-item numbers (``Hooks.item_metrics``).
-
-A refused or failed answer has no SQL to measure: its numbers are those of no SQL. An
-exception fails that answer alone (reason ``score: ...`` or ``structure: ...``).
+"""Stage: each answer's numbers: the registry's execution metrics of a compared answer and the
+benchmark's own per-item numbers (``Hooks.item_metrics``; those of no SQL for an answer that has
+none); an exception here fails that answer alone.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Stage: gold's jobs, and the tie probes that run beside them (``gold_ties.plan_batch``).
-
-The probes run as more gold jobs of the first batch, so they cost no batch of their own.
+"""Stage: gold's jobs and the tie probes that run beside them as more gold jobs of the first batch
+(``gold_ties.plan_batch``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Stage: whether an answer that matched gold depends on the data, decided by running it once
-more on a perturbed copy of its database (``data_dependence``; docs/scoring.md).
-
-Only answers that ran as they are, matched gold and were not already flagged for naming no
-table run again, and only where gold itself names a table.
+"""Stage: whether an answer that matched gold depends on the data, decided by running it once more
+on a perturbed copy of its database (docs/scoring.md#data-dependence): only answers that ran as
+they are, matched gold and name a table, where gold names one.
 """
 
 from __future__ import annotations

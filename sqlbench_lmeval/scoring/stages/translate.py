@@ -1,7 +1,6 @@
-"""Stage: an answer in the engine's dialect, when the prompt asked for another
-(``scoring.translate``); a translator that raises fails that answer, not the run.
-
-Lazy, like extraction: it wraps the stream of answers that execution consumes.
+"""Stage: an answer in the engine's dialect when the prompt asked for another
+(``scoring.translate``), wrapped lazily around the stream of answers; a translator that raises
+fails that answer, not the run.
 """
 
 from __future__ import annotations
