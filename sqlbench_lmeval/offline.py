@@ -1,19 +1,22 @@
-"""Offline work on a benchmark: scoring prediction files (``sqlbench-lmeval score``) and
-writing every gold result (``sqlbench-lmeval gold``).
+"""Offline work on a benchmark: scoring predictions files (``sqlbench-lmeval score``: outputs
+made outside lm-eval, leaderboard submissions, a logged run's answers) through the lm-eval
+filter's own path (``scoring.scorer.Scorer``; retried answers through
+``retry_envelope.score_with_retries``), so the numbers are the same, and writing every gold
+result (``sqlbench-lmeval gold``); the input lines, what is refused and what is written:
+docs/score.md (retried answers: docs/repair.md#scoring-retried-answers).
 
-For leaderboard submissions and outputs made outside lm-eval. Each input line is
-``{"id": <item id>, "prediction": "<raw model output or SQL>"}``. Scoring goes through
-``scoring.scorer.Scorer``, as in the lm-eval filter, so the numbers are the same.
-
-A retried answer (the ``sqlbench-repair`` model, or any retry-with-feedback loop) is either a
-``prediction`` that is the repair model's envelope (the raw response ``--log_samples`` logs) or
-``{"id": ..., "attempts": ["<1st output>", "<2nd output>", ...]}`` (each attempt a text or an
-``{"output": ...}`` object); both go through ``retry_envelope.score_with_retries``, as in the
-lm-eval filter, and add ``ves@retry``, ``ex@retry`` and ``retries_used``.
-
-Input problems are reported, never guessed around: a malformed line names its line number,
-an unknown id is an error that names it, a duplicated id is an error, and a missing id is
-scored 0 with status ``missing`` and listed in the output.
+>>> import tempfile
+>>> path = Path(tempfile.mkdtemp()) / "predictions.jsonl"
+>>> _ = path.write_text('{"id": 7, "attempts": ["SELECT x", {"output": "SELECT y"}]}\\n')
+>>> read_predictions(path)[7]  # the repair model's envelope
+'{"sqlbench_repair": 1, "attempts": [{"output": "SELECT x"}, {"output": "SELECT y"}]}'
+>>> _ = path.write_text('{"id": 7, "prediction": "SELECT 1"}\\n{"id": 7, "prediction": "SELECT 2"}')
+>>> read_predictions(path, samples=True)  # score --samples: the lines of one id join
+{7: ['SELECT 1', 'SELECT 2']}
+>>> read_predictions(path)
+Traceback (most recent call last):
+...
+sqlbench_lmeval.errors.UserError: ...predictions.jsonl:2: id 7 appears more than once
 """
 
 from __future__ import annotations

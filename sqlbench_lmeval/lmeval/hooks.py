@@ -1,21 +1,15 @@
-"""lm-eval hooks shared by every task: the batch scoring filter and ``process_results``.
+"""The lm-eval hooks every task shares: :class:`ExecuteAndScore`, the filter that scores all of a
+task's responses in one batch and returns each document's full score dict, and
+:func:`process_results`, which picks from it the numbers that are rows of lm-eval's table (why
+the work sits in the filter: docs/layout.md#scoring-inside-lm-eval). A failure of the
+evaluation itself is raised out of the filter once the answers are saved as a predictions file
+for ``sqlbench-lmeval score`` (docs/failures.md).
 
-lm-eval calls ``process_results`` serially, one document at a time, but hands a filter all
-responses of a task at once. So all the work (extraction, sandboxed execution in parallel,
-comparison) happens in :class:`ExecuteAndScore`, whose output per document is the full score
-dict: it lands in ``filtered_resps`` of ``--log_samples``, where a reader sees the extracted SQL,
-the execution status and error, and the gold status next to the metrics.
-
-Documents carry the fields of :meth:`scoring.item.Item.to_doc`, so the filter scores exactly the
-items the task's ``custom_dataset`` built, whatever ``--metadata`` options chose them.
-
-A failure of the evaluation itself (``execution.unavailable.EvaluationUnavailable``: the server
-cannot be reached, a database is missing, the cache cannot be written, gold does not finish,
-any unexpected exception while scoring the batch, ...) is raised out of the filter: lm-eval
-0.4.13 does not catch it, so the run ends with that message and writes no results file, instead
-of scoring every document 0. The model's answers are not lost: the filter first writes them as a
-predictions file (``<cache>/unscored/``) that ``sqlbench-lmeval score`` reads once the cause is
-fixed, and the message says where.
+>>> score = {"id": 7, "status": "ok", "ves": 1, "ex": 0, "work": 120}  # a logged count, no row
+>>> process_results({"engine": "sqlite"}, [score])  # a metric the dict lacks is 0
+{'ves': 1, 'ex': 0, 'ex_strict': 0, 'ex_set': 0, 'ex_reads_data': 0, 'r_ves': 0}
+>>> process_results({"engine": "sqlite"}, [])["ves"]  # no score dict: zeros, never an error
+0
 """
 
 from __future__ import annotations

@@ -1,22 +1,17 @@
 """``sqlbench-lmeval explore``: one self-contained ``explorer.html`` to compare runs item by item.
+:func:`explorer_data` gathers, from the runs :mod:`report.runs` reads, one row per task and item
+id with each run's verdict, what the score dicts recorded and what explains the verdict in words
+(:data:`REASONS`, :func:`ties_text`, :func:`efficiency_text`, :data:`DATA_DEPENDENCE_WORDS`);
+:func:`render_explorer` inlines it, as JSON no text can close (:func:`script_json`), with the
+page's script and style (what the page shows, and why a model's text stays text:
+docs/reports.md#explorer-where-runs-differ-item-by-item).
 
-The page needs no server and no network: its data is embedded as JSON in a
-``<script type="application/json">`` block, and its script and style (``explorer_assets/``,
-plain JavaScript and CSS) are inlined. The script builds every element with ``textContent``,
-never ``innerHTML``, so nothing a model wrote can become markup; the JSON block escapes
-``<``, ``>`` and ``&`` so no text can close it.
-
-The data is built from the runs :mod:`report.runs` reads (lm-eval output folders or ``score``
-files), one row per (task, item id) over all runs, with each run's verdict (:func:`verdict`)
-and, for the item view, what the score dicts and samples recorded: question, database, the
-prompt or, for LogicCat, the schema (once per database; lm-eval samples only), gold SQL, raw
-output, extracted SQL, error, result previews (``preview``) and TPC-DS per-feature
-similarities, and what explains the verdict in words: the reason (``tie_equivalent``: another
-of gold's right answers under its ties), gold's ties (``tie_status``; ``acceptable``, how many
-answers are right, kept a decimal string: it reaches 1e140, which a JavaScript number would
-round), whether the answer reads the data (``data_dependence``, :data:`DATA_DEPENDENCE_WORDS`)
-and r_ves with the work counts it divided (or why it is not defined on the engine, why a
-flagged answer scores 0, and when a count of 0 picked its bucket).
+>>> print(script_json({"sql": "</script><b>"}))
+{"sql":"\\u003c/script\\u003e\\u003cb\\u003e"}
+>>> ties_text("answers", "6")
+"gold's ORDER BY and LIMIT leave ties: 6 different answers are right ..."
+>>> data_dependence_text("no_table")
+'Data dependence: does not read the data: it names no table (a constant); flagged, so EX ...'
 """
 
 from __future__ import annotations

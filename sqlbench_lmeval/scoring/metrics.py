@@ -1,33 +1,21 @@
-"""The metric registry: every number a score dict carries, declared once.
+"""The metric registry: every number a score dict carries, declared once in :data:`METRICS`
+(a :class:`Metric` says what the number is, which items carry it, how lm-eval aggregates it and
+where it appears); scoring, sampled scoring, the lm-eval hooks, the report, the explorer and
+``score``'s summary read it, and the task YAML ``metric_list``s are written from it. A
+per-answer metric is a function of one :class:`Executed` answer, computed here in registry
+order; the others are made elsewhere and only declared (``made_by``); how to add either, and
+what the tests check: docs/adding-a-metric.md.
 
-Scoring, sampled scoring, the lm-eval hooks, the report, the explorer and the ``score`` summary
-read :data:`METRICS`, and the task YAML ``metric_list``s are written from it
-(``python -m sqlbench_lmeval.lmeval.metric_lists``); tests check that the YAML lists, the names
-the report and the CLI read and every number a real score carries are here.
-
-A :class:`Metric` says what a number is (name, label, description, which items carry it,
-whether higher is better, how lm-eval aggregates it) and where it appears: the benchmarks
-whose tasks report it, single-answer and/or sampled tasks, lm-eval's table, the ``score``
-summary, the report's Scores table, the lm-eval group average.
-
-Two kinds of metric:
-
-- **per answer, from execution** (``compute`` set): scoring calls ``compute(executed)`` once
-  per answer that was compared with gold, in registry order, with an :class:`Executed`: the
-  item, the SQL that ran, the predicted and the gold ``execution.Outcome`` (rows, status,
-  error), gold's order flag, the comparison ``compare.Verdict`` and the values of the metrics
-  before it (so a metric may build on ``ex``). An answer that was not compared (refused,
-  failed, never submitted) scores 0 on each. Adding such a metric is one function and one
-  entry in :data:`METRICS`, then the YAML writer (docs/adding-a-metric.md).
-- **made elsewhere** (``made_by`` names the producer): sampled scoring's voting and pass@k,
-  the retry envelope's last-attempt numbers (named by its ``RETRY_METRICS``: that module
-  stays free of heavy imports, as the repair model loads it), a benchmark's ``item_metrics``
-  (TPC-DS structure and complexity, which share one parse of the prediction).
-
-"VES" here is the LogicCat description's *valid execution syntax* (the prediction ran), not BIRD's
-valid efficiency score; keep the two apart in every label. BIRD's efficiency appears as
-``r_ves`` (its Reward-based VES buckets on deterministic work, ``scoring.efficiency``) and, on
-request only, ``r_ves_time`` (BIRD's own timed procedure: ``score --r-ves-time``).
+>>> metric("ex_maj").label, metric("ex_maj").made_by
+('EX (vote)', 'scoring.sampled')
+>>> after_retries("ex"), samples_mean("structural_similarity"), names(family=RETRY)
+('ex@retry', 'structural_similarity_mean', ('ves@retry', 'ex@retry', 'retries_used'))
+>>> metric("ex").used_by("tpcds", SAMPLED), metric("parsed").used_by("logiccat", SINGLE)
+(True, False)
+>>> metric("accuracy")
+Traceback (most recent call last):
+...
+KeyError: "metric 'accuracy' is not registered in scoring.metrics"
 """
 
 from __future__ import annotations
@@ -135,7 +123,7 @@ class Executed:
 
 @dataclass(frozen=True)
 class Metric:
-    """One number of a score dict (see the module docstring)."""
+    """One number of a score dict (docs/adding-a-metric.md)."""
 
     name: str
     label: str  # column title in the report and the explorer

@@ -1,23 +1,25 @@
-"""The answer of the ``sqlbench-repair`` model: every attempt, carried to the scoring filter.
+"""The answer of the ``sqlbench-repair`` model (``lmeval/repair.py``): every attempt in one
+JSON envelope (:func:`wrap`, :func:`attempts_of`; :func:`from_attempts` makes one of a
+predictions file's ``attempts``), and :func:`score_with_retries`, which scores the first attempt
+as the answer and the last as ``ves@retry``/``ex@retry`` for the lm-eval filter and
+``sqlbench-lmeval score`` alike. It imports nothing heavy, as the repair model loads it too (the
+rules: docs/repair.md#scoring-retried-answers).
 
-lm-eval gives a filter one response string per request. The repair model (``lmeval/repair.py``)
-answers one of our requests with a JSON *envelope* holding all its attempts, in order::
-
-    {"sqlbench_repair": 1, "attempts": [{"output": "...", "status": "error",
-                                          "error": "no such column: x"}, ...]}
-
-so the filter can score the first attempt as ``ves``/``ex`` (the one-shot numbers, unchanged)
-and the last one as ``ves@retry``/``ex@retry`` (after up to ``retries`` error-feedback turns,
-the TPC-DS paper's protocol). :func:`score_with_retries` does that and adds ``attempts`` (each
-attempt's output, status and error), ``retries_used`` (feedback turns used) and
-``final_status`` to the score dict.
-Any other response (a plain model, or text that merely looks like JSON) is scored as before,
-with no retry keys. This module imports nothing heavy: the filter and the model both use it.
-
-Offline, ``sqlbench-lmeval score`` reads the same envelopes (a prediction that *is* one, or a
-line's ``attempts`` list, made into one by :func:`from_attempts`) and scores them here too, with
-``retried_run=True`` so that every item of a retried run carries the retry numbers.
-"""
+>>> wrap([{"output": "SELECT x", "status": "error", "error": "no such column: x"}])
+'{"sqlbench_repair": 1, "attempts": [{"output": "SELECT x", "status": "error", ...}]}'
+>>> envelope = from_attempts(["SELECT x", {"output": "SELECT y"}])  # a predictions file's
+>>> [attempt["output"] for attempt in attempts_of(envelope)]
+['SELECT x', 'SELECT y']
+>>> attempts_of("SELECT y"), attempts_of('{"attempts": [{"output": "SELECT y"}]}')
+(None, None)
+>>> def score(items, texts):  # stands for Scorer.score: "SELECT y" is the right answer
+...     return [{"status": "ok", "ves": int(t == "SELECT y"), "ex": int(t == "SELECT y")}
+...             for t in texts]
+>>> (scored,) = score_with_retries([7], [envelope], score)
+>>> [scored[name] for name in ("ves", "ex", "ves@retry", "ex@retry", "retries_used")]
+[0, 0, 1, 1, 1]
+>>> "ves@retry" in score_with_retries([7], ["SELECT y"], score)[0]  # not an envelope
+False"""
 
 from __future__ import annotations
 

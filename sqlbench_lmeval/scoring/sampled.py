@@ -1,29 +1,10 @@
-"""Score several sampled answers per item: each distinct query run once, then voting and pass@k.
-
-Used by the sampled lm-eval tasks (``logiccat_sc``, ``logiccat_mini_sc``, ``tpcds_sc``, through
-:class:`sqlbench_lmeval.lmeval.sampling.ExecuteAndScoreSamples`) and by ``sqlbench-lmeval
-score --samples``, so both give the same numbers item by item.
-
-Per item with samples ``0..n-1``:
-
-1. each distinct output text is extracted once; samples whose SQL is the same after
-   :func:`sampling.normalized_sql` (and equally truncated / refused) are one prediction, run
-   once (``duplicate_of`` in the sample log names the first);
-2. the distinct predictions go through ``Scorer.run``, the path of single
-   answers, so every sample's VES/EX/status is what it would get alone; gold runs once per
-   item. Items are extracted one after the other while the SQL of earlier ones runs;
-3. :func:`sampling.vote` groups the samples that ran by result and picks the winner: the
-   correct samples are one group (``vote``), and as EX is tie-aware that holds whichever of
-   gold's tie resolutions each returned; the others are grouped with ``compare.compare`` (EX's
-   rule, gold's row order).
-
-The item's numbers: ``ves``/``ex``/``ex_strict``/``ex_set`` of the first sample (what one
-sample gets, for "voting vs first sample"), ``ex_maj`` (EX of the voted answer; 0 when no
-sample ran), ``pass_at_<k>`` for the k the sample count allows, ``ves_mean``/``ex_mean`` over
-samples, and for each of :data:`VOTED_ITEM_METRICS` the voted answer's value (the first
-sample's when none ran) and ``<name>_mean``. Everything else sits in ``vote`` and ``samples``
-(every sample's extracted SQL, status, reason, group), which lm-eval's sample log shows.
-"""
+"""Score several sampled answers per item, for the sampled lm-eval tasks (through
+:class:`sqlbench_lmeval.lmeval.sampling.ExecuteAndScoreSamples`) and ``sqlbench-lmeval score
+--samples`` alike: each distinct prediction runs once through ``Scorer.run``, the samples that
+ran are voted on (:func:`sampling.vote`), and each item's score dict holds the first sample's
+numbers, ``ex_maj``, pass@k and the means over samples, with the ``vote`` and ``samples``
+records lm-eval's sample log shows (the steps and every number:
+docs/sampling.md#how-the-samples-are-scored)."""
 
 from __future__ import annotations
 
@@ -92,7 +73,7 @@ def dedup_key(output: str | None, extraction: Extraction | None, failure: Failur
 
 
 def score_samples(scorer, items: Sequence[Item], outputs: Sequence[Sequence[str | None]]) -> list:
-    """One score dict per item (see the module docstring); ``outputs[i]`` are the samples of
+    """One score dict per item (docs/sampling.md); ``outputs[i]`` are the samples of
     ``items[i]`` in sampling order (at least one; None: never submitted), scored by ``scorer``
     (``scoring.scorer.Scorer``)."""
     if len(items) != len(outputs):

@@ -1,15 +1,15 @@
-"""Several sampled answers per question: pass@k, execution-result voting, deduplication.
+"""Several sampled answers per question, as pure functions that
+:mod:`sqlbench_lmeval.scoring.sampled` calls: :func:`pass_at_k`, the unbiased estimator
+(docs/sampling.md#passk), :func:`vote`, execution-result voting (docs/sampling.md#voting), and
+:func:`normalized_sql`, the text two samples must share to be run once.
 
-Pure functions only; :mod:`sqlbench_lmeval.scoring.sampled` runs the SQL and calls them.
-
-- :func:`pass_at_k` is the unbiased estimator of Chen et al. (2021, "Evaluating Large Language
-  Models Trained on Code", eq. 1): with ``n`` samples of which ``c`` are correct,
-  ``1 - C(n-c, k) / C(n, k)``, the chance that ``k`` samples drawn without replacement
-  contain a correct one. Computed as their numerically stable product
-  ``1 - prod_{i=n-c+1}^{n} (1 - k/i)``.
-- :func:`vote` is execution-guided self-consistency: samples that ran are grouped by their
-  result, the largest group wins, a tie goes to the group whose first sample came earliest.
-- :func:`normalized_sql` is the text two samples must share to be run only once.
+>>> pass_at_k(n=4, c=1, k=2), pass_at_k(n=4, c=0, k=2), pass_at_k(n=8, c=2, k=7)
+(0.5, 0.0, 1.0)
+>>> results = ["wrong", "gold", "wrong", "gold"]  # two groups of two: the earlier one wins
+>>> vote([True] * 4, [r == "gold" for r in results], lambda i, j: results[i] == results[j])
+Vote(groups=[0, 1, 0, 1], winner=0, sizes=[2, 2])
+>>> normalized_sql("SELECT  a,\\n  b FROM t WHERE s = 'x  y'  ")
+"SELECT a, b FROM t WHERE s = 'x  y'"
 """
 
 from __future__ import annotations

@@ -1,31 +1,25 @@
-"""Tie-aware EX: every answer gold's ORDER BY and LIMIT allow is right, not only one engine's.
+"""Tie-aware EX: gold's tie probe turned into the right answers (:func:`tie_gold`: the *tie
+groups* the cut window touches, each with how many of its rows an answer holds), whether a
+prediction is one of them (:func:`accepts`), how many there are (:func:`acceptable_count`), and
+EX with ties (:func:`compare_with_ties`: the literal comparison first, then the right answers,
+reason ``tie_equivalent``); the definitions and worked examples: docs/ties.md. Gold ``ORDER BY
+score DESC LIMIT 3`` over ann 9, bob 8, cid 7, dan 7, eve 7:
 
-Gold ``SELECT name, score FROM t ORDER BY score DESC LIMIT 3`` over scores 9, 8, 7, 7, 7 has
-three right answers: the engine keeps the 9 and the 8, then any one of the three 7s, and which
-one is an accident of its plan. Given gold's *tie probe* (``tie_probe``: gold's full result in
-gold's order with its sort keys, without the cut), :func:`tie_gold` groups the rows into *tie
-groups* (adjacent rows whose keys are equal under the ``ex`` value rules: item 3086's keys
-1.0000000000000002, 1.0 and 0.9999999999999999 are one number computed three ways, item 2535's
-50.000000000000014 and 50.0 too) and keeps those the cut window touches, each with how
-many of its rows the answer holds. :func:`accepts` takes exactly the predictions that
-
-1. return every row of each group that lies wholly inside the window (the rows that sort
-   strictly before the cut, and those after an OFFSET's),
-2. return the right number of rows from a group the cut goes through, any of its rows, and
-3. when gold is ordered, list the groups in gold's order (within a group any order).
-
-Rows and values are compared by the ``ex`` rules of ``compare`` (positional columns, numbers
-within ``REL_TOL`` of each other or both residues of their column, NULL equals only NULL),
-through ``compare.multiset_within``; tie-awareness adds no value rule of its own. A column's
-scale (``compare.column_magnitudes``) is taken over the two results compared, the prediction
-and gold's, never over rows that are in neither.
-
-:func:`compare_with_ties` is EX with ties: today's :func:`compare.compare` first (a literal
-match stays ``match``), then, if that fails, :func:`accepts`; a prediction it accepts scores
-``ex`` 1 with reason ``tie_equivalent``. ``ex_strict`` and ``ex_set`` stay literal.
-:func:`acceptable_count` says how many distinct answers were right (rows told apart by exact
-equality), computed combinatorially: it can be astronomically large.
-"""
+>>> sevens = TieGroup((("cid",), ("dan",), ("eve",)), need=1)  # one of the three 7s
+>>> top3 = TieGold((TieGroup((("ann",),), 1), TieGroup((("bob",),), 1), sevens), ordered=True)
+>>> accepts([("ann",), ("bob",), ("eve",)], top3), accepts([("bob",), ("ann",), ("cid",)], top3)
+(True, False)
+>>> acceptable_count(top3)
+3
+>>> pred = Outcome(Status.OK, ("name",), (("ann",), ("bob",), ("eve",)))
+>>> gold = Outcome(Status.OK, ("name",), (("ann",), ("bob",), ("cid",)))
+>>> tied = compare_with_ties(pred, gold, top3, ordered=True)
+>>> tied.verdict.ex, tied.verdict.ex_strict, tied.verdict.reason == TIE_EQUIVALENT
+(True, False, True)
+>>> any_two = TieGroup(tuple((name,) for name in "abcdef"), need=2)  # LIMIT 2, no ORDER BY
+>>> twins = TieGroup(((7,), (7,), (5,)), need=2)  # rows equal exactly are one: {7, 7} or {7, 5}
+>>> acceptable_count(TieGold((any_two,), False)), acceptable_count(TieGold((twins,), False))
+(15, 2)"""
 
 from __future__ import annotations
 
