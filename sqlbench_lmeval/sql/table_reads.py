@@ -19,18 +19,23 @@ answered without parsing.
 
 Scoring asks only whether an answer surely reads no table (:func:`surely_reads_no_table`), for
 every answer and for gold: most queries show a table read in their tokens (``SELECT ... FROM
-pump``), and tokenizing costs a fraction of a parse, so those are answered from the tokens.
+pump``), and tokenizing costs a fraction of a parse, so those are answered from the tokens,
+the others parsed from the same tokens. Where the answer was parsed already (extraction
+parses what it cannot take whole), that parse's answer comes along (:class:`TableReads`) and
+nothing is tokenized or parsed again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 # Without one of these words (outside nothing: a string holding "from" just means we parse),
 # no table can be named.
@@ -57,6 +62,25 @@ def _is_catalog(name: str, schema: str) -> bool:
     return schema in _CATALOG_SCHEMAS or name.startswith(_CATALOG_PREFIXES)
 
 
+@dataclass(frozen=True)
+class TableReads:
+    """What a parse of ``sql`` in ``dialect`` (``sqlglot.parse(sql, read=dialect)``, made for
+    another purpose) says :func:`reads_no_table` is: for :func:`surely_reads_no_table`, so
+    that the text is not tokenized and parsed again. Made by :func:`table_reads_of`."""
+
+    sql: str
+    dialect: str
+    reads_no_table: bool | None
+
+
+def table_reads_of(
+    sql: str, dialect: str, trees: Sequence[exp.Expression | None] | None
+) -> TableReads:
+    """The :class:`TableReads` of ``sql`` from ``trees``, what ``sqlglot.parse(sql,
+    read=dialect)`` returned (None: it raised)."""
+    return TableReads(sql, dialect, _no_table_in(trees))
+
+
 @lru_cache(maxsize=4096)
 def reads_no_table(sql: str, dialect: str) -> bool | None:
     """True when ``sql`` (in sqlglot ``dialect``) reads no table of the database, False when it
@@ -67,21 +91,46 @@ def reads_no_table(sql: str, dialect: str) -> bool | None:
         trees = sqlglot.parse(sql, read=dialect)
     except Exception:  # sqlglot's errors, and anything a hostile text provokes in it
         return None
+    return _no_table_in(trees)
+
+
+def _no_table_in(trees: Sequence[exp.Expression | None] | None) -> bool | None:
+    """:func:`reads_no_table` of a text that parsed into ``trees`` (None: the parse raised)."""
+    if trees is None:
+        return None
     trees = [tree for tree in trees if tree is not None]
     if not trees:
         return None
     return not any(_reads_table(tree) for tree in trees)
 
 
+def surely_reads_no_table(sql: str, dialect: str, parsed: TableReads | None = None) -> bool:
+    """``reads_no_table(sql, dialect) is True``: from ``parsed`` when that is of this text in
+    this dialect, else without a parse when the tokens already show a table read
+    (:func:`_names_a_table`), else parsed from those tokens."""
+    if parsed is not None and parsed.sql == sql and parsed.dialect == dialect:
+        # _names_a_table never claims a read where the parse finds none: the tokens could only
+        # have said False sooner.
+        return not _MAY_READ.search(sql) or parsed.reads_no_table is True
+    return _surely_reads_no_table(sql, dialect)
+
+
 @lru_cache(maxsize=4096)
-def surely_reads_no_table(sql: str, dialect: str) -> bool:
-    """``reads_no_table(sql, dialect) is True``, without a parse when the tokens already show a
-    table read (:func:`_names_a_table`)."""
+def _surely_reads_no_table(sql: str, dialect: str) -> bool:
     if not _MAY_READ.search(sql):
         return True
-    if _names_a_table(sql, dialect):
+    reader = Dialect.get_or_raise(dialect)
+    try:
+        tokens = reader.tokenize(sql)
+    except Exception:  # anything a hostile text provokes in the tokenizer: the parse fails too
         return False
-    return reads_no_table(sql, dialect) is True
+    if _names_a_table(tokens):
+        return False
+    try:  # sqlglot.parse(sql, read=dialect), on the tokens at hand
+        trees = reader.parser().parse(tokens, sql)
+    except Exception:  # sqlglot's errors, and anything a hostile text provokes in it
+        return False
+    return _no_table_in(trees) is True
 
 
 # Tokens that open and close a nesting: a FROM inside them is not the outer query's.
@@ -99,17 +148,13 @@ _AFTER_TABLE = _NAMES | {
 }
 
 
-def _names_a_table(sql: str, dialect: str) -> bool:
-    """True only when :func:`reads_no_table` cannot answer True: ``sql`` is one statement that
-    starts with SELECT and, outside every bracket, has ``FROM name`` with a plain name (followed
-    by the end, an alias, a join or the next clause: no call ``name(``, no qualified part
-    ``name.``), not ``DUAL``, in a query without WITH (no CTE can take the name). sqlglot
-    parses that FROM into a read of table ``name``; a text it cannot parse is None there, not
-    True either. False claims nothing."""
-    try:
-        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
-    except Exception:  # anything a hostile text provokes in the tokenizer: let the parse judge
-        return False
+def _names_a_table(tokens: list[Token]) -> bool:
+    """True only when :func:`reads_no_table` cannot answer True for the text of ``tokens``: it
+    is one statement that starts with SELECT and, outside every bracket, has ``FROM name`` with
+    a plain name (followed by the end, an alias, a join or the next clause: no call ``name(``,
+    no qualified part ``name.``), not ``DUAL``, in a query without WITH (no CTE can take the
+    name). sqlglot parses that FROM into a read of table ``name``; a text it cannot parse is
+    None there, not True either. False claims nothing."""
     if not tokens or tokens[0].token_type is not TokenType.SELECT:
         return False
     depth = 0
@@ -154,4 +199,4 @@ def _reads_table(tree: exp.Expression) -> bool:
     return False
 
 
-__all__ = ["reads_no_table", "surely_reads_no_table"]
+__all__ = ["TableReads", "reads_no_table", "surely_reads_no_table", "table_reads_of"]
