@@ -744,7 +744,8 @@ def _score_one(item, extraction, run, pred, gold, failure, item_metrics, depende
         # Gold that is itself a calculation on constants (116 LogicCat items) reads no table
         # either: answering it the same way is no shortcut.
         asked = pred.status is Status.OK and not surely_reads_no_table(item.gold_sql, item.dialect)
-        if asked and surely_reads_no_table(run.sql, item.dialect):
+        parsed = None if extraction is None else extraction.table_reads  # no second parse
+        if asked and surely_reads_no_table(run.sql, item.dialect, parsed):
             dependence = NO_TABLE
         elif not asked:
             dependence = None
