@@ -5,11 +5,27 @@
 ``report.html`` and PNG charts, one section per module of ``report.sections`` (the numbers of
 each are public functions there: ``scores.score_rows``, ``pairs.pair_rows``, ...).
 ``report.explorer`` writes the item-by-item page; ``report.complexity`` charts workload
-complexity (paper Figs. 2 and 4). Importing this package does not import matplotlib.
+complexity (paper Figs. 2 and 4). Importing this package (or ``report.runs``, as ``score`` and
+``verify`` do to read logged runs) imports neither matplotlib nor numpy: ``write_report`` and
+``ReportFiles`` load ``report.build`` when first named.
 """
 
-from sqlbench_lmeval.report.build import ReportFiles, write_report
+from typing import Any
+
 from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult, read_run, read_runs
+
+_FROM_BUILD = frozenset({"ReportFiles", "write_report"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_BUILD:
+        # heavy: report.build pulls the statistics (numpy) and the charts; a command that
+        # only reads runs must not pay for them
+        from sqlbench_lmeval.report import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ReportFiles",
