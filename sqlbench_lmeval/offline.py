@@ -312,15 +312,18 @@ def score_aligned(
         preview_rows=preview_rows,
         **benchmark.scoring_hooks(),
     )
+    # Once per database, not per item: each call resolves two paths on disk.
+    public = [item.database.public_path for item in items]
+    shown = {path: shared_path(path, cache_dir) for path in set(public)}
     return [
         {
             **score,
             "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
-            "db_path": shared_path(item.database.public_path, cache_dir),
+            "db_path": shown[path],
         }
-        for item, output, score in zip(items, outputs, scores, strict=True)
+        for item, path, output, score in zip(items, public, outputs, scores, strict=True)
     ]
 
 
