@@ -82,6 +82,28 @@ AGREEMENT_CASES = [
     ("SELECT 'x FROM pump' AS s -- FROM pump", "sqlite"),
     ("SELECT * FROM pump WHERE 'unterminated", "sqlite"),
     ("SELECT FROM FROM ((", "sqlite"),
+    # WITH and subqueries: a FROM right inside a parenthesis that opens a query, and names
+    # that a CTE takes (anywhere in the query) or that follow a WITH that is no CTE list.
+    ("WITH pump AS (SELECT 1 AS flow) SELECT flow FROM pump", "sqlite"),
+    ("WITH r AS (SELECT 1 AS x), s AS (SELECT x FROM r) SELECT * FROM s", "sqlite"),
+    ("WITH r(x) AS (SELECT 1) SELECT x FROM r JOIN pump ON TRUE", "sqlite"),
+    ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM pump) SELECT n FROM r", "sqlite"),
+    ("WITH r AS MATERIALIZED (SELECT flow FROM pump) SELECT * FROM r", "postgres"),
+    ("WITH r AS (SELECT flow FROM pump) SELECT * FROM r; SELECT 1", "sqlite"),
+    ("SELECT (SELECT 1 FROM pump) AS one", "sqlite"),
+    ("SELECT EXTRACT(YEAR FROM d) FROM (SELECT DATE('now') AS d)", "sqlite"),
+    ("SELECT * FROM (SELECT 1 AS x) WHERE x IN (SELECT flow FROM pump)", "sqlite"),
+    ("SELECT 1 WHERE EXISTS (SELECT 1 FROM sqlite_master)", "sqlite"),
+    ("SELECT a FROM (SELECT 1 AS a FROM dual) AS d", "mysql"),
+    (
+        "SELECT x FROM (SELECT x FROM r) AS s, (WITH r AS (SELECT 1 AS x) SELECT x FROM r) AS t",
+        "sqlite",
+    ),
+    ("SELECT COALESCE((SELECT flow FROM pump), 0)", "sqlite"),
+    ("SELECT TRIM(BOTH ' ' FROM (SELECT name FROM pump))", "mysql"),
+    ("SELECT * FROM (VALUES (1)) AS v WHERE 1 IN (SELECT 1 FROM v)", "sqlite"),
+    ("SELECT a FROM t)", "sqlite"),
+    ("SELECT (SELECT a FROM t", "sqlite"),
 ]
 
 
@@ -117,23 +139,25 @@ def test_a_parse_of_another_text_or_dialect_is_not_used():
     assert surely_reads_no_table("SELECT name FROM pump AS p", "sqlite", said_wrongly) is False
 
 
-class _TokensOnly:
-    """A sqlglot dialect that tokenizes but must not parse (the test below)."""
+class _CountedParses:
+    """A sqlglot dialect that tokenizes, and counts its parses (the tests below); as a module's
+    ``Dialect``: ``_CountedParses.get_or_raise(name)``."""
+
+    parses: list[str] = []
 
     def __init__(self, dialect):
         self.dialect = dialect
+
+    @classmethod
+    def get_or_raise(cls, name):
+        return cls(sqlglot.Dialect.get_or_raise(name))
 
     def tokenize(self, sql):
         return self.dialect.tokenize(sql)
 
     def parser(self, *args, **kwargs):
-        raise AssertionError("parsed")
-
-
-class _NoParse:
-    @staticmethod
-    def get_or_raise(name):
-        return _TokensOnly(sqlglot.Dialect.get_or_raise(name))
+        _CountedParses.parses.append(self.dialect)
+        return self.dialect.parser(*args, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -143,11 +167,25 @@ class _NoParse:
         ("SELECT a FROM t AS x JOIN u ON x.id = u.id WHERE a > 1", "mysql"),
         ("SELECT 1 UNION SELECT flow FROM pump ORDER BY 1", "duckdb"),
         ("SELECT (SELECT 1 FROM DUAL) AS one FROM pump;", "mysql"),
+        ("WITH r AS (SELECT flow FROM pump) SELECT * FROM r", "sqlite"),
+        ("SELECT (SELECT MAX(flow) FROM pump) AS top", "sqlite"),
+        ("SELECT 1 WHERE 2 IN (SELECT flow FROM pump)", "duckdb"),
     ],
 )
 def test_a_plain_table_read_is_answered_without_a_parse(monkeypatch, sql, dialect):
-    monkeypatch.setattr(table_reads, "Dialect", _NoParse)
+    monkeypatch.setattr(table_reads, "Dialect", _CountedParses)
+    monkeypatch.setattr(_CountedParses, "parses", [])
     assert surely_uncached(sql, dialect) is False
+    assert _CountedParses.parses == []
+
+
+def test_a_read_the_tokens_cannot_show_is_parsed_once(monkeypatch):
+    monkeypatch.setattr(table_reads, "Dialect", _CountedParses)
+    monkeypatch.setattr(_CountedParses, "parses", [])
+    # FROM r names a CTE, valve follows a JOIN: the tokens do not tell, the parse does.
+    sql = "WITH r AS (SELECT 1 AS x) SELECT x FROM r JOIN valve ON TRUE"
+    assert surely_uncached(sql, "sqlite") is False
+    assert len(_CountedParses.parses) == 1
 
 
 @pytest.mark.parametrize(
