@@ -120,7 +120,7 @@ def surely_reads_no_table(sql: str, dialect: str, parsed: TableReads | None = No
 def _surely_reads_no_table(sql: str, dialect: str) -> bool:
     if not _MAY_READ.search(sql):
         return True
-    reader = Dialect.get_or_raise(dialect)
+    reader = _reader(dialect)
     try:
         tokens = reader.tokenize(sql)
     except Exception:  # anything a hostile text provokes in the tokenizer: the parse fails too
@@ -132,6 +132,12 @@ def _surely_reads_no_table(sql: str, dialect: str) -> bool:
     except Exception:  # sqlglot's errors, and anything a hostile text provokes in it
         return False
     return _no_table_in(trees) is True
+
+
+@lru_cache(maxsize=64)
+def _reader(dialect: str) -> Dialect:
+    """The sqlglot dialect ``dialect``, made once (``get_or_raise`` makes one per call)."""
+    return Dialect.get_or_raise(dialect)
 
 
 # Tokens that open and close a nesting: a FROM inside them is not the outer query's.
@@ -160,54 +166,61 @@ def _names_a_table(tokens: list[Token]) -> bool:
     is None there, not True either. False claims nothing."""
     if not tokens or tokens[0].token_type not in _QUERY_STARTS:
         return False
-    ctes = _cte_names(tokens)
+    kinds = [token.token_type for token in tokens]
+    ctes = _cte_names(tokens, kinds) if TokenType.WITH in kinds else set()
     if ctes is None:
         return False
     # Per open bracket: whether a query opens right inside it.
     queries: list[bool] = []
-    named = False
-    for index, token in enumerate(tokens):
-        kind = token.token_type
+    last = len(kinds) - 1
+    for index, kind in enumerate(kinds):
         if kind in _OPENING:
-            following = tokens[index + 1].token_type if index + 1 < len(tokens) else None
-            queries.append(kind is TokenType.L_PAREN and following in _QUERY_STARTS)
+            queries.append(
+                kind is TokenType.L_PAREN and index < last and kinds[index + 1] in _QUERY_STARTS
+            )
         elif kind in _CLOSING:
             if not queries:
                 return False  # unbalanced: the parse judges
             queries.pop()
         elif kind is TokenType.SEMICOLON:
-            # Only empty statements may follow: another statement is parsed on its own.
-            return named and all(t.token_type is TokenType.SEMICOLON for t in tokens[index:])
+            return False  # another statement may follow: parsed on its own
         elif (
             kind is TokenType.FROM
-            and not named
             and (not queries or queries[-1])
-            and tokens[index - 1].token_type is not TokenType.DISTINCT  # IS DISTINCT FROM x
-            and index + 1 < len(tokens)
-            and tokens[index + 1].token_type in _NAMES
-            and tokens[index + 1].text.lower() not in _DUMMY_TABLES
-            and tokens[index + 1].text.lower() not in ctes
-            and not _is_catalog(tokens[index + 1].text.lower(), "")
+            and kinds[index - 1] is not TokenType.DISTINCT  # IS DISTINCT FROM x
+            and index < last
+            and kinds[index + 1] in _NAMES
+            and _plain_table(tokens[index + 1].text.lower(), ctes)
             and (
-                index + 2 == len(tokens)
-                or tokens[index + 2].token_type in _AFTER_TABLE
-                or (queries and tokens[index + 2].token_type is TokenType.R_PAREN)
+                index + 1 == last
+                or kinds[index + 2] in _AFTER_TABLE
+                or (queries and kinds[index + 2] is TokenType.R_PAREN)
             )
         ):
-            named = True  # the rest is still read: a later statement voids it
-    return named
+            break
+    else:
+        return False
+    # Only empty statements may follow a ';': another statement is parsed on its own.
+    rest = kinds[index:]
+    if TokenType.SEMICOLON in rest:
+        return all(kind is TokenType.SEMICOLON for kind in rest[rest.index(TokenType.SEMICOLON) :])
+    return True
+
+
+def _plain_table(name: str, ctes: set[str]) -> bool:
+    return name not in _DUMMY_TABLES and name not in ctes and not _is_catalog(name, "")
 
 
 _QUERY_STARTS = frozenset({TokenType.SELECT, TokenType.WITH})
 
 
-def _cte_names(tokens: list[Token]) -> set[str] | None:
+def _cte_names(tokens: list[Token], kinds: list[TokenType]) -> set[str] | None:
     """The names (lower case) of every CTE of the query: after each WITH [RECURSIVE], ``name
     [(columns)] AS (...)``, separated by commas. None when a WITH is followed by anything else
     (``WITH ROLLUP``, ``AS MATERIALIZED``, ...): then no name is taken for a table."""
     names: set[str] = set()
-    for index, token in enumerate(tokens):
-        if token.token_type is not TokenType.WITH:
+    for index, kind in enumerate(kinds):
+        if kind is not TokenType.WITH:
             continue
         at = index + 1
         if at < len(tokens) and tokens[at].token_type is TokenType.RECURSIVE:

@@ -126,7 +126,7 @@ def test_a_parse_at_hand_gives_the_same_answer_without_tokens(monkeypatch, sql, 
     # made again); the answer is the one the text alone gets.
     parsed = parsed_as_extraction_parses(sql, dialect)
     expected = reads_no_table.__wrapped__(sql, dialect) is True
-    monkeypatch.setattr(table_reads, "Dialect", None)  # no tokenizer, no parser at hand
+    monkeypatch.setattr(table_reads, "_reader", None)  # no tokenizer, no parser at hand
     assert surely_reads_no_table(sql, dialect, parsed) is expected
 
 
@@ -140,8 +140,8 @@ def test_a_parse_of_another_text_or_dialect_is_not_used():
 
 
 class _CountedParses:
-    """A sqlglot dialect that tokenizes, and counts its parses (the tests below); as a module's
-    ``Dialect``: ``_CountedParses.get_or_raise(name)``."""
+    """A sqlglot dialect that tokenizes, and counts its parses (the tests below): what
+    ``table_reads._reader(name)`` gives when it is ``_CountedParses.get_or_raise``."""
 
     parses: list[str] = []
 
@@ -173,14 +173,14 @@ class _CountedParses:
     ],
 )
 def test_a_plain_table_read_is_answered_without_a_parse(monkeypatch, sql, dialect):
-    monkeypatch.setattr(table_reads, "Dialect", _CountedParses)
+    monkeypatch.setattr(table_reads, "_reader", _CountedParses.get_or_raise)
     monkeypatch.setattr(_CountedParses, "parses", [])
     assert surely_uncached(sql, dialect) is False
     assert _CountedParses.parses == []
 
 
 def test_a_read_the_tokens_cannot_show_is_parsed_once(monkeypatch):
-    monkeypatch.setattr(table_reads, "Dialect", _CountedParses)
+    monkeypatch.setattr(table_reads, "_reader", _CountedParses.get_or_raise)
     monkeypatch.setattr(_CountedParses, "parses", [])
     # FROM r names a CTE, valve follows a JOIN: the tokens do not tell, the parse does.
     sql = "WITH r AS (SELECT 1 AS x) SELECT x FROM r JOIN valve ON TRUE"
@@ -207,7 +207,7 @@ def test_what_extraction_parsed_is_not_parsed_again(monkeypatch, output, parsed)
     assert (extraction.table_reads is not None) is parsed
     if parsed:
         assert extraction.table_reads == TableReads(sql, dialect, reads_no_table(sql, dialect))
-        monkeypatch.setattr(table_reads, "Dialect", None)  # neither tokens nor a parse
+        monkeypatch.setattr(table_reads, "_reader", None)  # neither tokens nor a parse
     assert surely_reads_no_table(sql, dialect, extraction.table_reads) is expected
 
 
