@@ -149,7 +149,8 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
         return Verdict(False, ex_strict, ex_set, "row_count")
     if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
         return Verdict(True, ex_strict, ex_set, "match")
-    if not _same_width(pred_rows, gold_rows):
+    if not _same_width(pred_rows, gold_rows) or _surely_differ(pred_rows, gold_rows, False):
+        # Rows whose outlines cannot pair are no multiset match, let alone one in order.
         return Verdict(False, ex_strict, ex_set, "values")
     magnitudes = column_magnitudes(pred_rows + gold_rows)
     if ordered:

@@ -190,6 +190,30 @@ VERDICTS = [
         (True, False, False, "match"),
     ),
     ("columns_swapped", ok((1, "a")), ok(("a", 1)), False, (False, False, False, "values")),
+    # Text decides before any tolerance: a suffixed string (the perturbed copy's), rows of
+    # text in another order (ordered: "order"), a NULL where a number was.
+    (
+        "text_suffixed",
+        ok(("Ann~", 1.0), ("Bob~", 2.0)),
+        ok(("Ann", 1.0), ("Bob", 2.0)),
+        True,
+        (False, False, False, "values"),
+    ),
+    (
+        "text_permuted_ordered",
+        ok(("Bob", 0.1 + 0.2), ("Ann", 1)),
+        ok(("Ann", 1.0), ("Bob", 0.3)),
+        True,
+        (False, False, False, "order"),
+    ),
+    (
+        "text_permuted_with_noise",
+        ok(("Bob", 0.1 + 0.2), ("Ann", 1)),
+        ok(("Ann", 1.0), ("Bob", 0.3)),
+        False,
+        (True, False, False, "match"),
+    ),
+    ("null_for_number", ok(("a", None)), ok(("a", 0.0)), True, (False, False, False, "values")),
     (
         "column_count",
         ok((1, "a"), columns=("x", "y")),
