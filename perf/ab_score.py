@@ -5,7 +5,9 @@ Runs ``python -m sqlbench_lmeval score TASK PREDICTIONS`` alternately with ``PYT
 of each (which fills the gold cache, and on a tree with data dependence builds the perturbed
 copies), all on the same cache (``$SQLBENCH_LMEVAL_CACHE``), and prints each run and the
 medians. CPU is user + system of the scoring process and its workers (steadier than wall time
-on a shared machine). Same SQL, same gold cache: the difference is the code's.
+on a shared machine); "main" is the scoring process's own (extraction, comparison, the
+table-read and data-dependence tests, imports: what the workers' SQL does not explain). Same
+SQL, same gold cache: the difference is the code's.
 
     git archive main | tar -x -C /tmp/main-tree
     python perf/ab_score.py logiccat gold-as-predictions.jsonl --a /tmp/main-tree --b . --pairs 5
@@ -28,13 +30,26 @@ import tempfile
 import time
 from pathlib import Path
 
+# ``python -m sqlbench_lmeval ARGS`` that also writes its own CPU seconds (not its workers')
+# to the file named by its first argument.
+_MAIN = """
+import resource, runpy, sys
+report, sys.argv = sys.argv[1], ["sqlbench_lmeval", *sys.argv[2:]]
+try:
+    runpy.run_module("sqlbench_lmeval", run_name="__main__")
+finally:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    open(report, "w").write(str(usage.ru_utime + usage.ru_stime))
+"""
 
-def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, float]:
+
+def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, float, float]:
     env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+    main_cpu = out.with_suffix(".cpu")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     subprocess.run(
-        [sys.executable, "-m", "sqlbench_lmeval", "score", task, predictions, "-o", str(out)],
+        [sys.executable, "-c", _MAIN, str(main_cpu), "score", task, predictions, "-o", str(out)],
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
@@ -43,7 +58,7 @@ def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, flo
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return wall, cpu, float(main_cpu.read_text())
 
 
 def gold_results() -> Path:
@@ -68,25 +83,35 @@ def main() -> int:
         out = Path(work) / "scores.json"
         for tree in trees.values():  # warm-up: gold cache and perturbed copies
             timed(tree, args.task, args.predictions, out)
-        times: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
+        times: dict[str, list[tuple[float, float, float]]] = {"A": [], "B": []}
         for pair in range(args.pairs):
             order = ("A", "B") if pair % 2 == 0 else ("B", "A")
             for name in order:
                 if args.cold:
                     shutil.rmtree(gold_results(), ignore_errors=True)
-                wall, cpu = timed(trees[name], args.task, args.predictions, out)
-                times[name].append((wall, cpu))
-                print(f"pair {pair + 1} {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s", flush=True)
+                wall, cpu, main_cpu = timed(trees[name], args.task, args.predictions, out)
+                times[name].append((wall, cpu, main_cpu))
+                print(
+                    f"pair {pair + 1} {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s, "
+                    f"main {main_cpu:5.2f} s",
+                    flush=True,
+                )
     medians = {
-        name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        name: tuple(statistics.median(run[i] for run in runs) for i in range(3))
         for name, runs in times.items()
     }
-    for name, (wall, cpu) in medians.items():
-        print(f"median {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s ({trees[name]})")
-    (wall_a, cpu_a), (wall_b, cpu_b) = medians["A"], medians["B"]
+    for name, (wall, cpu, main_cpu) in medians.items():
+        print(
+            f"median {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s, main {main_cpu:5.2f} s "
+            f"({trees[name]})"
+        )
+    a, b = medians["A"], medians["B"]
     print(
-        f"B - A: wall {wall_b - wall_a:+.2f} s ({wall_b / wall_a - 1:+.0%}), "
-        f"CPU {cpu_b - cpu_a:+.2f} s ({cpu_b / cpu_a - 1:+.0%})"
+        "B - A: "
+        + ", ".join(
+            f"{label} {b[i] - a[i]:+.2f} s ({b[i] / a[i] - 1:+.0%})"
+            for i, label in enumerate(("wall", "CPU", "main"))
+        )
     )
     return 0
 

@@ -281,20 +281,18 @@ def score_outputs(scorer: Scorer, items, outputs, cache_dir=None) -> list[dict]:
     else:  # a retried answer (an envelope) gives every item of the run retry numbers
         retried = any(attempts_of(output) is not None for output in outputs)
         scores = scorer.score(items, list(outputs), retried_run=retried)
-    shown = {}  # a database's path as outputs show it, worked out once per database
-    for item in items:
-        path = item.database.public_path
-        if path not in shown:
-            shown[path] = shared_path(path, cache_dir)
+    # Once per database, not per item: each call resolves two paths on disk.
+    public = [item.database.public_path for item in items]
+    shown = {path: shared_path(path, cache_dir) for path in set(public)}
     return [
         {
             **score,
             "raw_output": output,
             "question": item.question,
             "gold_sql": item.gold_sql,
-            "db_path": shown[item.database.public_path],
+            "db_path": shown[path],
         }
-        for item, output, score in zip(items, outputs, scores, strict=True)
+        for item, path, output, score in zip(items, public, outputs, scores, strict=True)
     ]
 
 

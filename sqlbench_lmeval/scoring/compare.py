@@ -149,7 +149,8 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
         return Verdict(False, ex_strict, ex_set, "row_count")
     if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
         return Verdict(True, ex_strict, ex_set, "match")
-    if not _same_width(pred_rows, gold_rows):
+    if not _same_width(pred_rows, gold_rows) or _surely_differ(pred_rows, gold_rows, False):
+        # Rows whose outlines cannot pair are no multiset match, let alone one in order.
         return Verdict(False, ex_strict, ex_set, "values")
     magnitudes = column_magnitudes(pred_rows + gold_rows)
     if ordered:
@@ -160,6 +161,56 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
     if _multiset_equal(pred_rows, gold_rows, magnitudes):
         return Verdict(True, ex_strict, ex_set, "match")
     return Verdict(False, ex_strict, ex_set, "values")
+
+
+def same_result(pred: Outcome, gold: Outcome, *, ordered: bool) -> bool:
+    """``compare(pred, gold, ordered=ordered).ex`` alone: the same answer, without the literal
+    modes and the reason, and without the tolerant matching where a cheap check already
+    proves the results differ (:func:`_surely_differ`). For callers that need ``ex`` only and
+    mostly compare results that plainly differ (``data_dependence``: a result on the
+    perturbed copy, every row twice, text suffixed, against the original)."""
+    if gold.status is not Status.OK or pred.status is not Status.OK:
+        return False
+    if len(pred.columns) != len(gold.columns):
+        return False
+    pred_rows, gold_rows = list(pred.rows), list(gold.rows)
+    if len(pred_rows) != len(gold_rows):
+        return False
+    if _safe_eq(pred_rows, gold_rows):
+        return True
+    if not _same_width(pred_rows, gold_rows):
+        return False
+    if _surely_differ(pred_rows, gold_rows, ordered):
+        return False
+    magnitudes = column_magnitudes(pred_rows + gold_rows)
+    if ordered:
+        return all(_rows_close(p, g, magnitudes) for p, g in zip(pred_rows, gold_rows, strict=True))
+    return _multiset_equal(pred_rows, gold_rows, magnitudes)
+
+
+def _surely_differ(pred: list[tuple], gold: list[tuple], ordered: bool) -> bool:
+    """True only where ``ex`` is false whatever the columns' scales: rows of equal number and
+    width whose *outlines* cannot be paired. A row's outline keeps its NULLs and strings and
+    writes every other value as one placeholder. Two values are close only if both are NULL,
+    or both strings and equal, or neither is either (``values_close``), so rows are close
+    only where their outlines are equal: in order (``ordered``) each row's outline must equal
+    its counterpart's, else the multisets of outlines must be equal. False claims nothing
+    (also when a value cannot be hashed)."""
+    try:
+        if ordered:
+            return any(
+                p != g and _outline(p) != _outline(g) for p, g in zip(pred, gold, strict=True)
+            )
+        return Counter(map(_outline, pred)) != Counter(map(_outline, gold))
+    except Exception:  # e.g. an unhashable value, or == raising: let the full rules decide
+        return False
+
+
+_OTHER = ("$other",)  # any value that is neither NULL nor a string, in an outline
+
+
+def _outline(row: tuple) -> tuple:
+    return tuple(v if v is None or isinstance(v, str) else _OTHER for v in row)
 
 
 # -- raw modes ---------------------------------------------------------------------------

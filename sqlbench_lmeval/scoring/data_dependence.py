@@ -14,7 +14,8 @@ where gold ran first (through the gold cache), and :func:`judge` compares:
   (:data:`UNCHANGED`, flagged ``reads_no_table``);
 - else it reads the data (:data:`CHANGED`).
 
-"The same" is ``ex``'s rule (``compare``: tolerant numbers, order only where gold's counts).
+"The same" is ``ex``'s rule (``compare.same_result``: tolerant numbers, order only where gold's
+counts).
 Before any run, the syntactic test of ``sql.table_reads`` still applies: an answer that ran
 and names no table (a system catalog such as ``sqlite_master`` is none), matched or not, is
 :data:`NO_TABLE`, flagged without a run. Where gold itself names no table (a calculation on
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.perturbed import perturbed_database
-from sqlbench_lmeval.scoring.compare import compare
+from sqlbench_lmeval.scoring.compare import same_result
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.vocabulary import Vocabulary
 
@@ -91,7 +92,7 @@ def judge(
 def _same(perturbed: Outcome, original: Outcome, ordered: bool) -> bool:
     if perturbed.status is not Status.OK or original.status is not Status.OK:
         return perturbed.status is original.status and perturbed.error == original.error
-    return compare(perturbed, original, ordered=ordered).ex
+    return same_result(perturbed, original, ordered=ordered)
 
 
 def judge_all(

@@ -83,7 +83,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import sqlglot
@@ -91,6 +91,7 @@ from sqlglot import exp
 from sqlglot.tokens import Tokenizer, TokenType
 
 from sqlbench_lmeval.sql.lexis import Lexis, executable_comment, lexis
+from sqlbench_lmeval.sql.table_reads import TableReads, table_reads_of
 
 #: ``Extraction.problem`` values (also the ``reason`` the scorer reports).
 EXECUTABLE_COMMENT = "executable_comment"
@@ -166,13 +167,19 @@ _PAREN = "paren"  # a parenthesised query
 @dataclass(frozen=True)
 class Extraction:
     """One statement (or None, which executes as Status.NO_SQL), how it was found, whether the
-    answer is refused (``problem``) and whether the output was cut off (``truncated``)."""
+    answer is refused (``problem``) and whether the output was cut off (``truncated``).
+
+    ``table_reads``: where finding ``sql`` parsed it in the answer's dialect, what that parse
+    says of its table reads, for ``table_reads.surely_reads_no_table`` (so the statement is not
+    parsed again); None where it was taken without a parse. Not part of the value: two
+    extractions that found the same statement the same way are equal."""
 
     sql: str | None
     method: str
     problem: str | None = None  # EXECUTABLE_COMMENT, MULTIPLE_STATEMENTS, NOT_READ_ONLY or None
     truncated: bool = False
     repetition_loop: bool = False  # truncated, and the output ends in a repetition loop
+    table_reads: TableReads | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -196,9 +203,11 @@ def extract_sql(output: str, *, prompt_tail: str = "", dialect: str | None = Non
         return Extraction(None, "empty")
     budget = _budget.set([PARSE_BUDGET_CHARS])
     rules = _lexis.set(lexis(dialect))
+    parsed = _parsed.set({})
     try:
         extraction = _extract(output, prompt_tail)
     finally:
+        _parsed.reset(parsed)
         _lexis.reset(rules)
         _budget.reset(budget)
     if extraction.truncated and ends_in_loop(output):
@@ -265,7 +274,8 @@ def _judged(found: _Found, steps: list[str], truncated: bool) -> Extraction:
         )
     if found.kind == OTHER:
         return Extraction(found.sql, method, NOT_READ_ONLY, truncated=truncated)
-    return Extraction(found.sql, method, truncated=truncated)
+    reads = _parsed.get().get(found.sql)  # type: ignore[union-attr]
+    return Extraction(found.sql, method, truncated=truncated, table_reads=reads)
 
 
 def _ends_inside_fence(text: str) -> bool:
@@ -598,6 +608,11 @@ _budget: ContextVar[list[int] | None] = ContextVar("sqlbench_lmeval_parse_budget
 # The strings and comments of the dialect the output being extracted is written in.
 # None outside extract_sql: the default dialect's.
 _lexis: ContextVar[Lexis | None] = ContextVar("sqlbench_lmeval_lexis", default=None)
+# Per text parsed for the output being extracted, what its parse in the output's dialect says
+# of its table reads (the Extraction carries the statement's); None outside extract_sql.
+_parsed: ContextVar[dict[str, TableReads] | None] = ContextVar(
+    "sqlbench_lmeval_parsed", default=None
+)
 
 
 def _rules() -> Lexis:
@@ -615,27 +630,45 @@ def _kind(sql: str) -> str | None:
         if budget[0] < len(text):
             return None
         budget[0] -= len(text)
-    return _kind_of(text, _rules().dialect)
+    kind, reads = _kind_of(text, _rules().dialect)
+    parsed = _parsed.get()
+    if parsed is not None and reads is not None:
+        parsed[text] = reads
+    return kind
 
 
 @lru_cache(maxsize=8192)
-def _kind_of(text: str, written_in: str) -> str | None:
+def _kind_of(text: str, written_in: str) -> tuple[str | None, TableReads | None]:
     """QUERY if ``text`` parses as one query in its own dialect or another we execute (the
-    engine judges the details); else OTHER if as one statement that is not a query."""
+    engine judges the details); else OTHER if as one statement that is not a query; and what
+    the parse in its own dialect says of its table reads (``table_reads``)."""
 
     kind = None
+    reads = None
     for dialect in dict.fromkeys((written_in, *_DIALECTS)):
         try:
-            trees = [t for t in sqlglot.parse(text, read=dialect) if t is not None]
+            parsed = sqlglot.parse(text, read=dialect)
         except Exception:  # ParseError, TokenError, RecursionError on deep nesting, ...
+            parsed = None
+        if dialect == written_in:  # the first: written_in is never None
+            reads = _table_reads(text, written_in, parsed)
+        if parsed is None:
             continue
+        trees = [t for t in parsed if t is not None]
         if len(trees) != 1:
             continue
         if isinstance(trees[0], exp.Query):
-            return QUERY
+            return QUERY, reads
         if isinstance(trees[0], _other_statements()):
             kind = OTHER
-    return kind
+    return kind, reads
+
+
+def _table_reads(text: str, written_in: str, parsed: list | None) -> TableReads | None:
+    try:
+        return table_reads_of(text, written_in, parsed)
+    except Exception:  # whatever a tree provokes, the table-read test meets again on its own
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -2,6 +2,8 @@
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -232,3 +234,24 @@ def test_another_projects_task_beside_ours_is_left_out(write_lmeval_run, score_i
         ours.unlink()
     with pytest.raises(UserError, match="no scored samples"):
         read_run(str(folder))
+
+
+def test_reading_runs_does_not_load_the_report_writer():
+    # score and verify read logged runs (report.runs, through submission.logged); the
+    # statistics and charts of report.build (numpy, matplotlib) load only when asked for.
+    code = (
+        "import sys\n"
+        "import sqlbench_lmeval.offline, sqlbench_lmeval.submission.logged\n"
+        "heavy = ('numpy', 'matplotlib', 'sqlbench_lmeval.report.build')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "from sqlbench_lmeval.report import ReportFiles, write_report\n"
+        "print(write_report.__module__, ReportFiles.__module__, 'numpy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[]",
+        "sqlbench_lmeval.report.build sqlbench_lmeval.report.build True",
+    ]

@@ -17,6 +17,7 @@ from sqlbench_lmeval.scoring.compare import (
     column_magnitudes,
     compare,
     gold_order_matters,
+    same_result,
     values_close,
     ves,
 )
@@ -189,6 +190,30 @@ VERDICTS = [
         (True, False, False, "match"),
     ),
     ("columns_swapped", ok((1, "a")), ok(("a", 1)), False, (False, False, False, "values")),
+    # Text decides before any tolerance: a suffixed string (the perturbed copy's), rows of
+    # text in another order (ordered: "order"), a NULL where a number was.
+    (
+        "text_suffixed",
+        ok(("Ann~", 1.0), ("Bob~", 2.0)),
+        ok(("Ann", 1.0), ("Bob", 2.0)),
+        True,
+        (False, False, False, "values"),
+    ),
+    (
+        "text_permuted_ordered",
+        ok(("Bob", 0.1 + 0.2), ("Ann", 1)),
+        ok(("Ann", 1.0), ("Bob", 0.3)),
+        True,
+        (False, False, False, "order"),
+    ),
+    (
+        "text_permuted_with_noise",
+        ok(("Bob", 0.1 + 0.2), ("Ann", 1)),
+        ok(("Ann", 1.0), ("Bob", 0.3)),
+        False,
+        (True, False, False, "match"),
+    ),
+    ("null_for_number", ok(("a", None)), ok(("a", 0.0)), True, (False, False, False, "values")),
     (
         "column_count",
         ok((1, "a"), columns=("x", "y")),
@@ -254,6 +279,18 @@ def test_verdict_table(pred, gold, ordered, expected):
     assert compare(pred, gold, ordered=ordered) == Verdict(*expected)
 
 
+@pytest.mark.parametrize(
+    ("pred", "gold", "ordered", "expected"),
+    [case[1:] for case in VERDICTS],
+    ids=[case[0] for case in VERDICTS],
+)
+def test_same_result_is_ex(pred, gold, ordered, expected):
+    # ``ex`` alone, through the fast paths: the table's verdicts, near-equal floats and
+    # residues included, in both directions.
+    assert same_result(pred, gold, ordered=ordered) is expected[0]
+    assert same_result(gold, pred, ordered=ordered) is expected[0]
+
+
 # (case id, pred status, gold status, reason)
 FAILURES = [
     ("pred_error", Status.ERROR, Status.OK, "pred_error"),
@@ -276,6 +313,15 @@ def test_anything_but_two_ok_results_is_wrong(pred_status, gold_status, reason):
     pred = Outcome(pred_status) if pred_status is not Status.OK else ok()
     gold = Outcome(gold_status) if gold_status is not Status.OK else ok()
     assert compare(pred, gold, ordered=False) == Verdict(False, False, False, reason)
+
+
+@pytest.mark.parametrize("pred_status", list(Status))
+@pytest.mark.parametrize("gold_status", list(Status))
+def test_same_result_needs_two_ok_results(pred_status, gold_status):
+    pred = Outcome(pred_status) if pred_status is not Status.OK else ok()
+    gold = Outcome(gold_status) if gold_status is not Status.OK else ok()
+    expected = pred_status is Status.OK and gold_status is Status.OK  # two empty results
+    assert same_result(pred, gold, ordered=False) is expected
 
 
 @pytest.mark.parametrize(
@@ -409,6 +455,50 @@ def test_no_input_raises_and_ex_is_symmetric(a, b, ordered):
     gold = ok(*b) if b else ok()
     verdict = compare(pred, gold, ordered=ordered)
     assert verdict.ex == compare(gold, pred, ordered=ordered).ex
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(results, results, st.booleans())
+def test_same_result_agrees_with_compare_on_any_two_results(a, b, ordered):
+    pred = ok(*a) if a else ok()
+    gold = ok(*b) if b else ok()
+    assert same_result(pred, gold, ordered=ordered) is compare(pred, gold, ordered=ordered).ex
+
+
+def _perturbed(rows: list[tuple], rng: random.Random) -> list[tuple]:
+    """``rows`` changed the ways a perturbed copy changes a result (or left as they are), and
+    ways that keep ``ex`` but not ``==``: float noise, a NULL or a string in place of a
+    number, one string suffixed, rows doubled or shuffled."""
+    changed = [list(row) for row in rows]
+    for row in changed:
+        for i, v in enumerate(row):
+            roll = rng.random()
+            if isinstance(v, float) and roll < 0.3:
+                row[i] = v * (1 + rng.choice([0.5e-12, -0.5e-12, 2e-12]))
+            elif isinstance(v, str) and roll < 0.1:
+                row[i] = v + "~"
+            elif roll < 0.03:
+                row[i] = rng.choice([None, "1", 0, 0.0])
+    result = [tuple(row) for row in changed]
+    choice = rng.random()
+    if choice < 0.1:
+        result = result + result
+    elif choice < 0.5:
+        rng.shuffle(result)
+    return result
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(results, st.randoms(use_true_random=False), st.booleans())
+def test_same_result_agrees_with_compare_on_near_results(rows, rng, ordered):
+    # Pairs that share most values, where the fast paths must not decide what the tolerant
+    # rules decide otherwise.
+    changed = _perturbed(rows, rng)
+    width = len(rows[0]) if rows else 1
+    pred = ok(*changed) if changed else ok(columns=tuple(f"c{i}" for i in range(width)))
+    gold = ok(*rows) if rows else ok(columns=tuple(f"c{i}" for i in range(width)))
+    assert same_result(pred, gold, ordered=ordered) is compare(pred, gold, ordered=ordered).ex
+    assert same_result(gold, pred, ordered=ordered) is compare(gold, pred, ordered=ordered).ex
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

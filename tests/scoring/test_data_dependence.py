@@ -14,10 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, GoldCache, Job, Outcome, Status, execute
+from sqlbench_lmeval.execution import (
+    Database,
+    GoldCache,
+    Job,
+    Outcome,
+    Status,
+    execute,
+    execute_many,
+)
 from sqlbench_lmeval.execution.perturbed import FOLDER, perturbed_database
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring.compare import compare, same_result
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     NO_TABLE,
@@ -263,6 +272,59 @@ def test_tpcds_gold_as_the_answer_reads_the_data(tpcds_items, tpcds_cache):
     assert [s["id"] for s in scores if s["reads_no_table"]] == []
     # An honest query is never flagged: at worst (gold does not move) the test cannot tell.
     assert {s["data_dependence"] for s in scores} <= {CHANGED, UNDECIDABLE}
+
+
+# Results of the copy and of the original, and near-equal ones: float noise of another
+# summation order, a constant, rows in other orders.
+SHOP_QUERIES = [
+    "SELECT * FROM customer",
+    "SELECT name FROM customer ORDER BY id DESC",
+    TOTAL,
+    "SELECT SUM(price) FROM (SELECT price FROM sales ORDER BY price DESC)",
+    "SELECT SUM(price + 0.1) - 0.30000000000000004 FROM sales",
+    "SELECT 139.5",
+    "SELECT COUNT(*) FROM sales",
+    "SELECT day, price FROM sales ORDER BY day",
+    "SELECT day, price FROM sales ORDER BY day DESC",
+    "SELECT customer_id, AVG(price) FROM sales GROUP BY customer_id",
+    "SELECT DISTINCT customer_id FROM sales",
+    "SELECT * FROM returns",
+    "SELECT name, NULL FROM customer",
+]
+
+
+def test_same_result_is_ex_on_real_results(shop):
+    # data_dependence's "the same" takes fast paths (compare.same_result); on every pair of
+    # these real outcomes, of the original and of the perturbed copy, it is compare's ex.
+    copy = perturbed_database(shop)
+    outcomes = [execute(Job(db, sql)) for db in (shop, copy) for sql in SHOP_QUERIES]
+    assert all(outcome.status is Status.OK for outcome in outcomes)
+    verdicts = set()
+    for a in outcomes:
+        for b in outcomes:
+            for ordered in (False, True):
+                verdict = same_result(a, b, ordered=ordered)
+                assert verdict is compare(a, b, ordered=ordered).ex, (a, b, ordered)
+                verdicts.add((verdict, a.rows == b.rows))
+    # Equal, equal only under the tolerance (the float noise) and different pairs all occur.
+    assert verdicts == {(True, True), (True, False), (False, False)}
+
+
+def test_same_result_is_ex_on_tpcds_gold_and_its_copy(tpcds_items):
+    # DuckDB's values (Decimals, dates, NULLs), gold on the original against gold on the copy.
+    items = tpcds_items[:40]
+    copy = perturbed_database(items[0].database)
+    jobs = [Job(db, item.gold_sql) for db in (items[0].database, copy) for item in items]
+    outcomes = execute_many(jobs, workers=2)
+    pairs = list(zip(outcomes[: len(items)], outcomes[len(items) :], strict=True))
+    # Some gold moves with the data, some (no rows at this scale) does not.
+    assert {same_result(b, a, ordered=False) for a, b in pairs} == {True, False}
+    for item, (original, perturbed) in zip(items, pairs, strict=True):
+        for ordered in (False, True):
+            for a, b in ((perturbed, original), (original, original), (original, perturbed)):
+                assert same_result(a, b, ordered=ordered) is compare(a, b, ordered=ordered).ex, (
+                    item.id
+                )
 
 
 def test_a_copy_that_cannot_be_built_stops_scoring(shop):

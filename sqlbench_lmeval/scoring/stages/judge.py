@@ -49,4 +49,5 @@ def _names_no_table(answer: Answer) -> str | None:
     item = answer.item
     if answer.outcome.status is not Status.OK or surely_reads_no_table(item.gold_sql, item.dialect):
         return None
-    return NO_TABLE if surely_reads_no_table(answer.run.sql, item.dialect) else None
+    parsed = None if answer.extraction is None else answer.extraction.table_reads  # parsed once
+    return NO_TABLE if surely_reads_no_table(answer.run.sql, item.dialect, parsed) else None
