@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import json
 import os
 import sys
@@ -755,32 +754,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Cyclic garbage collection while a command runs: a collection every 10,000 new objects
-#: instead of Python's 700 (and the older generations in step). Scoring holds every result
-#: (LogicCat: 4,036 gold results, the answers', the perturbed copies') while it makes more, and
-#: the default thresholds walked them over and over: ~0.4 s of CPU of a LogicCat score run
-#: of ~2.5 s. Garbage is still collected, in larger batches.
-GC_THRESHOLD = (10_000, 10, 10)
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     created: list[Path] = []
     try:
         if args.command in OUTPUT_KINDS:
             created = _prepare_output(args.command, args.output)
-        with _fewer_collections():
-            return int(args.handler(args) or 0)
+        return int(args.handler(args) or 0)
     except UserError as error:
         _remove_created(created)
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
