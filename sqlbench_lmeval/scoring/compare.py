@@ -504,19 +504,39 @@ def _key(v: Any, cluster_of: dict) -> Any:
 
 
 def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[float]) -> bool:
-    """Hopcroft-Karp: can every row of ``pred`` be paired with its own row of ``gold`` (as
-    many or more rows), every pair close?"""
-    n = len(pred)
+    """Can every row of ``pred`` be paired with its own row of ``gold`` (as many or more rows),
+    every pair close?"""
     adjacency = [[j for j, g in enumerate(gold) if _rows_close(p, g, magnitudes)] for p in pred]
     if any(not edges for edges in adjacency):
         return False
-    match_pred = [-1] * n
-    match_gold = [-1] * len(gold)
-    infinity = n + 1
+    return _HopcroftKarp(adjacency, len(gold)).maximum() == len(pred)
 
-    def bfs() -> bool:
-        queue = [i for i in range(n) if match_pred[i] == -1]
-        dist = [infinity] * n
+
+class _HopcroftKarp:
+    """Hopcroft-Karp's maximum matching of a bipartite graph: left node ``i`` may pair with
+    the right nodes ``adjacency[i]`` (of ``right`` in all)."""
+
+    def __init__(self, adjacency: list[list[int]], right: int) -> None:
+        self.adjacency = adjacency
+        self.n = len(adjacency)
+        self.match_left = [-1] * self.n
+        self.match_right = [-1] * right
+        self.infinity = self.n + 1
+        self.dist: list[int] = []
+
+    def maximum(self) -> int:
+        """The size of a maximum matching."""
+        matched = 0
+        while self._layers():
+            for i in range(self.n):
+                if self.match_left[i] == -1 and self._augment(i):
+                    matched += 1
+        return matched
+
+    def _layers(self) -> bool:
+        """Breadth-first layers from the free left nodes; whether a free right node is reached."""
+        queue = [i for i in range(self.n) if self.match_left[i] == -1]
+        dist = [self.infinity] * self.n
         for i in queue:
             dist[i] = 0
         found = False
@@ -524,30 +544,31 @@ def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[flo
         while head < len(queue):
             i = queue[head]
             head += 1
-            for j in adjacency[i]:
-                k = match_gold[j]
+            for j in self.adjacency[i]:
+                k = self.match_right[j]
                 if k == -1:
                     found = True
-                elif dist[k] == infinity:
+                elif dist[k] == self.infinity:
                     dist[k] = dist[i] + 1
                     queue.append(k)
-        bfs.dist = dist  # type: ignore[attr-defined]
+        self.dist = dist
         return found
 
-    def dfs(i: int) -> bool:
-        dist = bfs.dist  # type: ignore[attr-defined]
+    def _augment(self, i: int) -> bool:
+        """An augmenting path from free left node ``i`` along the layers, applied if found."""
+        dist, adjacency = self.dist, self.adjacency
         stack = [(i, iter(adjacency[i]))]
         path = []
         while stack:
             node, edges = stack[-1]
             advanced = False
             for j in edges:
-                k = match_gold[j]
+                k = self.match_right[j]
                 if k == -1:
                     path.append((node, j))
                     for a, b in path:
-                        match_pred[a] = b
-                        match_gold[b] = a
+                        self.match_left[a] = b
+                        self.match_right[b] = a
                     return True
                 if dist[k] == dist[node] + 1:
                     path.append((node, j))
@@ -555,15 +576,8 @@ def _perfect_matching(pred: list[tuple], gold: list[tuple], magnitudes: list[flo
                     advanced = True
                     break
             if not advanced:
-                dist[node] = infinity
+                dist[node] = self.infinity
                 stack.pop()
                 if path:
                     path.pop()
         return False
-
-    matched = 0
-    while bfs():
-        for i in range(n):
-            if match_pred[i] == -1 and dfs(i):
-                matched += 1
-    return matched == n
