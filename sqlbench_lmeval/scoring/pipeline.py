@@ -63,6 +63,7 @@ from sqlbench_lmeval.execution import (
     Status,
     execute_many,
 )
+from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict, compare, gold_order_matters
 from sqlbench_lmeval.scoring.data_dependence import (
@@ -329,57 +330,61 @@ def score_answers(
 
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     pred_jobs = prediction_jobs()
-    try:
-        # Gold's tie probes (``gold_ties``) run as more gold jobs of the same batch.
-        ties = plan_batch(items, gold_jobs, limits, gold_cache)
-        gold, predicted, ordered = _execute(
-            items,
-            ties.orders,
-            gold_jobs + ties.probe_jobs,
-            pred_jobs,
-            limits,
-            workers,
-            gold_cache,
-            progress,
-            expected,
+    # One set of worker processes for every batch of this run (gold and answers, gold on the
+    # perturbed copies, the answers there): each starts and opens its databases once.
+    with WorkerPool(workers) as pool:
+        try:
+            # Gold's tie probes (``gold_ties``) run as more gold jobs of the same batch.
+            ties = plan_batch(items, gold_jobs, limits, gold_cache)
+            gold, predicted, ordered = _execute(
+                items,
+                ties.orders,
+                gold_jobs + ties.probe_jobs,
+                pred_jobs,
+                limits,
+                workers,
+                gold_cache,
+                progress,
+                expected,
+                pool,
+            )
+            gold, probes = gold[: len(items)], gold[len(items) :]
+            gold = recheck_gold(items, gold, limits, workers, gold_cache)
+            gold_ties: list[GoldTies | None] = list(ties.finish(gold, probes))
+        except EvaluationUnavailable:
+            raise
+        except Exception as error:
+            # A fault of the evaluation while executing (the model's SQL failing is an outcome and
+            # never raises): no item may score it, so the run stops.
+            raise EvaluationUnavailable(execution_fault(error)) from error
+        outcomes: list[Outcome | None] = [None] * len(runs)
+        for i, outcome in zip(submitted, predicted, strict=True):
+            outcomes[i] = outcome
+        for i, run in enumerate(runs):
+            if run is not None and run.error is not None:  # the translation failed: nothing ran
+                outcomes[i] = Outcome(Status.ERROR, error=run.error)
+        for i, failure in enumerate(failures):
+            if failure is not None:  # refused or failed before running: nothing ran
+                outcomes[i] = Outcome(Status.ERROR, error=failure.error)
+        answer_gold = [gold[index] for index in indices]
+        answer_ordered = [ordered[index] for index in indices]
+        answered = [items[index] for index in indices]
+        answer_ties = [gold_ties[index] for index in indices]
+        parts = list(
+            zip(
+                answered,
+                extractions,
+                runs,
+                outcomes,
+                answer_gold,
+                answer_ordered,
+                answer_ties,
+                failures,
+                strict=True,
+            )
         )
-        gold, probes = gold[: len(items)], gold[len(items) :]
-        gold = recheck_gold(items, gold, limits, workers, gold_cache)
-        gold_ties: list[GoldTies | None] = list(ties.finish(gold, probes))
-    except EvaluationUnavailable:
-        raise
-    except Exception as error:
-        # A fault of the evaluation while executing (the model's SQL failing is an outcome and
-        # never raises): no item may score it, so the run stops.
-        raise EvaluationUnavailable(execution_fault(error)) from error
-    outcomes: list[Outcome | None] = [None] * len(runs)
-    for i, outcome in zip(submitted, predicted, strict=True):
-        outcomes[i] = outcome
-    for i, run in enumerate(runs):
-        if run is not None and run.error is not None:  # the translation failed: nothing ran
-            outcomes[i] = Outcome(Status.ERROR, error=run.error)
-    for i, failure in enumerate(failures):
-        if failure is not None:  # refused or failed before running: nothing ran
-            outcomes[i] = Outcome(Status.ERROR, error=failure.error)
-    answer_gold = [gold[index] for index in indices]
-    answer_ordered = [ordered[index] for index in indices]
-    answered = [items[index] for index in indices]
-    answer_ties = [gold_ties[index] for index in indices]
-    parts = list(
-        zip(
-            answered,
-            extractions,
-            runs,
-            outcomes,
-            answer_gold,
-            answer_ordered,
-            answer_ties,
-            failures,
-            strict=True,
-        )
-    )
-    scores = [_scored(*part, item_metrics) for part in parts]
-    _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_cache)
+        scores = [_scored(*part, item_metrics) for part in parts]
+        _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_cache, pool)
     for score, item, gold_outcome, outcome in zip(
         scores, answered, answer_gold, outcomes, strict=True
     ):
@@ -391,7 +396,9 @@ def score_answers(
     return Scored(scores, outcomes, answer_gold, answer_ordered)
 
 
-def _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_cache) -> None:
+def _judge_data_dependence(
+    scores, parts, item_metrics, limits, workers, gold_cache, pool=None
+) -> None:
     """Run the answers that matched gold (and named a table) once more on the perturbed copy
     of their database (``data_dependence``) and record the verdict in their scores; an answer
     whose result does not depend on the data is scored again, flagged ``reads_no_table``."""
@@ -411,7 +418,7 @@ def _judge_data_dependence(scores, parts, item_metrics, limits, workers, gold_ca
         item, _, run, pred, gold_outcome, ordered, *_ = parts[index]
         cases.append(Case(item, run.sql, pred, gold_outcome, ordered))
     try:
-        verdicts = judge_all(cases, limits, workers, gold_cache)
+        verdicts = judge_all(cases, limits, workers, gold_cache, pool)
     except EvaluationUnavailable:
         raise
     except Exception as error:  # as for the first batch: the evaluation's fault, never a score
@@ -496,7 +503,9 @@ def _extracted(
     return extraction, None
 
 
-def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected):
+def _execute(
+    items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, progress, expected, pool=None
+):
     """Gold outcomes and per-item gold order (in item order; ``orders`` holds those the tie
     plan already read, None for the others), prediction outcomes (in the order ``pred_jobs``
     yields them)."""
@@ -517,6 +526,7 @@ def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, p
                 workers=workers,
                 progress=description,
                 expected=expected,
+                pool=pool,
             )
         else:
             both = execute_many(
@@ -525,6 +535,7 @@ def _execute(items, orders, gold_jobs, pred_jobs, limits, workers, gold_cache, p
                 workers=workers,
                 progress=description,
                 expected=None if expected is None else len(gold_jobs) + expected,
+                pool=pool,
             )
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
         return gold, predicted, found[0].result()
