@@ -158,6 +158,12 @@ class WorkerPool:
     def close(self) -> None:
         """Stop every worker (each closes its connections first, as at a batch's end)."""
         self.closed = True
+        self.renew()
+
+    def renew(self) -> None:
+        """Stop the idle workers, so the next batch runs on fresh ones: for a re-run that
+        promises a fresh process. (Starting them beside the pool's instead would hold twice the
+        server sessions a run is documented to need.)"""
         idle, self._idle = self._idle, []
         _stop_all(idle, kill=False)
 

@@ -349,7 +349,7 @@ def score_answers(
                 pool,
             )
             gold, probes = gold[: len(items)], gold[len(items) :]
-            gold = recheck_gold(items, gold, limits, workers, gold_cache)
+            gold = recheck_gold(items, gold, limits, workers, gold_cache, pool)
             gold_ties: list[GoldTies | None] = list(ties.finish(gold, probes))
         except EvaluationUnavailable:
             raise
@@ -555,6 +555,7 @@ def recheck_gold(
     limits: Limits = Limits(),
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[Outcome]:
     """``gold`` (outcomes of the items' gold, in item order), checked against what the build
     recorded. Two kinds of gold run once more, in fresh worker processes, under gold's own,
@@ -575,7 +576,8 @@ def recheck_gold(
     rows than ``limits.max_rows`` now (a lower ``--max-rows`` than the build's) raises
     :class:`EvaluationUnavailable` too: no answer can be compared with a result cut off.
     Gold recorded as broken at build time (:func:`gold_broken`) is not run again: no answer is
-    compared with it."""
+    compared with it. ``pool``: the run's workers (``execute_many``); its idle ones are stopped
+    first, so these runs too are on fresh processes."""
     rechecked = list(gold)
     unfinished = [
         index
@@ -585,7 +587,7 @@ def recheck_gold(
     if unfinished:
         jobs = [Job(items[index].database, items[index].gold_sql) for index in unfinished]
         gold_limits = limits.for_gold()
-        again = execute_many(jobs, gold_limits, workers=workers)
+        again = _run_fresh(jobs, gold_limits, workers, pool)
         finished = [
             (job, outcome)
             for job, outcome in zip(jobs, again, strict=True)
@@ -617,7 +619,7 @@ def recheck_gold(
     ]
     if broken:
         jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
-        again = execute_many(jobs, limits.for_gold(), workers=workers)
+        again = _run_fresh(jobs, limits.for_gold(), workers, pool)
         failing = [
             (items[index], outcome)
             for index, outcome in zip(broken, again, strict=True)
@@ -646,6 +648,12 @@ def recheck_gold(
             "$SQLBENCH_LMEVAL_MAX_ROWS)"
         )
     return rechecked
+
+
+def _run_fresh(jobs, limits, workers, pool) -> list[Outcome]:
+    if pool is not None:
+        pool.renew()
+    return execute_many(jobs, limits, workers=workers, pool=pool)
 
 
 def _some_items(failing: Sequence[tuple[Item, Outcome]]) -> str:

@@ -172,3 +172,14 @@ def test_a_pool_of_no_workers_runs_in_this_process(database):
         (outcome,) = execute_many(pid_jobs(database, 1), pool=pool)
         assert pool.pids() == []
     assert outcome.rows == ((os.getpid(),),)
+
+
+def test_renew_stops_the_idle_workers_and_the_next_batch_starts_fresh_ones(database):
+    with WorkerPool(2) as pool:
+        execute_many(pid_jobs(database, 20), pool=pool)
+        old = set(pool.pids())
+        pool.renew()
+        assert pool.pids() == [] and not alive(old)
+        fresh = {o.rows[0][0] for o in execute_many(pid_jobs(database, 20), pool=pool)}
+        assert fresh <= set(pool.pids()) and not fresh & old
+    assert not worker_children()
