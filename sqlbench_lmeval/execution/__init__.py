@@ -2,8 +2,9 @@
 
 Public API: :class:`Database`, :class:`Limits`, :class:`Job`, :class:`Outcome`,
 :class:`Status`, :func:`execute` (in this process), :func:`execute_many` (worker processes,
-input order), :class:`GoldCache` and the engine registry :mod:`engines` (one module per
-engine, each declaring its :class:`~sqlbench_lmeval.execution.engines.Engine`).
+input order), :class:`WorkerPool` (workers shared by several batches), :class:`GoldCache` and
+the engine registry :mod:`engines` (one module per engine, each declaring its
+:class:`~sqlbench_lmeval.execution.engines.Engine`).
 """
 
 from sqlbench_lmeval.execution.job import Database, Job, Limits
@@ -12,19 +13,20 @@ from sqlbench_lmeval.execution.runner import execute
 
 
 def __getattr__(name: str):
-    """:class:`GoldCache` and :func:`execute_many`, imported on first use: every worker process
-    imports this package (its modules live here) and needs neither, and the pool's and the
-    cache's imports (tqdm, asyncio, hashing) were half of the start-up of each worker."""
+    """:class:`GoldCache`, :func:`execute_many` and :class:`WorkerPool`, imported on first use:
+    every worker process imports this package (its modules live here) and needs none, and the
+    pool's and the cache's imports (tqdm, asyncio, hashing) were half of the start-up of each
+    worker."""
     if name == "GoldCache":
         # heavy: the gold cache, on first use (see above)
         from sqlbench_lmeval.execution.cache import GoldCache
 
         return GoldCache
-    if name == "execute_many":
+    if name in ("execute_many", "WorkerPool"):
         # heavy: the worker pool, on first use (see above)
-        from sqlbench_lmeval.execution.pool import execute_many
+        from sqlbench_lmeval.execution import pool
 
-        return execute_many
+        return getattr(pool, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -35,6 +37,7 @@ __all__ = [
     "Limits",
     "Outcome",
     "Status",
+    "WorkerPool",
     "execute",
     "execute_many",
 ]

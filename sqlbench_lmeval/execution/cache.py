@@ -43,7 +43,7 @@ from pathlib import Path
 from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
-from sqlbench_lmeval.execution.pool import execute_many
+from sqlbench_lmeval.execution.pool import WorkerPool, execute_many
 from sqlbench_lmeval.execution.record_file import RecordFile, load_payloads, save_payloads
 from sqlbench_lmeval.execution.unavailable import CacheUnwritable
 
@@ -74,9 +74,11 @@ class GoldCache:
         *,
         workers: int | None = None,
         progress: str | None = None,
+        pool: WorkerPool | None = None,
     ) -> list[Outcome]:
-        """Outcomes of ``jobs`` in order: cached ones read, the rest executed and stored."""
-        gold, _ = self.run_together(jobs, (), limits, workers=workers, progress=progress)
+        """Outcomes of ``jobs`` in order: cached ones read, the rest executed and stored (in
+        ``pool``'s workers if given, as ``pool.execute_many``)."""
+        gold, _ = self.run_together(jobs, (), limits, workers=workers, progress=progress, pool=pool)
         return gold
 
     def run_together(
@@ -88,6 +90,7 @@ class GoldCache:
         workers: int | None = None,
         progress: str | None = None,
         expected: int | None = None,
+        pool: WorkerPool | None = None,
     ) -> tuple[list[Outcome], list[Outcome]]:
         """Like :meth:`run` for ``gold_jobs``, executing ``other_jobs`` (never cached) in the
         same parallel batch: one slow gold query then overlaps the predictions instead of
@@ -124,6 +127,7 @@ class GoldCache:
             workers=workers,
             progress=progress,
             expected=None if expected is None else len(to_run) + expected,
+            pool=pool,
         )
         fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
         storable = {

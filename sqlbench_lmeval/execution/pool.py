@@ -31,6 +31,13 @@ Design (why it looks like this):
 - ``jobs`` may be a lazy iterable (scoring extracts SQL from model outputs while it is consumed):
   the parent pulls one chunk at a time, only while the queue is short, and does not block on
   the workers meanwhile, so producing the jobs overlaps running the ones already made.
+- A :class:`WorkerPool` lets several batches share their workers (one scoring run has several:
+  gold and answers, gold on the perturbed copies, ...), so each worker starts, imports and opens
+  its databases once per run instead of once per batch. Everything above stays per batch: each
+  batch has its own limits (they travel with each chunk), watchdog, counters and re-runs; only
+  a worker with nothing in flight goes back to the pool at a batch's end (any other is killed,
+  so none carries jobs of an old batch into a new one), and a batch that raises stops all of
+  its workers.
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ READ_SIZE = 1 << 20
 BATCH_WAIT_S = 0.005
 STARTUP_FAILURES_ALLOWED = 3
 OPENING_DEATHS_ALLOWED = 2  # workers that die opening a database before the batch stops
+STOP_WAIT_S = 2.0  # how long a worker told to stop may take to close its connections
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -80,11 +88,15 @@ def execute_many(
     workers: int | None = None,
     progress: str | None = None,
     expected: int | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[Outcome]:
     """Run ``jobs`` in worker processes; one Outcome per job, in input order.
 
     ``workers`` defaults to the CPU count; ``workers=0`` runs everything in this process (no
-    isolation: for debugging only). ``progress`` is a tqdm description, or None for no bar.
+    isolation: for debugging only). ``pool``: an open :class:`WorkerPool` whose workers run the
+    batch and stay for the next one; its size then stands for ``workers``. Without one, the
+    batch starts its own workers and stops them at its end.
+    ``progress`` is a tqdm description, or None for no bar.
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
     about how many it yields (chunk size and the bar's total; any count is handled: fewer jobs
     count the rest as done, so the total the bar showed never drops).
@@ -92,6 +104,10 @@ def execute_many(
     cannot be opened, a server stays gone: see ``execution.unavailable``) raises
     :class:`EvaluationUnavailable` and ends the batch.
     """
+    if pool is not None:
+        if pool.closed:
+            raise ValueError("execute_many: the worker pool is closed")
+        workers = pool.size
     if isinstance(jobs, Sequence):
         jobs, expected = iter(jobs), len(jobs)
     source = iter(jobs)
@@ -109,9 +125,66 @@ def execute_many(
             _settle_total(bar, len(results))
             return results
         count = min(workers or default_workers(), expected or MAX_CHUNK)
-        return _Batch(source, limits, count, bar, expected).run()
+        return _Batch(source, limits, count, bar, expected, pool).run()
     finally:
         bar.close()
+
+
+class WorkerPool:
+    """Worker processes shared by the batches of one run, stopped when it closes.
+
+    Use it as a context manager around the batches (``pool=`` of :func:`execute_many`,
+    ``GoldCache.run``, ``GoldCache.run_together``); no worker process is left once the ``with``
+    ends, also when its body raises. Workers start with the first batch that needs them. Between
+    batches the pool holds only idle workers (see the module docstring); ``workers`` as for
+    :func:`execute_many` (0: every batch runs in this process).
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.size = default_workers() if workers is None else workers
+        self.closed = False
+        self._idle: list[_Worker] = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def pids(self) -> list[int]:
+        """The process ids of the idle workers (between batches: all of them)."""
+        return [worker.proc.pid for worker in self._idle]
+
+    def close(self) -> None:
+        """Stop every worker (each closes its connections first, as at a batch's end)."""
+        self.closed = True
+        self.renew()
+
+    def renew(self) -> None:
+        """Stop the idle workers, so the next batch runs on fresh ones: for a re-run that
+        promises a fresh process. (Starting them beside the pool's instead would hold twice the
+        server sessions a run is documented to need.)"""
+        idle, self._idle = self._idle, []
+        _stop_all(idle, kill=False)
+
+    def _take(self, count: int) -> list[_Worker]:
+        """Up to ``count`` idle workers for a batch; one that died while idle (its death is
+        no job's) is reaped and left out, and the batch starts another."""
+        taken: list[_Worker] = []
+        while self._idle and len(taken) < count:
+            worker = self._idle.pop(0)
+            if worker.proc.poll() is None:
+                taken.append(worker)
+            else:
+                worker.stop(kill=True)
+        return taken
+
+    def _give_back(self, worker: _Worker) -> bool:
+        """Keep ``worker`` for the next batch if it is idle and alive; False if not kept."""
+        if self.closed or worker.pending or worker.outbuf or worker.proc.poll() is not None:
+            return False
+        self._idle.append(worker)
+        return True
 
 
 class _NoBar:
@@ -203,28 +276,53 @@ class _Worker:
         return messages
 
     def stop(self, kill: bool) -> None:
-        if kill and self.proc.poll() is None:
-            self.proc.kill()
+        _stop_all([self], kill)
+
+    def close_pipes(self) -> None:
+        """Close both pipes: on EOF the worker closes its connections and exits."""
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
             except OSError:
                 pass
-        if not kill:
+
+
+def _stop_all(workers: Sequence[_Worker], kill: bool) -> None:
+    """Stop ``workers``: killed, or told to stop (EOF on their input, so each closes its
+    connections: servers log a connection dropped without a goodbye) and killed if they do not
+    exit within ``STOP_WAIT_S``. They stop side by side; none is left running, also when the
+    wait is interrupted (Ctrl-C)."""
+    try:
+        for worker in workers:
+            if kill and worker.proc.poll() is None:
+                worker.proc.kill()
+            worker.close_pipes()
+        deadline = time.monotonic() + STOP_WAIT_S
+        for worker in workers:
             try:
-                self.proc.wait(timeout=2.0)
-                return
+                worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.proc.wait()
+                worker.proc.kill()
+    finally:
+        for worker in workers:
+            if worker.proc.poll() is None:
+                worker.proc.kill()
+            worker.proc.wait()
 
 
 class _Batch:
     """One execute_many call: the queue, the workers and the event loop that drives them."""
 
     def __init__(
-        self, source: Iterator[Job], limits: Limits, workers: int, bar, expected: int | None
+        self,
+        source: Iterator[Job],
+        limits: Limits,
+        workers: int,
+        bar,
+        expected: int | None,
+        pool: WorkerPool | None = None,
     ) -> None:
+        self.pool = pool
         self.source: Iterator[Job] | None = source  # None once every job has been taken
         self.jobs: list[Job] = []
         self.limits = limits
@@ -248,8 +346,11 @@ class _Batch:
         self.rerun: deque[int] = deque()
 
     def run(self) -> list[Outcome]:
+        ended = False
         try:
-            for _ in range(self.count):
+            for worker in self.pool._take(self.count) if self.pool is not None else []:
+                self._add_worker(worker)
+            while len(self.workers) < self.count:
                 self._start_worker()
             while self.remaining or self.source is not None:
                 producing = self._take_jobs()
@@ -263,11 +364,20 @@ class _Batch:
                     # parent wakes once per many results instead of once per query (on a
                     # 2-core machine those wake-ups compete with the workers for CPU).
                     time.sleep(BATCH_WAIT_S)
+            ended = True
         finally:
             for worker in self.workers:
                 self._unregister(worker)
-                worker.stop(kill=bool(worker.pending))
-            self.selector.close()
+            # A batch that raised stops all its workers; one that ended keeps the idle ones
+            # in its pool (any other still runs a duplicate whose result no longer counts).
+            kept = ended and self.pool is not None
+            stopping = [w for w in self.workers if not (kept and self.pool._give_back(w))]
+            self.workers = []
+            try:
+                _stop_all([w for w in stopping if w.pending], kill=True)
+            finally:
+                _stop_all([w for w in stopping if not w.pending], kill=False)
+                self.selector.close()
         return self.results  # type: ignore[return-value]
 
     def _take_jobs(self) -> bool:
@@ -290,7 +400,9 @@ class _Batch:
     # -- workers --------------------------------------------------------------------------
 
     def _start_worker(self) -> None:
-        worker = _Worker()
+        self._add_worker(_Worker())
+
+    def _add_worker(self, worker: _Worker) -> None:
         self.workers.append(worker)
         self.selector.register(worker.rfd, selectors.EVENT_READ, worker)
 

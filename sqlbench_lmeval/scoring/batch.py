@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlbench_lmeval.execution import Job, Outcome
+from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
 from sqlbench_lmeval.scoring.item import Item
@@ -41,3 +42,5 @@ class Batch:
     probes: list[Outcome] = field(default_factory=list)
     ordered: list[bool] = field(default_factory=list)
     ties: list[GoldTies | None] = field(default_factory=list)
+    #: The run's worker processes, shared by its batches (None: each batch starts its own).
+    pool: WorkerPool | None = None

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.perturbed import perturbed_database
+from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.compare import same_result
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.vocabulary import Vocabulary
@@ -100,13 +101,14 @@ def judge_all(
     limits: Limits,
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[str]:
     """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
     database has no copy. Gold runs on the copies first, under gold's own time limit
     (``Limits.for_gold``) and through ``gold_cache`` (after the first run, a read), then only
     the answers whose gold changed there: where it did not, or did not finish, the verdict is
     :data:`UNDECIDABLE` whatever the answer gives. The answers run there under gold's limit
-    too."""
+    too. ``pool``: the run's worker processes (``execute_many``), if it keeps them."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -121,9 +123,9 @@ def judge_all(
     # gold query may need more than an answer's limit, and only what finishes is cached.
     gold_limits = limits.for_gold()
     if gold_cache is not None:
-        gold = gold_cache.run(gold_jobs, gold_limits, workers=workers)
+        gold = gold_cache.run(gold_jobs, gold_limits, workers=workers, pool=pool)
     else:
-        gold = execute_many(gold_jobs, gold_limits, workers=workers)
+        gold = execute_many(gold_jobs, gold_limits, workers=workers, pool=pool)
     asked = []
     for i, gold_perturbed in zip(tested, gold, strict=True):
         case = cases[i]
@@ -135,7 +137,9 @@ def judge_all(
     # Gold's limit for the answers too: each already matched gold within the answers' limit,
     # and this run is the evaluation's test, not the model's cost; under the answers' limit a
     # heavy answer on twice the data would be undecidable or not as the machine's load decides.
-    answers = execute_many(answer_jobs, gold_limits, workers=workers) if answer_jobs else []
+    answers = (
+        execute_many(answer_jobs, gold_limits, workers=workers, pool=pool) if answer_jobs else []
+    )
     for (i, gold_perturbed), answer_perturbed in zip(asked, answers, strict=True):
         case = cases[i]
         verdicts[i] = judge(case.answer, answer_perturbed, case.gold, gold_perturbed, case.ordered)

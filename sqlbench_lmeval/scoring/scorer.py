@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlbench_lmeval.execution import GoldCache, Limits
+from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
@@ -89,9 +90,12 @@ class Scorer:
         Raises :class:`EvaluationUnavailable` when the evaluation itself cannot run; nothing
         is scored then."""
         batch = Batch(items, incoming, expected)
-        with _fewer_collections():
+        # One set of worker processes for every batch of the run (gold and answers, gold and
+        # the answers on the perturbed copies): each starts and opens its databases once.
+        with _fewer_collections(), WorkerPool(self.workers) as batch.pool:
             for stage in STAGES:
                 _run_stage(stage, batch, self)
+        batch.pool = None  # closed: its workers are stopped
         return batch
 
     def score_samples(self, items: Sequence[Item], outputs: Sequence[Sequence]) -> list[dict]:

@@ -11,8 +11,8 @@ read, and the read-only role.
 ``restartable_postgres``: the same on a private cluster of the test's own, which it may restart.
 ``no_retry_pause``: the runner's pause before its one retry, shortened.
 ``hooks_dir``: an importable module of setup hooks (a sleeping function, a crashing function, a
-clock; hooks that fail, kill their process, or fail on the first open only) placed on sys.path,
-so the worker processes can import it.
+clock, the worker's pid; hooks that fail, kill their process (always, or when told), or fail on
+the first open only) placed on sys.path, so the worker processes can import it.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ HOOKS = textwrap.dedent(
         conn.create_function("slow_sleep", 1, lambda s: time.sleep(s) or 1)
         conn.create_function("die", 0, lambda: os.kill(os.getpid(), signal.SIGKILL))
         conn.create_function("frozen_now", 0, lambda: "2024-01-01 00:00:00")
+        conn.create_function("worker_pid", 0, os.getpid, deterministic=False)
 
 
     def broken(conn):
@@ -50,6 +51,15 @@ HOOKS = textwrap.dedent(
 
     def die_on_open(conn):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+    def die_when_told(conn):
+        # Dies opening a database while the file $SQLBENCH_TEST_DIE_MARKER exists (it is
+        # removed first, so one open dies per marker the test makes).
+        marker = os.environ.get("SQLBENCH_TEST_DIE_MARKER")
+        if marker and os.path.exists(marker):
+            os.remove(marker)
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
     _opened = []

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, Status, WorkerPool, execute_many
 
 HOOKS = textwrap.dedent(
     """
@@ -78,12 +78,13 @@ def killable(tmp_path, tiny_sqlite, monkeypatch):
     return Database("sqlite", str(tiny_sqlite), setup="kill_test_hooks:register"), folder
 
 
-def run_with_kills(database, folder, kills: int):
+def run_with_kills(database, folder, kills: int, pool: WorkerPool | None = None):
     killer = Killer(folder, kills)
     killer.start()
     sqls = ["SELECT 1", "SELECT wait_to_be_killed()", "SELECT 2"]
+    jobs = [Job(database, s) for s in sqls]
     try:
-        outcomes = execute_many([Job(database, s) for s in sqls], Limits(timeout_s=120), workers=1)
+        outcomes = execute_many(jobs, Limits(timeout_s=120), workers=1, pool=pool)
     finally:
         killer.stop.set()
         killer.join()
@@ -106,3 +107,18 @@ def test_a_query_whose_worker_dies_twice_is_crashed_and_says_so(killable):
     assert [o.status for o in outcomes] == [Status.OK, Status.CRASHED, Status.OK]
     error = outcomes[1].error
     assert "signal SIGKILL" in error and "both runs" in error and "fresh worker" in error
+
+
+def test_in_a_pool_the_query_runs_again_on_a_new_worker_and_the_pool_keeps_it(killable):
+    # The pool's worker ran a batch before (it is not fresh); the killed query's second run is
+    # on a new process, which the pool keeps for its next batch.
+    database, folder = killable
+    with WorkerPool(1) as pool:
+        execute_many([Job(database, "SELECT 0")], pool=pool)
+        (before,) = pool.pids()
+        outcomes, killed = run_with_kills(database, folder, kills=1, pool=pool)
+        (after,) = pool.pids()
+        (last,) = execute_many([Job(database, "SELECT 3")], pool=pool)
+    assert killed == [before] and after != before
+    assert [o.rows for o in outcomes] == [((1,),), ((1,),), ((2,),)]
+    assert last.rows == ((3,),)

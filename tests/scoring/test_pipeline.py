@@ -331,3 +331,24 @@ def test_verdict_counts_put_each_item_in_one_class(database):
         "error": 1,
         "truncated": 1,
     }
+
+
+def test_a_scoring_run_starts_its_workers_once_and_leaves_none(database, monkeypatch):
+    from sqlbench_lmeval.execution import pool as pool_module
+
+    started = []
+    real = pool_module._Worker
+
+    def counted():
+        started.append(real())
+        return started[-1]
+
+    monkeypatch.setattr(pool_module, "_Worker", counted)
+    # Three batches: gold and the answer; gold on the perturbed copy (its numbers shift, so its
+    # result changes); the answer there (it matched gold). One worker process runs them all.
+    (score,) = Scorer(progress=False, workers=1).score(
+        [item(database, 1, FLOW_TIMES_HEAD)], [FLOW_TIMES_HEAD]
+    )
+    assert score["data_dependence"] == "changed"
+    assert len(started) == 1
+    assert started[0].proc.poll() is not None  # stopped once scoring returned

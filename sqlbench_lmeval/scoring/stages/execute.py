@@ -57,13 +57,13 @@ def _execute(batch, gold_jobs, pred_jobs, orders, scorer):
         if cache is not None:
             gold, predicted = cache.run_together(
                 gold_jobs, pred_jobs, limits, workers=workers, progress=description,
-                expected=batch.expected,
+                expected=batch.expected, pool=batch.pool,
             )  # fmt: skip
         else:
             expected = None if batch.expected is None else len(gold_jobs) + batch.expected
             both = execute_many(
                 itertools.chain(gold_jobs, pred_jobs), limits, workers=workers,
-                progress=description, expected=expected,
+                progress=description, expected=expected, pool=batch.pool,
             )  # fmt: skip
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
         return gold, predicted, found[0].result()

@@ -18,7 +18,7 @@ def run(batch, scorer) -> None:
     if not chosen:
         return
     cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]
-    found = judge_all(cases, scorer.limits, scorer.workers, scorer.gold_cache)
+    found = judge_all(cases, scorer.limits, scorer.workers, scorer.gold_cache, batch.pool)
     for answer, dependence in zip(chosen, found, strict=True):
         answer.dependence = dependence
 

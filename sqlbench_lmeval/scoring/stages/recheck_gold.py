@@ -8,8 +8,10 @@ errors now runs once more, and what still fails stops the run (docs/failures.md)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.scoring.answer import UNFINISHED
 from sqlbench_lmeval.scoring.item import GOLD_RAN, Item
@@ -26,9 +28,8 @@ UNFINISHED_ADVICE = (
 
 
 def run(batch, scorer) -> None:
-    batch.gold = recheck_gold(
-        batch.items, batch.gold, scorer.limits, scorer.workers, scorer.gold_cache
-    )
+    limits, workers, cache = scorer.limits, scorer.workers, scorer.gold_cache
+    batch.gold = recheck_gold(batch.items, batch.gold, limits, workers, cache, batch.pool)
 
 
 def recheck_gold(
@@ -37,6 +38,7 @@ def recheck_gold(
     limits: Limits = Limits(),
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[Outcome]:
     """``gold`` (outcomes of the items' gold, in item order), checked against what the build
     recorded. Two kinds of gold run once more, in fresh worker processes, under gold's own,
@@ -57,12 +59,28 @@ def recheck_gold(
     rows than ``limits.max_rows`` now (a lower ``--max-rows`` than the build's) raises
     :class:`EvaluationUnavailable` too: no answer can be compared with a result cut off.
     Gold recorded as broken at build time (:func:`gold_broken`) is not run again: no answer is
-    compared with it."""
+    compared with it. ``pool``: the run's workers; its idle ones are stopped first, so the rerun
+    is on fresh workers."""
     rechecked = list(gold)
-    _rerun_unfinished(items, rechecked, limits, workers, gold_cache)
-    _rerun_errors(items, rechecked, limits, workers)  # also gold that finished only now
+    fresh = _Fresh(workers, pool)
+    _rerun_unfinished(items, rechecked, limits, fresh, gold_cache)
+    _rerun_errors(items, rechecked, limits, fresh)  # also gold that finished only now
     _check_row_cap(items, rechecked, limits)
     return rechecked
+
+
+@dataclass(frozen=True)
+class _Fresh:
+    """Runs jobs on fresh worker processes: new ones, or the run's pool once its idle workers
+    are stopped (as the failure messages and ``--gold-timeout``'s help promise)."""
+
+    workers: int | None
+    pool: WorkerPool | None
+
+    def run(self, jobs, limits: Limits) -> list[Outcome]:
+        if self.pool is not None:
+            self.pool.renew()
+        return execute_many(jobs, limits, workers=self.workers, pool=self.pool)
 
 
 def _ran_at_build(items: Sequence[Item], gold: Sequence[Outcome], statuses) -> list[int]:
@@ -74,13 +92,13 @@ def _ran_at_build(items: Sequence[Item], gold: Sequence[Outcome], statuses) -> l
     ]
 
 
-def _rerun_unfinished(items, rechecked, limits, workers, gold_cache) -> None:
+def _rerun_unfinished(items, rechecked, limits, fresh, gold_cache) -> None:
     unfinished = _ran_at_build(items, rechecked, UNFINISHED)
     if not unfinished:
         return
     jobs = [Job(items[index].database, items[index].gold_sql) for index in unfinished]
     gold_limits = limits.for_gold()
-    again = execute_many(jobs, gold_limits, workers=workers)
+    again = fresh.run(jobs, gold_limits)
     finished = [
         (job, outcome)
         for job, outcome in zip(jobs, again, strict=True)
@@ -106,12 +124,12 @@ def _rerun_unfinished(items, rechecked, limits, workers, gold_cache) -> None:
         rechecked[index] = outcome
 
 
-def _rerun_errors(items, rechecked, limits, workers) -> None:
+def _rerun_errors(items, rechecked, limits, fresh) -> None:
     broken = _ran_at_build(items, rechecked, {Status.ERROR})
     if not broken:
         return
     jobs = [Job(items[index].database, items[index].gold_sql) for index in broken]
-    again = execute_many(jobs, limits.for_gold(), workers=workers)
+    again = fresh.run(jobs, limits.for_gold())
     failing = [
         (items[index], outcome)
         for index, outcome in zip(broken, again, strict=True)
