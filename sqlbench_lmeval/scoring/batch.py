@@ -17,6 +17,7 @@ from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.extract import Extraction
+from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 
 #: One answer to score: (index of its item, raw output or None, the output's extraction and
 #: failure when the caller already made them, else None).
@@ -42,5 +43,15 @@ class Batch:
     probes: list[Outcome] = field(default_factory=list)
     ordered: list[bool] = field(default_factory=list)
     ties: list[GoldTies | None] = field(default_factory=list)
+    #: Per item index, whether gold reads no table (``sql.table_reads``), once asked.
+    gold_reading: dict[int, bool] = field(default_factory=dict)
     #: The run's worker processes, shared by its batches (None: each batch starts its own).
     pool: WorkerPool | None = None
+
+    def gold_reads_no_table(self, index: int) -> bool:
+        """Whether the gold of ``items[index]`` surely reads no table (a calculation on
+        constants), read once per item."""
+        if index not in self.gold_reading:
+            item = self.items[index]
+            self.gold_reading[index] = surely_reads_no_table(item.gold_sql, item.dialect)
+        return self.gold_reading[index]

@@ -17,17 +17,17 @@ from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 def run(batch, scorer) -> None:
     for answer in batch.answers:
         if answer.failure is None and answer.outcome is not None:
-            _judge(answer)
+            _judge(answer, batch)
 
 
-def _judge(answer: Answer) -> None:
+def _judge(answer: Answer, batch) -> None:
     try:
         answer.verdict = compared(answer.item, answer.outcome, answer.gold, answer)
     except Exception as error:
         answer.fail(Stage.COMPARE, error)
         return
     try:
-        answer.dependence = _names_no_table(answer)
+        answer.dependence = _names_no_table(answer, batch)
     except Exception as error:
         answer.fail(Stage.SCORE, error)
 
@@ -43,11 +43,13 @@ def compared(item, pred: Outcome, gold: Outcome, answer: Answer) -> Verdict:
     return tie_verdict(verdict, pred, gold, answer.ties)
 
 
-def _names_no_table(answer: Answer) -> str | None:
+def _names_no_table(answer: Answer, batch) -> str | None:
     """``no_table`` for an answer that ran and names no table where gold names one (gold that
-    is itself a calculation on constants, 116 LogicCat items, makes that no shortcut)."""
-    item = answer.item
-    if answer.outcome.status is not Status.OK or surely_reads_no_table(item.gold_sql, item.dialect):
+    is itself a calculation on constants, 116 LogicCat items, makes that no shortcut). The
+    answer is asked first: most name a table, and then gold's text need not be read."""
+    if answer.outcome.status is not Status.OK:
         return None
     parsed = None if answer.extraction is None else answer.extraction.table_reads  # parsed once
-    return NO_TABLE if surely_reads_no_table(answer.run.sql, item.dialect, parsed) else None
+    if not surely_reads_no_table(answer.run.sql, answer.item.dialect, parsed):
+        return None
+    return None if batch.gold_reads_no_table(answer.index) else NO_TABLE

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.data_dependence import Case, judge_all
-from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 
 #: Exceptions here are the evaluation's fault, never an answer's: they stop the run.
 RUNS_SQL = True
 
 
 def run(batch, scorer) -> None:
-    chosen = [answer for answer in batch.answers if _asks(answer)]
+    chosen = [a for a in batch.answers if _asks(a) and not batch.gold_reads_no_table(a.index)]
     if not chosen:
         return
     cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]
@@ -30,5 +29,4 @@ def _asks(answer) -> bool:
         and answer.verdict.ex
         and answer.dependence is None
         and answer.outcome.status is Status.OK
-        and not surely_reads_no_table(answer.item.gold_sql, answer.item.dialect)
     )
