@@ -60,7 +60,7 @@ class Scorer:
         workers = os.environ.get(WORKERS_ENV)
         rows = os.environ.get(PREVIEW_ROWS_ENV)
         return cls(
-            limits=limits_from_env(items),
+            limits=_limits_from_env(items),
             workers=int(workers) if workers else None,
             gold_cache=GoldCache(gold_cache_dir()),
             hooks=hooks or Hooks(),
@@ -133,7 +133,7 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def limits_from_env(items: Sequence[Item] = ()) -> Limits:
+def _limits_from_env(items: Sequence[Item]) -> Limits:
     """``$SQLBENCH_LMEVAL_TIMEOUT``, else the default time limit of the items' engine; the row
     cap, gold's own limit and what to do with gold that does not finish from their variables."""
     timeout = os.environ.get(TIMEOUT_ENV)

@@ -244,7 +244,7 @@ def test_the_default_time_limit_is_the_engines(monkeypatch):
     user sets one; a batch of items takes the longest of their engines' defaults."""
     from sqlbench_lmeval.execution.runner import default_timeout
     from sqlbench_lmeval.scoring.item import Item
-    from sqlbench_lmeval.scoring.scorer import TIMEOUT_ENV, limits_from_env
+    from sqlbench_lmeval.scoring.scorer import TIMEOUT_ENV, Scorer
 
     assert (default_timeout("postgres"), default_timeout("duckdb"), default_timeout(None)) == (
         60.0,
@@ -256,7 +256,7 @@ def test_the_default_time_limit_is_the_engines(monkeypatch):
         for engine in ("duckdb", "postgres")
     }
     monkeypatch.delenv(TIMEOUT_ENV, raising=False)
-    assert limits_from_env([on["duckdb"]]).timeout_s == 10.0
-    assert limits_from_env([on["duckdb"], on["postgres"]]).timeout_s == 60.0
+    assert Scorer.from_env([on["duckdb"]]).limits.timeout_s == 10.0
+    assert Scorer.from_env([on["duckdb"], on["postgres"]]).limits.timeout_s == 60.0
     monkeypatch.setenv(TIMEOUT_ENV, "3")
-    assert limits_from_env([on["postgres"]]).timeout_s == 3.0
+    assert Scorer.from_env([on["postgres"]]).limits.timeout_s == 3.0
