@@ -1,30 +1,31 @@
 """Byte-identical outputs of two source trees of the package on fixed inputs, file by file.
 
-Runs a fixed matrix of ``python -m sqlbench_lmeval ...`` commands once with ``PYTHONPATH=A``
-and once with ``PYTHONPATH=B`` (worker processes inherit it), on the same cache
+Runs a fixed matrix of ``python -m sqlbench_lmeval ...`` commands once with ``PYTHONPATH=A`` and
+once with ``PYTHONPATH=B`` (worker processes inherit it), on the same cache
 (``$SQLBENCH_LMEVAL_CACHE``), writes each side's outputs under ``WORK/a`` and ``WORK/b`` and
-compares every output file byte for byte (``filecmp.cmp(shallow=False)``, what ``cmp`` does);
-prints one line per case (``same``, or ``DIFFERENT`` with the file and its first differing
-byte) and exits 1 if any case differs. ``--twice`` also runs A a second time into ``WORK/a2``:
-a case whose A and A differ is not a refactor difference and is reported as ``UNSTABLE``.
-The inputs are written once to ``WORK/inputs`` from the benchmarks' own items (``gold
-logiccat``/``gold tpcds`` of tree A) and kept, so later runs compare on the same files:
-LogicCat on SQLite (gold as every answer; a mix of gold, wrong, refused, prose and cut-off
-answers; 8 samples per item of ``logiccat_mini`` with ``--samples``; retried answers as
-``attempts``), on MariaDB (``--mysql-url``, an admin URL: gold mix and 8 samples, gold in its
-MySQL text), TPC-DS sf 0.01 on DuckDB (gold, a mix, gold rewritten to PostgreSQL's dialect
-and scored with ``--dialect postgres``) and on PostgreSQL (``--postgres-url``), and ``verify``
-and ``leaderboard`` reports of fixed runs (the predictions files above, read with ``--task``,
-and ``score`` outputs). LogicCat's 4 gold queries flagged ``random`` (``RAND()``, items 865,
-1423, 1425, 1440) are left out of every input: their results differ between any two runs of
-them. A score JSON still lists them (as ``missing``) with their gold's ``gold_preview``, which
-comes from the gold cache; when the two trees key that cache differently (its key holds the
-sha256 of the database's setup module, ``logiccat/mysql_functions.py`` on SQLite,
-``logiccat/server.py`` on MariaDB: any edit of that file, even of a docstring, runs all gold
-again) the random gold ran afresh and its preview differs.
-That one field of those items is the only thing left out, and only after the bytes differed:
-the case then reads ``same but random gold``. What differs between two runs of one tree shows
-as ``UNSTABLE``. ``--compare-only`` compares the outputs already in ``WORK`` again.
+compares every output file, and what the command printed (``stdout.txt``, ``stderr.txt``, the output
+folder's path written ``{out}``), byte for byte (``filecmp.cmp(shallow=False)``, what ``cmp`` does);
+prints one line per case (``same``, or ``DIFFERENT`` with the file and its first differing byte) and
+exits 1 if any case differs. ``--twice`` also runs A a second time into ``WORK/a2``: a case whose A
+and A differ is not a refactor difference and is reported as ``UNSTABLE``. The inputs are written
+once to ``WORK/inputs`` from the benchmarks' own items (``gold logiccat``/``gold tpcds`` of tree A)
+and kept, so later runs compare on the same files: LogicCat on SQLite (gold as every answer; a mix
+of gold, wrong, refused, prose and cut-off answers; 8 samples per item of ``logiccat_mini`` with
+``--samples``; retried answers as ``attempts``), on MariaDB (``--mysql-url``, an admin URL: gold mix
+and 8 samples, gold in its MySQL text), TPC-DS sf 0.01 on DuckDB (gold, a mix, gold rewritten to
+PostgreSQL's dialect and scored with ``--dialect postgres``) and on PostgreSQL (``--postgres-url``),
+and ``verify`` and ``leaderboard`` reports of fixed runs (three LogicCat and two TPC-DS predictions
+files above, read with ``--task``, and two lm-eval ``--tasks logiccat`` model folders written
+without a model by lm-eval's own tracker through tree A's ``perf/_lmeval_runs.py``). LogicCat's 4
+gold queries flagged ``random`` (``RAND()``, items 865, 1423, 1425, 1440) are left out of every
+input: their results differ between any two runs of them. A score JSON still lists them (as
+``missing``) with their gold's ``gold_preview``, which comes from the gold cache; when the two trees
+key that cache differently (its key holds the sha256 of the database's setup module,
+``logiccat/mysql_functions.py`` on SQLite, ``logiccat/server.py`` on MariaDB: any edit of that file,
+even of a docstring, runs all gold again) the random gold ran afresh and its preview differs. That
+one field of those items is the only thing left out, and only after the bytes differed: the case
+then reads ``same but random gold``. What differs between two runs of one tree shows as
+``UNSTABLE``. ``--compare-only`` compares the outputs already in ``WORK`` again.
 
     git archive main | tar -x -C /tmp/tree-a
     git archive HEAD | tar -x -C /tmp/tree-b
@@ -194,6 +195,7 @@ def make_inputs(args, inputs: Path) -> dict[str, Path]:
             for i, g in enumerate(tpcds)
         ],
     )
+    files["lmeval-runs"] = lmeval_runs(args.a, inputs / "lmeval-runs", args.workers)
     return files
 
 
@@ -201,6 +203,24 @@ def random_gold_ids(inputs: Path) -> set[int]:
     """LogicCat's items whose gold calls RAND() (flagged ``random``)."""
     lines = (inputs / "logiccat-gold.jsonl").read_text(encoding="utf-8").splitlines()
     return {g["id"] for g in map(json.loads, lines) if "random" in g["flags"]}
+
+
+def lmeval_runs(tree: str, folder: Path, workers: int) -> list[Path]:
+    """Two model folders of a ``--tasks logiccat`` lm-eval run, no model needed: written by
+    lm-eval's own tracker through tree A's ``perf/_lmeval_runs.py`` (each item answered with
+    its gold, a wrong query or prose)."""
+    if not folder.exists():
+        code = (
+            "import sys\n"
+            "from pathlib import Path\n"
+            f"sys.path.insert(0, {str(Path(tree).resolve() / 'perf')!r})\n"
+            "from _lmeval_runs import write_logiccat_runs\n"
+            "from sqlbench_lmeval.paths import cache_dir\n"
+            f"write_logiccat_runs(Path({str(folder)!r}), cache_dir(), 2, workers={workers})\n"
+        )
+        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+        subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+    return sorted(model for name in sorted(folder.iterdir()) for model in name.iterdir())
 
 
 def to_postgres(sql: str) -> str:
@@ -311,6 +331,19 @@ def cases(args, files: dict[str, Path]) -> list[tuple[str, list[str], tuple[int,
                 "{out}",
                 *workers,
             ],
+            (0, 1, 4, 5),
+        ),
+    ]
+    runs = [f"model-{n}={path}" for n, path in enumerate(files["lmeval-runs"])]
+    out += [
+        (
+            "verify-logiccat-lmeval-runs",
+            ["verify", *runs, "-o", "{out}", *workers],
+            (0, 1, 4, 5),
+        ),
+        (
+            "leaderboard-logiccat-lmeval-runs",
+            ["leaderboard", *runs, "-o", "{out}", *workers],
             (0, 1, 4, 5),
         ),
     ]
@@ -428,7 +461,11 @@ def main() -> int:
             for old in out.rglob("*"):
                 if old.is_file():
                     old.unlink()
-            run(tree, [part.replace("{out}", str(out)) for part in command], ok=ok)
+            done = run(tree, [part.replace("{out}", str(out)) for part in command], ok=ok)
+            # What the command printed is output too (its summary); the side's folder is not.
+            for stream in ("stdout", "stderr"):
+                text = getattr(done, stream).replace(str(out), "{out}")
+                (out / f"{stream}.txt").write_text(text, encoding="utf-8")
         problems = compare(args.work / "a" / name, args.work / "b" / name, random_ids)
         unstable = (
             compare(args.work / "a" / name, args.work / "a2" / name, random_ids)
