@@ -112,6 +112,14 @@ def run(tree: str, args: list[str], ok=(0,)) -> subprocess.CompletedProcess:
     return done
 
 
+def python_in(tree: str, code: str) -> str:
+    """What ``python -c code`` prints with ``PYTHONPATH=tree``."""
+    env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+
+
 def read_gold(tree: str, benchmark: str, path: Path, extra: list[str]) -> list[dict]:
     if not path.exists():
         run(tree, ["gold", benchmark, "--no-progress", "--output", str(path), *extra])
@@ -128,11 +136,7 @@ def mysql_gold(tree: str, inputs: Path) -> dict[int, str]:
             "b = ensure_bundle(progress=False)\n"
             "json.dump({r.id: r.gold_sql_mysql for r in b.records}, sys.stdout)\n"
         )
-        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
-        done = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        path.write_text(done.stdout, encoding="utf-8")
+        path.write_text(python_in(tree, code), encoding="utf-8")
     return {int(k): v for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
@@ -218,8 +222,7 @@ def lmeval_runs(tree: str, folder: Path, workers: int) -> list[Path]:
             "from sqlbench_lmeval.paths import cache_dir\n"
             f"write_logiccat_runs(Path({str(folder)!r}), cache_dir(), 2, workers={workers})\n"
         )
-        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
-        subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+        python_in(tree, code)
     return sorted(model for name in sorted(folder.iterdir()) for model in name.iterdir())
 
 
@@ -237,11 +240,7 @@ def mini_item_ids(tree: str, inputs: Path) -> set[int]:
             "docs = task_documents(task_spec('logiccat_mini'))\n"
             "json.dump(sorted(d['id'] for d in docs), sys.stdout)\n"
         )
-        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
-        done = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        path.write_text(done.stdout, encoding="utf-8")
+        path.write_text(python_in(tree, code), encoding="utf-8")
     return set(json.loads(path.read_text(encoding="utf-8")))
 
 
