@@ -18,14 +18,16 @@ and ``verify`` and ``leaderboard`` reports of fixed runs (three LogicCat and two
 files above, read with ``--task``, and two lm-eval ``--tasks logiccat`` model folders written
 without a model by lm-eval's own tracker through tree A's ``perf/_lmeval_runs.py``). LogicCat's 4
 gold queries flagged ``random`` (``RAND()``, items 865, 1423, 1425, 1440) are left out of every
-input: their results differ between any two runs of them. A score JSON still lists them (as
-``missing``) with their gold's ``gold_preview``, which comes from the gold cache; when the two trees
-key that cache differently (its key holds the sha256 of the database's setup module,
-``logiccat/mysql_functions.py`` on SQLite, ``logiccat/server.py`` on MariaDB: any edit of that file,
-even of a docstring, runs all gold again) the random gold ran afresh and its preview differs. That
-one field of those items is the only thing left out, and only after the bytes differed: the case
-then reads ``same but random gold``. What differs between two runs of one tree shows as
-``UNSTABLE``. ``--compare-only`` compares the outputs already in ``WORK`` again.
+predictions file: their results differ between any two runs of them (the lm-eval runs hold all 4,036
+items, as a complete run must; an answer that runs RAND() practically never equals gold's result, so
+its verdict stays the same). A score JSON still lists them (as ``missing``) with their gold's
+``gold_preview``, which comes from the gold cache; when the two trees key that cache differently
+(its key holds the sha256 of the database's setup module, ``logiccat/mysql_functions.py`` on SQLite,
+``logiccat/server.py`` on MariaDB: any edit of that file, even of a docstring, runs all gold again)
+the random gold ran afresh and its preview differs. That one field of those items is the only thing
+left out, and only after the bytes differed: the case then reads ``same but random gold``. What
+differs between two runs of one tree shows as ``UNSTABLE``. ``--compare-only`` compares the outputs
+already in ``WORK`` again.
 
     git archive main | tar -x -C /tmp/tree-a
     git archive HEAD | tar -x -C /tmp/tree-b
