@@ -1,10 +1,9 @@
-"""Hostile SQL in, outcome out: sandboxed engines, worker pool, gold-result cache.
-
-Public API: :class:`Database`, :class:`Limits`, :class:`Job`, :class:`Outcome`,
-:class:`Status`, :func:`execute` (in this process), :func:`execute_many` (worker processes,
-input order), :class:`WorkerPool` (workers shared by several batches), :class:`GoldCache` and
-the engine registry :mod:`engines` (one module per engine, each declaring its
-:class:`~sqlbench_lmeval.execution.engines.Engine`).
+"""Hostile SQL in, outcome out: :class:`Database`, :class:`Limits`, :class:`Job`,
+:class:`Outcome` and :class:`Status`, :func:`execute` (in this process), :func:`execute_many`
+(worker processes, input order), :class:`WorkerPool` (workers shared by several batches),
+:class:`GoldCache` and the engine registry :mod:`engines` (one module per engine, each
+declaring its :class:`~sqlbench_lmeval.execution.engines.Engine`; how SQL runs and each
+engine's sandbox: docs/engines.md).
 """
 
 from sqlbench_lmeval.execution.job import Database, Job, Limits

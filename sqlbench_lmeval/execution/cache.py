@@ -1,32 +1,8 @@
-"""Gold results on disk, so a re-run executes only the predictions.
-
-One SQLite file, ``<root>/gold-cache.sqlite``, maps a key to an outcome. The key is a sha256
-over everything that can change a gold result:
-
-- the database file's content (sha256; memoized by path, inode, size and mtime, in memory and
-  in the cache file, so unchanged files are hashed once); for a server engine its
-  ``Engine.fingerprint`` of the database (e.g. the server's version and ``CHECKSUM TABLE`` of
-  every table on MySQL, the id of the load that filled it on PostgreSQL);
-- the exact SQL text;
-- the engine's name and ``Engine.version`` (SQLite library version, DuckDB package version,
-  the driver's version of a server engine);
-- the setup hook and a fingerprint of its module's source file (a hook that imports helpers from
-  other modules is fingerprinted by its own file only: bump something in that file, or clear
-  the cache, when only a helper changes);
-- the limits and ``EXECUTION_VERSION`` (how results are produced and stored).
-
-Nothing of how results are compared: a gold outcome is the engine's result, so a change of a
-comparison rule keeps the cache (scores carry their own ``comparison_version``).
-
-Each entry stores a checksum of its key and payload (``record_file``); an entry that fails the
-checksum or does not decode (a partial write, bit rot, a manual edit) is treated as missing and
-recomputed; a cache file that is not a database at all is moved aside. Only deterministic
-outcomes are stored (ok, error, too_many_rows, no_sql) - never timeout or crashed, which depend
-on the machine. A failure of the evaluation itself (a database that cannot be opened, a failing
-setup hook, a server gone: ``EvaluationUnavailable``) is no outcome at all: it ends the batch
-and nothing of that batch is stored. So does a cache file that cannot be written (a read-only
-folder, a full disk: ``CacheUnwritable``): the run stops, naming the file, and nothing is
-scored.
+"""Gold results on disk, so a re-run executes only the predictions: :class:`GoldCache`, one
+SQLite file mapping a key over everything that can change a gold result, and nothing of how
+results are compared, to its outcome, each entry checked by a checksum (the key and what is
+stored: docs/engines.md#the-gold-cache; damaged entries and a cache that cannot be written:
+docs/failures.md).
 """
 
 from __future__ import annotations
@@ -51,7 +27,7 @@ CACHE_FORMAT = "2"  # 2: keys without the comparison version
 CACHE_FILE = "gold-cache.sqlite"
 CACHEABLE = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
 _HASH_BLOCK = 1 << 20
-# The file hashes the keys use, memoized beside the entries (see the module docstring).
+# The file hashes the keys use, memoized beside the entries (docs/engines.md#the-gold-cache).
 _FILES_TABLE = (
     "CREATE TABLE IF NOT EXISTS files "
     "(path TEXT PRIMARY KEY, signature TEXT NOT NULL, sha256 TEXT NOT NULL)"
@@ -59,7 +35,7 @@ _FILES_TABLE = (
 
 
 class GoldCache:
-    """Run gold jobs through an on-disk cache of their outcomes (see the module docstring)."""
+    """Run gold jobs through an on-disk cache of their outcomes (docs/engines.md#the-gold-cache)."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)

@@ -1,43 +1,8 @@
-"""Run many jobs in parallel worker processes that can be killed and replaced.
-
-Design (why it looks like this):
-
-- Workers are fresh interpreters started with ``subprocess`` (``python -m
-  sqlbench_lmeval.execution.worker``), never forked: the parent may hold threads (tqdm's
-  monitor, lm-eval, DuckDB) and a fork would copy their locks mid-use. multiprocessing's
-  ``spawn``/``forkserver`` would also work but re-import the parent's ``__main__`` in every worker
-  (the lm_eval console script imports torch); a plain subprocess imports only what it needs.
-- Each worker lives for the whole batch and keeps its connections open (one per database
-  file). The parent sends chunks of jobs (at most two chunks in flight per worker, so a worker
-  never waits for work and a slow query does not hold many others hostage); the worker answers
-  each job as soon as it ends, so the parent always knows which job is running and since when.
-- Watchdog: a job running longer than ``timeout_s + KILL_GRACE_S`` (the engine's own timeout
-  failed, e.g. a Python function looping inside a setup-registered SQL function) gets its worker
-  killed; the job becomes TIMEOUT, the rest of that worker's chunk is re-queued, a new worker
-  starts. A worker that dies (segfault, a SIGKILL) while running a job is most often not that
-  job's doing (the OOM killer acting for another process, an operator, a container limit: a
-  query that exhausts memory ends as an error under the engine's own memory limit), so the job
-  runs once more, alone, on a fresh worker; only a second death marks it CRASHED, and its
-  message says that it died twice.
-- Failures of the evaluation itself end the batch with ``EvaluationUnavailable`` (never an
-  outcome): a worker reports one its runner could not get past (database cannot be opened,
-  server gone, ...); workers that fail to start ``STARTUP_FAILURES_ALLOWED`` times in a row; a
-  worker that dies while opening a database (between its ``opening`` and ``alive`` messages:
-  the database or its setup hook killed it, not a query) a second time. The first such death
-  re-queues the job on a fresh worker.
-- Once the queue is empty, an idle worker takes over (duplicates) the back half of the jobs
-  waiting behind another worker's long query, so one slow query does not delay a whole chunk.
-- Results come back in input order; a tqdm bar shows progress when ``progress`` is given.
-- ``jobs`` may be a lazy iterable (scoring extracts SQL from model outputs while it is consumed):
-  the parent pulls one chunk at a time, only while the queue is short, and does not block on
-  the workers meanwhile, so producing the jobs overlaps running the ones already made.
-- A :class:`WorkerPool` lets several batches share their workers (one scoring run has several:
-  gold and answers, gold on the perturbed copies, ...), so each worker starts, imports and opens
-  its databases once per run instead of once per batch. Everything above stays per batch: each
-  batch has its own limits (they travel with each chunk), watchdog, counters and re-runs; only
-  a worker with nothing in flight goes back to the pool at a batch's end (any other is killed,
-  so none carries jobs of an old batch into a new one), and a batch that raises stops all of
-  its workers.
+"""Run many jobs in parallel worker processes that can be killed and replaced:
+:func:`execute_many` runs one batch (lazy jobs in, outcomes out in input order, a watchdog
+that kills a hung worker, a second run for a job whose worker died, the evaluation's own
+failures raised as ``EvaluationUnavailable``), and a :class:`WorkerPool` keeps the workers
+for all batches of a scoring run (why it looks like this: docs/engines.md#worker-processes).
 """
 
 from __future__ import annotations
@@ -136,7 +101,7 @@ class WorkerPool:
     Use it as a context manager around the batches (``pool=`` of :func:`execute_many`,
     ``GoldCache.run``, ``GoldCache.run_together``); no worker process is left once the ``with``
     ends, also when its body raises. Workers start with the first batch that needs them. Between
-    batches the pool holds only idle workers (see the module docstring); ``workers`` as for
+    batches the pool holds only idle workers (docs/engines.md#worker-processes); ``workers`` as for
     :func:`execute_many` (0: every batch runs in this process).
     """
 

@@ -1,59 +1,20 @@
-"""Is the predicted result the gold result? Three versioned comparison modes.
+"""Is the predicted result the gold result? :func:`compare` judges a prediction's outcome
+against gold's in the three versioned modes (``ex``, tolerant and order-aware only where gold
+orders; ``ex_strict``, the literal recipe; ``ex_set``, BIRD's), :func:`ves` says whether it
+ran, and :func:`same_result` is ``ex`` alone (the rules, the tolerance and why:
+docs/scoring.md#comparing-results; bump :data:`COMPARISON_VERSION` on any change of them).
 
-``ex`` (primary) - both queries ran (Status.OK) and:
-
-- same number of columns (columns are positional; names are ignored);
-- rows compared as a multiset (duplicates count), or in order when the gold query's outermost
-  ORDER BY defines an order (:func:`gold_order_matters`; the caller passes ``ordered``);
-- values: numbers (int, float, Decimal, bool as 0/1) are equal when they differ by at most
-  ``REL_TOL`` times the larger of their own magnitudes, or when both are *residues* of their
-  column: at most ``REL_TOL`` times the magnitude of at least half of the column's numbers
-  (both results, zeros included; :func:`column_magnitudes`). Two ints must be exactly equal;
-  infinities equal only themselves. NaN equals NaN; NULL equals only NULL (never 0 or '');
-  strings and bytes are compared exactly; dates and other values with ``==``; lists/structs
-  element-wise by the same rules.
-- Why this tolerance: gold and prediction run on the same engine over the same data, so an
-  honest difference is float noise - a few units in the last place from another summation
-  order or expression form (~1e-16 relative, 1e-12 leaves four orders of margin), or the
-  residue of a cancellation (``0.1 + 0.2 - 0.3`` = 5.6e-17 where gold has 0), which is noise
-  relative to the operands, whose size the bulk of the column stands in for. The bulk, not the
-  largest value: one huge value must not turn the column's ordinary values into "residues"
-  (item 1429's rate column holds -3.3e29 beside rates near -0.05, item 3681's holds 1e12 beside
-  0.0125-0.043; with the largest magnitude as the scale, 0 for every small rate and 0.5 for
-  every small value both matched). A value that is not a residue is compared relative to its
-  own size only, so ``ROUND(x, 2)`` (a move of up to 0.005) passes only where 0.005 is within
-  1e-12 of the value itself, and 1000x wrong values of tiny constants (9.8e-18 vs 9.8e-15)
-  differ by far more. The cost: a residue beside mostly zeros or alone (gold 0.0, prediction
-  5.6e-17, little else beside it) is not forgiven. The limit: where at least half of a
-  column's numbers are huge, a small value in it is a residue of them (gold 1e20 and 0.05
-  against 1e20 and 0 still match), as every value beside a huge one was before.
-- The multiset match is exact, not a rounding heuristic: it asks whether some one-to-one
-  pairing of rows makes every pair equal under the rules above (see :func:`_multiset_equal`).
-
-``ex_strict`` - the original scoring recipe literally: ``pred_rows == gold_rows`` (Python
-equality of the raw row lists, order and duplicates significant, 1 == 1.0, no tolerance).
-
-``ex_set`` - BIRD's ``set(pred_rows) == set(gold_rows)``: order and duplicates ignored, exact
-values; reported for comparability with the literature (it hides a missing DISTINCT).
-
-Both also need as many columns as gold, as ``ex`` does: rows of other widths are never equal
-anyway, and without it an empty result of any width would match every empty gold.
-
-All three need both outcomes OK; a gold failure makes every mode false with reason
-``gold_<status>`` (the caller reports the gold status separately).
-
-VES (valid efficiency/execution score) is ``1`` iff the prediction's status is OK: it ran
-without error, within the time limit and within the row cap. TOO_MANY_ROWS counts as invalid:
-a query whose result we could not hold cannot be checked either. The gold outcome never changes
-VES (the LogicCat description's recipe appended a second VES entry when gold failed; we do
-not).
-
-Scoring makes ``ex`` tie-aware on top of :func:`compare` (``gold_ties``, ``tie_compare``): a
-prediction that fails it only by order, values or row count but is another of the results
-gold's ORDER BY ties and LIMIT cut allow scores 1 with reason ``tie_equivalent``.
-
-Bump COMPARISON_VERSION on any change of these rules: score files and each scored item carry
-it. The gold cache does not (it holds what the engine returned), so a bump keeps it.
+>>> from sqlbench_lmeval.execution.outcome import Outcome, Status
+>>> gold = Outcome(Status.OK, columns=("n",), rows=((0.3,), (2,)))
+>>> noisy = Outcome(Status.OK, columns=("total",), rows=((2,), (0.1 + 0.2,)))
+>>> compare(noisy, gold, ordered=False)  # float noise, another order: only ex forgives both
+Verdict(ex=True, ex_strict=False, ex_set=False, reason='match')
+>>> compare(noisy, gold, ordered=True).reason
+'order'
+>>> compare(noisy, Outcome(Status.TIMEOUT), ordered=False).reason
+'gold_timeout'
+>>> ves(noisy), ves(Outcome(Status.TOO_MANY_ROWS))
+(1, 0)
 """
 
 from __future__ import annotations

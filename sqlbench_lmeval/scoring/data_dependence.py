@@ -1,26 +1,19 @@
-"""Does an answer that matched gold depend on the data? Its result on a perturbed database.
+"""Does an answer that matched gold depend on the data? :func:`judge_all` runs such answers,
+and gold first, on a perturbed copy of their database (``execution.perturbed``) and
+:func:`judge` compares each one's result there with its result on the original by ``ex``'s
+rule; an answer whose result stays while gold's changes is flagged ``reads_no_table`` (the
+test, its values and its limits: docs/scoring.md#data-dependence).
 
-An answer can match gold without reading the data: a constant the model worked out
-(``SELECT 874``), or one dressed up as a query (``SELECT 874 FROM store LIMIT 1``,
-``SELECT 874 + 0 * (SELECT COUNT(*) FROM store)``). Whether it names a table says little, so
-an answer that matched gold runs once more, on a perturbed copy of its database
-(``execution.perturbed``: every row twice, numbers shifted, text suffixed, no table empty),
-where gold ran first (through the gold cache), and :func:`judge` compares:
-
-- gold's result the same on the copy as on the original: the test cannot tell
-  (:data:`UNDECIDABLE`, never a flag); so when a run on the copy does not finish (timeout,
-  crash), which a machine decides, not the data;
-- else the answer's result the same on both: it does not depend on the data
-  (:data:`UNCHANGED`, flagged ``reads_no_table``);
-- else it reads the data (:data:`CHANGED`).
-
-"The same" is ``ex``'s rule (``compare.same_result``: tolerant numbers, order only where gold's
-counts).
-Before any run, the syntactic test of ``sql.table_reads`` still applies: an answer that ran
-and names no table (a system catalog such as ``sqlite_master`` is none), matched or not, is
-:data:`NO_TABLE`, flagged without a run. Where gold itself names no table (a calculation on
-constants) nothing is flagged. Server engines (MySQL, PostgreSQL) keep
-no perturbed copy: their answers get the syntactic test only (:data:`NOT_TESTED`).
+>>> from sqlbench_lmeval.execution.outcome import Outcome, Status
+>>> def result(n):
+...     return Outcome(Status.OK, columns=("n",), rows=((n,),))
+>>> gold, gold_on_copy = result(874), result(1748)  # gold reads the data: it changed
+>>> judge(result(874), result(874), gold, gold_on_copy, False)  # SELECT 874 FROM store
+'unchanged'
+>>> judge(result(874), result(1748), gold, gold_on_copy, False)
+'changed'
+>>> judge(result(874), result(874), gold, result(874), False)  # gold stayed too: no flag
+'undecidable'
 """
 
 from __future__ import annotations
@@ -82,7 +75,8 @@ class Case:
 def judge(
     answer: Outcome, answer_perturbed: Outcome, gold: Outcome, gold_perturbed: Outcome, ordered
 ) -> str:
-    """:data:`CHANGED`, :data:`UNCHANGED` or :data:`UNDECIDABLE` (see the module docstring)."""
+    """:data:`CHANGED`, :data:`UNCHANGED` or :data:`UNDECIDABLE`
+    (docs/scoring.md#data-dependence)."""
     if answer_perturbed.status in _UNFINISHED or gold_perturbed.status in _UNFINISHED:
         return UNDECIDABLE
     if _same(gold_perturbed, gold, ordered):

@@ -1,76 +1,18 @@
-"""Model output -> one SQL statement (or None), how it was found, and why it cannot be scored.
+"""Model output -> one SQL statement (or None), how it was found, and why it cannot be scored:
+:func:`extract_sql` drops reasoning, takes the last fenced block, answer marker or query in
+prose, cuts the statement out in the answer's dialect and refuses what is not one read-only
+query (``problem``), the same way for every answer shape; ``truncated`` and
+``repetition_loop`` say whether the output was cut off, and by a loop (what is refused:
+docs/statement-rule.md; the steps and bounds: docs/statement-rule.md#how-the-statement-is-found).
 
-Steps, in order (``Extraction.method`` lists the ones that applied, joined by ``+``):
-
-1. ``after_think``: reasoning is dropped - only the text after the last ``</think>`` counts. An
-   opened but never closed ``<think>`` (output cut off while reasoning) gives no SQL
-   (``unclosed_think``): its drafts are not an answer.
-2. ``prompt_continuation``: when the prompt ends in a SQL fragment (``prompt_tail``, e.g.
-   ``"SQL: SELECT"``) and the output continues it (does not restart with that keyword, a fence
-   or reasoning), the fragment is put back in front, so ``" name FROM t"`` becomes the whole
-   ``SELECT name FROM t`` - never a subquery found inside the continuation.
-3. ``fenced_sql``: the last fenced block labelled as SQL (```` ```sql ````, ``sqlite``,
-   ``mysql``, ``duckdb``, ...); else ``fenced``: the last unlabelled fenced block that holds a
-   statement. A fence cut off by the token limit still counts.
-4. ``answer_marker``: the text after the last "The answer is:", "Final answer:", "SQL query:",
-   "SQL:" or "Answer:".
-5. ``plain`` (the text starts with the query) or ``after_prose`` (leading prose skipped). A
-   single line that starts with SELECT/WITH is taken whole, without parsing (fast path for
-   bare answers). Else ``inline_code``: the last `` `SELECT ...` `` span in prose.
-
-Inside the chosen text the statement starts at the first statement keyword (outside comments)
-from which a statement follows - the outermost query comes first in the text, so a subquery is
-never carved out of a longer query or out of an ``INSERT ... SELECT``. Strings, quoted names and
-comments are those of the dialect the answer is written in (``dialect``: the one the prompt
-asked for, which is also the one a translation reads it in; see ``lexis``): ``#`` is a comment
-and ``--`` needs whitespace after it in MySQL, not in SQLite or DuckDB.
-
-- A query starts with ``SELECT``, ``WITH <name> AS`` or, at a line start, ``(`` before either
-  (a parenthesised query: the engine decides whether it runs); it counts where a parseable
-  query follows.
-- Any other statement (``UPDATE``, ``DROP``, ``PRAGMA``, ``SET``, ``SHOW``, ``DO``, ``CALL``,
-  ``KILL``, ``HANDLER``, ``LOCK``, ``PREPARE``, ``EXECUTE``, ``GRANT``, ...: ``OTHER_KEYWORDS``)
-  starts a line or follows a ``;``, and ends with ``;``, at the end of the text around it, or
-  at a blank line after which the text does not continue SQL (prose after it). It counts
-  where sqlglot parses it as a statement that is not a query, or else where it is written as
-  SQL rather than as a sentence (``_written_as_statement``: keyword in upper or lower case, first
-  line not ending in ``:``, ``.``, ``?`` or ``!``; so "Show the names of ...:" before the query
-  is prose, ``SHOW TABLES`` and ``SET STATEMENT max_statement_time=0 FOR SELECT ...`` are
-  statements) and no line before it in the text started a query (a clause such as ``END`` or
-  ``SET`` inside a query that did not parse is not a statement of its own).
-
-The statement's end is the first ``;`` outside strings and comments (on SQLite confirmed with
-``sqlite3.complete_statement``). Trailing prose is cut at the blank line (or line) after which
-the statement still parses. Newlines are kept, so a leading ``--`` comment never swallows the
-query. Comment-only or empty answers give ``sql=None``. A line starting with ``SELECT``/``WITH``
-that never parses is returned as found (method ``unparsed``), so it fails as an execution error
-rather than vanishing as "no SQL".
-
-Why an answer cannot be scored (``Extraction.problem``), decided here so that every answer
-shape (fenced, bare, after prose) gets the same verdict:
-
-- ``executable_comment``: in a MySQL-family dialect, the text the statement comes from (its code
-  block, the text after the answer marker, or the whole answer) holds an executable comment
-  ``/*! ... */``, ``/*!50000 ... */`` or ``/*M! ... */``. The server runs its text as code, but
-  only from the version its number names (``/*M!`` on MariaDB alone), and sqlglot's translation
-  (``logiccat_mysql`` on SQLite) reads it as a comment: the answer has no one meaning, so it is
-  refused rather than run as one reading or the other. No LogicCat gold query has one.
-- ``multiple_statements``: another statement follows the first one (comments and empty
-  statements aside), whether or not sqlglot parses it. ``sql`` then holds the statements up to
-  the second one.
-- ``not_read_only``: the statement is not a query (``UPDATE``, ``DROP``, ``INSERT ... SELECT``,
-  ``SET``, ``SHOW``, ``EXPLAIN``, ``SET STATEMENT ... FOR SELECT ...``, ...).
-
-``truncated`` is True when the output looks cut off by the generation limit: an unclosed
-``<think>``, or a fenced block still open at the end of the output. ``repetition_loop`` says
-whether such an output ends in one piece of text repeated over and over (:func:`ends_in_loop`):
-a larger budget would only have made the loop longer.
-
-Work is bounded, so no output (10 MB of text, thousands of fences, deep nesting) can stall
-scoring: statements are looked for within ``MAX_STATEMENT_CHARS`` of their start, the last
-``MAX_BLOCKS`` fences / answer markers / inline spans are tried, at most ``MAX_STARTS``
-statement starts per text, and sqlglot parses at most ``PARSE_BUDGET_CHARS`` characters per
-output (past that, nothing more is confirmed as parseable; all of this is deterministic).
+>>> found = extract_sql("Here it is:\\n```sql\\nSELECT name FROM t;\\n```")
+>>> found.sql, found.method, found.problem, found.truncated
+('SELECT name FROM t', 'fenced_sql', None, False)
+>>> extract_sql("SELECT 1; DROP TABLE t").problem
+'multiple_statements'
+>>> cut_off = extract_sql("<think>Maybe SELECT 1")
+>>> cut_off.sql, cut_off.method, cut_off.truncated
+(None, 'unclosed_think', True)
 """
 
 from __future__ import annotations
@@ -98,7 +40,7 @@ EXECUTABLE_COMMENT = "executable_comment"
 MULTIPLE_STATEMENTS = "multiple_statements"
 NOT_READ_ONLY = "not_read_only"
 
-#: Bounds on the work spent on one output (see the module docstring).
+#: Bounds on the work spent on one output (docs/statement-rule.md#how-the-statement-is-found).
 MAX_STATEMENT_CHARS = 100_000  # the longest gold query of either benchmark is under 10,000
 MAX_BLOCKS = 64
 MAX_STARTS = 256
@@ -194,7 +136,7 @@ class _Found:
 
 
 def extract_sql(output: str, *, prompt_tail: str = "", dialect: str | None = None) -> Extraction:
-    """Find the one SQL statement a model meant as its answer (see the module docstring).
+    """Find the one SQL statement a model meant as its answer (docs/statement-rule.md).
 
     ``dialect`` is the sqlglot dialect the answer was asked in (default ``sqlite``): its
     strings and comments decide where statements end (``lexis``).
@@ -366,7 +308,8 @@ def _from_text(text: str) -> tuple[_Found, str] | None:
 
 
 def _statement_in(text: str) -> _Found | None:
-    """The first statement in ``text`` (see the module docstring); None if none."""
+    """The first statement in ``text`` (docs/statement-rule.md#how-the-statement-is-found); None
+    if none."""
     after_query_line = False  # a line before this start began a query (that did not parse)
     for start, kind in _statement_starts(text):
         if kind == QUERY:

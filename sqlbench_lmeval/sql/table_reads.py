@@ -1,29 +1,17 @@
-"""Does a query name a table at all? Answers that name none are constants.
+"""Does a query name a table at all? An answer that names none is a constant (``SELECT 646.8
+UNION ALL SELECT 1292.2``) and is flagged ``reads_no_table`` without a run; this is
+data dependence's cheap first test, a pure function of the SQL text and its dialect that
+scoring asks of every answer and of gold through :func:`surely_reads_no_table` (what counts as
+a table read, and how the test stays cheap: docs/scoring.md#data-dependence).
 
-A LogicCat answer can be ``SELECT 646.8 UNION ALL SELECT 1292.2``: numbers the model computed
-from the question, written as literals. It runs, and when the numbers are right it matches
-gold, yet it never looked at the data. Scoring keeps such an answer's status and EX and marks
-it (``reads_no_table`` in the score dict); ``ex_reads_data`` is EX with those answers counted
-wrong (see ``scoring``). Some gold queries are themselves such calculations (116 of LogicCat's
-4,036, none of TPC-DS's 99): answers to those items are not flagged. This is the cheap first
-test: an answer that names a table and matched gold is then run on a perturbed copy of the
-database (``scoring.data_dependence``), which catches constants dressed up as queries.
-
-A query reads a table when some FROM/JOIN (or ``TABLE t``) names one that is not a CTE of the
-query: ``WITH r AS (SELECT 1) SELECT * FROM r``, ``FROM (VALUES ...)``, a table function such as
-``generate_series(1, 3)``, MySQL's ``DUAL`` and the system catalogs (``sqlite_master``,
-``information_schema.tables``, ``pg_class``: they describe the database, not its data) read
-nothing. The test is a pure function of the
-SQL text and its dialect; a query without the words FROM or TABLE cannot read a table and is
-answered without parsing.
-
-Scoring asks only whether an answer surely reads no table (:func:`surely_reads_no_table`), for
-every answer and for gold: most queries show a table read in their tokens (``SELECT ... FROM
-pump``, also in a subquery or beside CTEs: 3,897 of LogicCat's 4,036 gold queries), and
-tokenizing costs a fraction of a parse, so those are answered from the tokens, the others
-parsed from the same tokens. Where the answer was parsed already (extraction
-parses what it cannot take whole), that parse's answer comes along (:class:`TableReads`) and
-nothing is tokenized or parsed again.
+>>> surely_reads_no_table("SELECT 646.8 UNION ALL SELECT 1292.2", "sqlite")
+True
+>>> surely_reads_no_table("SELECT COUNT(*) FROM pump", "sqlite")
+False
+>>> surely_reads_no_table("WITH r AS (SELECT 1) SELECT * FROM r", "sqlite")  # its own CTE
+True
+>>> surely_reads_no_table("SELECT name FROM sqlite_master", "sqlite")  # a system catalog
+True
 """
 
 from __future__ import annotations
