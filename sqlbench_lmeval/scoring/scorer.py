@@ -3,8 +3,18 @@ gold cache, the benchmark's hooks, progress, previews) by the lm-eval filters, `
 ``verify``, the repair model and sampled scoring, and runs ``stages.STAGES`` over their answers,
 so every path gives the same numbers; what stops a run instead is in docs/failures.md.
 
->>> Scorer().limits.timeout_s > 0, Scorer.from_env([]).workers is None or True
-(True, True)
+>>> import os, sqlite3, tempfile
+>>> from sqlbench_lmeval.execution import Database
+>>> path = os.path.join(tempfile.mkdtemp(), "pets.db")
+>>> with sqlite3.connect(path) as db:
+...     _ = db.execute("CREATE TABLE pets (name)"), db.execute("INSERT INTO pets VALUES ('Rex')")
+>>> item = Item(1, "Name the pets.", Database("sqlite", path), "SELECT name FROM pets", "sqlite")
+>>> scorer = Scorer(workers=0, progress=False)  # 0: in this process (no sandbox: examples only)
+>>> right, constant = scorer.score([item, item], ["SELECT name FROM pets", "SELECT 'Rex'"])
+>>> right["ex"], right["data_dependence"], right["r_ves"]
+(1, 'changed', 1.0)
+>>> constant["ex"], constant["data_dependence"], constant["reads_no_table"], constant["r_ves"]
+(1, 'no_table', True, 0.0)
 """
 
 from __future__ import annotations
