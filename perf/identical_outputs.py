@@ -292,61 +292,22 @@ def cases(args, files: dict[str, Path]) -> list[tuple[str, list[str], tuple[int,
     ]
     # verify exits 4 (verified with findings: gold verbatim, constants) or 5 (unattested: a
     # predictions file carries no provenance); the reports are what is compared.
-    runs = [f"gold={files['lc-gold']}", f"mix={files['lc-mix']}", f"retried={files['lc-retried']}"]
-    out += [
-        (
-            "verify-logiccat-predictions",
-            ["verify", *runs, "--task", "logiccat", "-o", "{out}", *workers],
-            (0, 1, 4, 5),
-        ),
-        (
-            "leaderboard-logiccat-predictions",
-            ["leaderboard", *runs, "--task", "logiccat", "-o", "{out}", *workers],
-            (0, 1, 4, 5),
-        ),
-        (
-            "verify-tpcds-predictions",
-            [
-                "verify",
-                f"gold={files['ds-gold']}",
-                f"mix={files['ds-mix']}",
-                "--task",
-                "tpcds",
-                *ds,
-                "-o",
-                "{out}",
-                *workers,
-            ],
-            (0, 1, 4, 5),
-        ),
-        (
-            "leaderboard-tpcds-predictions",
-            [
-                "leaderboard",
-                f"gold={files['ds-gold']}",
-                f"mix={files['ds-mix']}",
-                "--task",
-                "tpcds",
-                *ds,
-                "-o",
-                "{out}",
-                *workers,
-            ],
-            (0, 1, 4, 5),
-        ),
+    lc_runs = [
+        f"gold={files['lc-gold']}",
+        f"mix={files['lc-mix']}",
+        f"retried={files['lc-retried']}",
     ]
-    runs = [f"model-{n}={path}" for n, path in enumerate(files["lmeval-runs"])]
+    ds_runs = [f"gold={files['ds-gold']}", f"mix={files['ds-mix']}"]
+    lmeval_runs = [f"model-{n}={path}" for n, path in enumerate(files["lmeval-runs"])]
+    reports = [
+        ("logiccat-predictions", [*lc_runs, "--task", "logiccat"]),
+        ("tpcds-predictions", [*ds_runs, "--task", "tpcds", *ds]),
+        ("logiccat-lmeval-runs", lmeval_runs),
+    ]
     out += [
-        (
-            "verify-logiccat-lmeval-runs",
-            ["verify", *runs, "-o", "{out}", *workers],
-            (0, 1, 4, 5),
-        ),
-        (
-            "leaderboard-logiccat-lmeval-runs",
-            ["leaderboard", *runs, "-o", "{out}", *workers],
-            (0, 1, 4, 5),
-        ),
+        (f"{command}-{name}", [command, *given, "-o", "{out}", *workers], (0, 1, 4, 5))
+        for name, given in reports
+        for command in ("verify", "leaderboard")
     ]
     return out
 
