@@ -25,7 +25,7 @@ from lm_eval.api.filter import Filter
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir
-from sqlbench_lmeval.scoring.answer import Failure, failed_score
+from sqlbench_lmeval.scoring.answer import Failure, Stage, failed_score
 from sqlbench_lmeval.scoring.item import EXCLUDED, Item
 from sqlbench_lmeval.scoring.metrics import NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.scorer import Scorer
@@ -61,7 +61,7 @@ class ExecuteAndScore(Filter):
                 scores.append(None)
             except Exception as error:
                 items.append(None)
-                failure = Failure.at("document", error)
+                failure = Failure.at(Stage.DOCUMENT, error)
                 scores.append(failed_score(_doc_id(doc), failure, engine=_doc_engine(doc)))
         scorable = [i for i, item in enumerate(items) if item is not None]
         answers = [resps[i] if i < len(resps) else None for i in scorable]
@@ -74,7 +74,7 @@ class ExecuteAndScore(Filter):
                 f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
             ) from None
         except Exception as error:
-            text = Failure.at("scoring", error).error
+            text = Failure.at(Stage.SCORING, error).error
             raise EvaluationUnavailable(
                 f"{text}: a fault of the evaluation, not of the model\n"
                 f"{self._save_unscored([items[i] for i in scorable], answers)}"
