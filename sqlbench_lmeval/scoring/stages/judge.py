@@ -5,7 +5,7 @@ reading the data); an exception here fails that answer alone.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.execution import Outcome, Status
+from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.answer import Answer, Stage
 from sqlbench_lmeval.scoring.compare import Verdict, compare
 from sqlbench_lmeval.scoring.data_dependence import NO_TABLE
@@ -22,7 +22,7 @@ def run(batch, scorer) -> None:
 
 def _judge(answer: Answer, batch) -> None:
     try:
-        answer.verdict = compared(answer.item, answer.outcome, answer.gold, answer)
+        answer.verdict = _compared(answer)
     except Exception as error:
         answer.fail(Stage.COMPARE, error)
         return
@@ -32,11 +32,12 @@ def _judge(answer: Answer, batch) -> None:
         answer.fail(Stage.SCORE, error)
 
 
-def compared(item, pred: Outcome, gold: Outcome, answer: Answer) -> Verdict:
+def _compared(answer: Answer) -> Verdict:
     """The answer compared with gold; on an item whose gold is broken (its build-time status),
     not compared at all: every comparison 0, reason ``broken_gold`` for an answer that ran,
     else the answer's own failure."""
-    if gold_broken(item.gold_status):
+    pred, gold = answer.outcome, answer.gold
+    if gold_broken(answer.item.gold_status):
         ran = pred.status is Status.OK
         return Verdict(False, False, False, BROKEN_GOLD if ran else f"pred_{pred.status.value}")
     verdict = compare(pred, gold, ordered=answer.ordered)
