@@ -191,9 +191,7 @@ class GoldCache:
         return json.dumps(parts)[:-1] + ", "
 
     def _file_hash(self, path: str) -> str:
-        resolved = os.path.realpath(path)
-        info = os.stat(resolved)
-        signature = (resolved, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        signature = _file_signature(path)
         if signature not in self._file_hashes:
             self._hash_signatures([signature])
         return self._file_hashes[signature]
@@ -206,11 +204,9 @@ class GoldCache:
             try:
                 if engines.get(database.engine).fingerprint is not None:
                     continue  # a server: fingerprinted, not hashed
-                resolved = os.path.realpath(database.path)
-                info = os.stat(resolved)
+                signature = _file_signature(database.path)
             except Exception:  # as in _key_prefix: the job runs uncached, decided there
                 continue
-            signature = (resolved, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
             if signature not in self._file_hashes:
                 signatures.append(signature)
         if signatures:
@@ -274,6 +270,14 @@ class GoldCache:
                 for key, outcome in entries.items()
             },
         )
+
+
+def _file_signature(path: str) -> tuple:
+    """What says a file is unchanged since it was hashed: its real path, device, inode, size
+    and modification time."""
+    resolved = os.path.realpath(path)
+    info = os.stat(resolved)
+    return (resolved, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _sha256_file(path: str) -> str:
