@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.browser import chromium, needs_chromium, page_problems
+from support.browser import choose, chromium, needs_chromium, open_page, page_problems
 from support.explorer_runs import GOLD, HOSTILE, scripted_runs, tie_runs
 
 from sqlbench_lmeval.cli import main
@@ -29,21 +29,6 @@ def browser(tmp_path_factory):
     its own page, and the explorer keeps no state in the browser (no storage, no cookies)."""
     with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
         yield driver
-
-
-def _open(driver, path: Path) -> None:
-    driver.get(path.as_uri())
-    for _ in range(200):  # the page's script sets explorerReady when it has drawn everything
-        if driver.execute_script("return window.explorerReady === true"):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the explorer did not finish loading")
-
-
-def _choose(driver, element_id: str, text: str) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    Select(driver.find_element("id", element_id)).select_by_visible_text(text)
 
 
 def _counts(driver, run: int) -> dict[str, int]:
@@ -65,7 +50,7 @@ def _built_explorer(tmp_path) -> Path:
 
 def test_filters_counts_item_view_and_diff_marks(browser, tmp_path):
     page = _built_explorer(tmp_path)
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     assert browser.find_element("id", "summary").text == "4 of 4 items"
     # alpha: items 1 and 4 correct, 2 an error, 3 no SQL; beta: 2 and 3 correct, 1 and 4 wrong.
     alpha, beta = _counts(browser, 0), _counts(browser, 1)
@@ -76,27 +61,27 @@ def test_filters_counts_item_view_and_diff_marks(browser, tmp_path):
     assert "error: no such table" in row.text
 
     # Category "aggregate" holds items 2 and 3: alpha has one error and one no-SQL there.
-    _choose(browser, "category", "aggregate")
+    choose(browser, "category", "aggregate")
     assert browser.find_element("id", "summary").text == "2 of 4 items"
     assert _shown_keys(browser) == ["shop/2", "shop/3"]
     alpha = _counts(browser, 0)
     assert (alpha["correct"], alpha["error"], alpha["no_sql"]) == (0, 1, 1)
-    _choose(browser, "category", "any")
+    choose(browser, "category", "any")
 
     # alpha right and beta wrong: items 1 and 4.
-    _choose(browser, "pair-a", "alpha")
-    _choose(browser, "pair-b", "beta")
+    choose(browser, "pair-a", "alpha")
+    choose(browser, "pair-b", "beta")
     assert _shown_keys(browser) == ["shop/1", "shop/4"]
     # The other way round: beta right and alpha wrong are items 2 and 3.
-    _choose(browser, "pair-a", "beta")
-    _choose(browser, "pair-b", "alpha")
+    choose(browser, "pair-a", "beta")
+    choose(browser, "pair-b", "alpha")
     assert _shown_keys(browser) == ["shop/2", "shop/3"]
-    _choose(browser, "pair-a", "—")
+    choose(browser, "pair-a", "—")
 
     # Verdict filter per run, then free-text search over SQL ("produce" is only in alpha's SQL).
-    _choose(browser, "verdict-1", "correct")
+    choose(browser, "verdict-1", "correct")
     assert _shown_keys(browser) == ["shop/2", "shop/3"]
-    _choose(browser, "verdict-1", "any")
+    choose(browser, "verdict-1", "any")
     browser.find_element("id", "search").send_keys("produce")
     assert _shown_keys(browser) == ["shop/2"]
     browser.find_element("id", "search").clear()
@@ -141,7 +126,7 @@ def test_hostile_text_renders_as_text(browser, tmp_path):
     data_block = html.split('<script type="application/json" id="explorer-data">')[1]
     data = json.loads(data_block.split("</script>", 1)[0])
     assert data["items"][3]["question"] == f"Show the text {HOSTILE}"
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     browser.find_element("css selector", "#items tr[data-key='shop/4']").click()
     detail = browser.find_element("id", "detail")
     assert detail.find_element("css selector", "pre.question").text == f"Show the text {HOSTILE}"
@@ -199,18 +184,18 @@ def test_tie_resolutions_are_explained_and_filtered(browser, tmp_path):
     folders = tie_runs(tmp_path)
     runs = [f"{name}={folder}" for name, folder in folders.items()]
     assert main(["explore", *runs, "--output", str(tmp_path / "out")]) == 0
-    _open(browser, tmp_path / "out" / "explorer.html")
+    open_page(browser, tmp_path / "out" / "explorer.html", "explorerReady")
     assert browser.find_element("id", "summary").text == "4 of 4 items"
     # The table says which right answers were tie resolutions.
     row = browser.find_element("css selector", "#items tr[data-key='league/1']")
     assert "correct (tie resolution)" in row.text
     # Filters: alpha's tie resolutions are items 1, 2 and 4; gold has ties on 1, 2 and 4.
-    _choose(browser, "ties", "correct as a tie resolution (some run)")
+    choose(browser, "ties", "correct as a tie resolution (some run)")
     assert _shown_keys(browser) == ["league/1", "league/2", "league/4"]
     assert _counts(browser, 0)["correct"] == 3
-    _choose(browser, "ties", "gold has several right answers")
+    choose(browser, "ties", "gold has several right answers")
     assert _shown_keys(browser) == ["league/1", "league/2", "league/4"]
-    _choose(browser, "ties", "any")
+    choose(browser, "ties", "any")
     assert browser.find_element("id", "summary").text == "4 of 4 items"
 
     alpha, beta = _panel_why(browser, "league/1")
@@ -289,19 +274,19 @@ def test_ten_runs_of_4036_items_load_and_filter(browser, tmp_path):
     page = tmp_path / "large.html"
     page.write_text(render_explorer(_large_data(10, 4036)), encoding="utf-8")
     started = time.perf_counter()
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     opened = time.perf_counter() - started
     load_ms = browser.execute_script(
         "const t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd;"
     )
     assert browser.find_element("id", "summary").text == "4036 of 4036 items"
     # Items with item % 6 == 0 have verdict correct for model-0 (verdicts[item % 6]).
-    _choose(browser, "verdict-0", "correct")
+    choose(browser, "verdict-0", "correct")
     expected = len(range(0, 4036, 6))
     assert browser.find_element("id", "summary").text == f"{expected} of 4036 items"
     filter_ms = browser.execute_script("return window.explorerLastRefreshMs")
-    _choose(browser, "pair-a", "model-0")
-    _choose(browser, "pair-b", "model-1")
+    choose(browser, "pair-a", "model-0")
+    choose(browser, "pair-b", "model-1")
     pair_ms = browser.execute_script("return window.explorerLastRefreshMs")
     browser.find_element("id", "search").send_keys("table_8 ")
     search_ms = browser.execute_script("return window.explorerLastRefreshMs")
@@ -344,7 +329,7 @@ def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, 
     html = page.read_text(encoding="utf-8")
     assert str(tmp_path) not in html  # shop.db is named by its file, not by this folder
     browser.get_log("browser")  # drop what earlier pages logged
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     header = [th.text for th in browser.find_elements("css selector", "#items th")]
     assert header == ["Item", "Question", "Category", "alpha", "beta", "Gold", "Flags"]
     row = browser.find_element("css selector", "#items tr[data-key='shop/2']")
@@ -394,7 +379,7 @@ def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file
     path = write_score_file("tpc", items, task="tpcds")
     page = write_explorer(read_runs([f"m={path}"]), tmp_path / "out")
     browser.get_log("browser")
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     header = [th.text for th in browser.find_elements("css selector", "#items th")]
     assert header == ["Item", "Question", "m", "Similarity: m", "Gold", "Flags"]
     cells = [td.text for td in browser.find_elements("css selector", "#items td.similarity-cell")]
@@ -416,10 +401,10 @@ def test_a_run_scored_before_data_dependence_shows_its_flag(
     items = [score_item(1, 1, reads_no_table=True, r_ves=0.0), score_item(2, 1, r_ves=1.0)]
     page = write_explorer(read_runs([f"old={write_score_file('old', items)}"]), tmp_path / "out")
     browser.get_log("browser")
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     cells = browser.find_elements("css selector", "#items tbody tr td:nth-child(3)")
     assert [cell.text for cell in cells] == ["correct\ndoes not read the data", "correct"]
-    _choose(browser, "data-dependence", "does not read the data (some run)")
+    choose(browser, "data-dependence", "does not read the data (some run)")
     assert _shown_keys(browser) == ["logiccat/1"]
     (panel,) = _panel_why(browser, "logiccat/1")
     assert panel["verdict"] == "correct"
@@ -432,7 +417,7 @@ def test_opening_an_item_far_down_the_list_keeps_the_list_in_place(browser, tmp_
 
     page = tmp_path / "long.html"
     page.write_text(render_explorer(_large_data(2, 150)), encoding="utf-8")
-    _open(browser, page)
+    open_page(browser, page, "explorerReady")
     row = browser.find_element("css selector", "#items tr[data-key='logiccat/120']")
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
     before = browser.execute_script("return window.scrollY")

@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 
 import pytest
-from support.browser import chromium, needs_chromium, page_problems
+from support.browser import choose, chromium, needs_chromium, open_page, page_problems
 
 from sqlbench_lmeval import cli
 from sqlbench_lmeval.logiccat import bundle
@@ -62,21 +61,6 @@ def _scored(cache, folder, name: str, answers: dict[int, str]):
     argv = ["score", "logiccat", str(predictions), "-o", str(output), "--no-progress"]
     assert cli.main([*argv, "--cache-dir", str(cache)]) == 0
     return output
-
-
-def _open(driver, path) -> None:
-    driver.get(path.as_uri())
-    for _ in range(400):  # the page's script sets explorerReady when it has drawn everything
-        if driver.execute_script("return window.explorerReady === true"):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the explorer did not finish loading")
-
-
-def _choose(driver, element_id: str, text: str) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    Select(driver.find_element("id", element_id)).select_by_visible_text(text)
 
 
 def _shown_keys(driver) -> list[str]:
@@ -133,7 +117,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
     assert cli.main(["explore", *files, "--output", str(tmp_path / "out")]) == 0
 
     with chromium(tmp_path / "profile") as driver:
-        _open(driver, tmp_path / "out" / "explorer.html")
+        open_page(driver, tmp_path / "out" / "explorer.html", "explorerReady", seconds=20)
         # The list: each flagged answer says so under its verdict, and why.
         row = driver.find_element("css selector", f"#items tr[data-key='logiccat/{HEATHROW}']")
         honest, disguised, constant = row.find_elements("tag name", "td")[3:6]
@@ -144,15 +128,15 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         assert constant.text == "correct\ndoes not read the data: no table named"
 
         # The filter: flagged answers (some run), then each way of deciding.
-        _choose(driver, "data-dependence", "does not read the data (some run)")
+        choose(driver, "data-dependence", "does not read the data (some run)")
         assert _shown_keys(driver) == [f"logiccat/{HEATHROW}"]
-        _choose(driver, "data-dependence", "undecidable (some run)")
+        choose(driver, "data-dependence", "undecidable (some run)")
         assert _shown_keys(driver) == [f"logiccat/{NO_SUCH_AIRCRAFT}"]
-        _choose(driver, "data-dependence", "reads the data (some run)")
+        choose(driver, "data-dependence", "reads the data (some run)")
         assert _shown_keys(driver) == [f"logiccat/{HEATHROW}"]
-        _choose(driver, "data-dependence", "result unchanged on the perturbed copy (some run)")
+        choose(driver, "data-dependence", "result unchanged on the perturbed copy (some run)")
         assert _shown_keys(driver) == [f"logiccat/{HEATHROW}"]
-        _choose(driver, "data-dependence", "any")
+        choose(driver, "data-dependence", "any")
         every = len(records)
         assert driver.find_element("id", "summary").text == f"{every} of {every} items"
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from support.browser import chromium, needs_chromium, page_problems
+from support.browser import chromium, needs_chromium, open_page, page_problems
 from support.verifications import HOSTILE, verification
 
 from sqlbench_lmeval.submission.leaderboard import leaderboard_data, render_leaderboard
@@ -55,15 +55,6 @@ def browser(tmp_path_factory):
         yield driver
 
 
-def _open(driver, path):
-    driver.get(path.as_uri())
-    for _ in range(200):
-        if driver.execute_script("return window.leaderboardReady === true"):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the leaderboard did not finish loading")
-
-
 def _models(driver) -> list[str]:
     rows = driver.find_elements("css selector", ".board-table tbody tr")
     return [row.find_element("css selector", "td[data-col='name']").text for row in rows]
@@ -81,7 +72,7 @@ def _click(driver, column: str) -> None:
 def test_sorting_filters_links_and_escaped_names(browser, page):
     from selenium.webdriver.support.ui import Select
 
-    _open(browser, page)
+    open_page(browser, page, "leaderboardReady")
     # By rank: steady (0.833) first; hostile and mathy tie at 0.5 (rank 2 both), by name.
     assert _models(browser)[0] == "steady"
     assert set(_models(browser)[1:]) == {"mathy", HOSTILE}
@@ -146,7 +137,7 @@ def test_four_verdict_groups_forest_plot_category_columns_and_findings(browser, 
     ]
     path = tmp_path / "leaderboard.html"
     path.write_text(render_leaderboard(leaderboard_data(runs, {}, resamples=200)), "utf-8")
-    _open(browser, path)
+    open_page(browser, path, "leaderboardReady")
 
     # The groups: three ranked (two verified, one with findings), two apart.
     counts = {

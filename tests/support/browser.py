@@ -15,6 +15,7 @@ fresh profile folder and quits it on exit::
 from __future__ import annotations
 
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -70,3 +71,21 @@ def chromium(profile: Path):
         yield driver
     finally:
         driver.quit()
+
+
+def open_page(driver, path: Path, ready: str, seconds: float = 10) -> None:
+    """Open ``path`` and wait until its script sets ``window.<ready>`` (it has drawn
+    everything); an AssertionError after ``seconds``."""
+    driver.get(path.as_uri())
+    for _ in range(int(seconds / 0.05)):
+        if driver.execute_script(f"return window.{ready} === true"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path.name} did not finish loading ({ready} not set)")
+
+
+def choose(driver, element_id: str, text: str) -> None:
+    """Pick the option shown as ``text`` in the select ``element_id``."""
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", element_id)).select_by_visible_text(text)
