@@ -5,7 +5,7 @@ what a sample log, ``score`` and the explorer read); its rules are in docs/scori
 >>> from sqlbench_lmeval.execution import Database
 >>> item = Item(1, "How many?", Database("sqlite", "/tmp/x.db"), "SELECT 1", "sqlite")
 >>> missing = Answer(item, None, gold=Outcome(Status.OK, columns=("1",), rows=((1,),)))
->>> score = missing.to_json(("ves", "ex"))
+>>> score = missing.to_json()
 >>> score["status"], score["reason"], score["ex"], score["gold_status"]
 ('missing', 'missing', 0, 'ok')
 """
@@ -203,13 +203,10 @@ class Answer:
             return TRUNCATED  # cut off by the generation limit: that, not the SQL, failed first
         return self.verdict.reason
 
-    def to_json(self, engine_metrics: tuple[str, ...] | None = None) -> dict:
-        """The score dict, key for key as every output writes it (``engine_metrics``: the
-        execution metrics of the item's engine, computed when not given)."""
+    def to_json(self) -> dict:
+        """The score dict, key for key as every output writes it."""
         item, judged, gold, ties = self.item, self.judged, self.gold, self.ties
         stopped = self.stopped
-        if engine_metrics is None:
-            engine_metrics = execution_metrics(item.database.engine)
         compared = stopped is None and self.verdict is not None
         extraction = self.extraction
         result = {
@@ -217,7 +214,7 @@ class Answer:
             "category": item.category,
             "status": MISSING if judged is None else judged.status.value,
             # Every per-answer metric defined on the item's engine: 0 unless compared.
-            **dict.fromkeys(engine_metrics, 0),
+            **dict.fromkeys(execution_metrics(item.database.engine), 0),
             "extracted_sql": None if extraction is None else extraction.sql,
             "extraction": MISSING if extraction is None else extraction.method,
             # The dialect the answer was asked in, and the SQL that ran (translated from it).
