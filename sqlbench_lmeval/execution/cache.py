@@ -188,6 +188,8 @@ class GoldCache:
             self._setup_print(database),
             [limits.timeout_s, limits.max_rows, limits.memory_mb],
         ]
+        if not limits.count_work:  # an outcome without work must never answer a run that counts
+            parts.append("work not counted")
         return json.dumps(parts)[:-1] + ", "
 
     def _file_hash(self, path: str) -> str:

@@ -89,7 +89,7 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         conn.execute(sql)
         columns = tuple(d[0] for d in conn.description or ())
         outcome = fetch_limited(conn.fetchmany, columns, limits, start)
-        if outcome.ok:
+        if outcome.ok and limits.count_work:
             work = _profiled_work(conn)
             outcome = replace(outcome, work=len(outcome.rows) if work is None else work)
     except duckdb.InterruptException:

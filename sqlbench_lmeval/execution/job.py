@@ -55,13 +55,23 @@ class Limits:
     #: Gold that still does not finish within its limit: False stops the run naming the items;
     #: True leaves those items out of every mean (never scored 0) and counts them apart.
     exclude_unfinished_gold: bool = False
+    #: False where nothing reads a run's ``Outcome.work`` (the runs on a perturbed copy, which
+    #: only compare results): SQLite then runs a statement once, without its exact step count
+    #: (docs/r-ves.md#how-each-engine-counts-work), DuckDB reads no profile, and ``work`` is
+    #: None. Part of the gold cache's key when False.
+    count_work: bool = True
 
     def for_gold(self) -> Limits:
         """These limits with gold's own time limit (see ``gold_timeout_s``)."""
         timeout = self.gold_timeout_s
         if timeout is None:
             timeout = max(GOLD_MIN_TIMEOUT_S, self.timeout_s)
-        return Limits(timeout_s=timeout, max_rows=self.max_rows, memory_mb=self.memory_mb)
+        return Limits(
+            timeout_s=timeout,
+            max_rows=self.max_rows,
+            memory_mb=self.memory_mb,
+            count_work=self.count_work,
+        )
 
 
 #: The least time gold gets when it did not finish within the answers' limit (a gold query of

@@ -165,10 +165,16 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     The statement runs with its steps counted one by one; one that takes more than
     :data:`EXACT_STEPS` is stopped there and run again, counted in units of :data:`STEP_UNIT`
     (a Python progress handler on every step would cost ~0.3 us each, as much as the step). The
-    deadline counts from the first start; ``elapsed_s`` is the time of the run that answered."""
+    deadline counts from the first start; ``elapsed_s`` is the time of the run that answered.
+    Under ``limits.count_work`` False it runs once, uncounted (``work`` None)."""
     deadline = conn.deadline
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
+    if not limits.count_work:  # once, under the deadline's handler alone
+        try:
+            return _execute(conn, sql, limits, start)
+        finally:
+            deadline.at = float("inf")
     try:
         # A C callable: 0 (go on) EXACT_STEPS times, then 1 (stop); what is left of the
         # budget tells how many steps ran.

@@ -19,7 +19,7 @@ test, its values and its limits: docs/scoring.md#data-dependence).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.perturbed import perturbed_database
@@ -115,7 +115,8 @@ def judge_all(
     gold_jobs = [Job(copies[cases[i].item.database], cases[i].item.gold_sql) for i in tested]
     # Gold's own, longer time limit (its cost is the benchmark's): on twice the data a heavy
     # gold query may need more than an answer's limit, and only what finishes is cached.
-    gold_limits = limits.for_gold()
+    # Nothing reads the work of a run here: SQLite runs each statement once, uncounted.
+    gold_limits = replace(limits.for_gold(), count_work=False)
     if gold_cache is not None:
         gold = gold_cache.run(gold_jobs, gold_limits, workers=workers, pool=pool)
     else:

@@ -60,7 +60,7 @@ def test_warm_run_executes_nothing_and_returns_equal_outcomes(tmp_path, db, spy)
 
 @pytest.mark.parametrize(
     "change",
-    ["sql_text", "limits", "database_content", "setup"],
+    ["sql_text", "limits", "work_not_counted", "database_content", "setup"],
 )
 def test_key_changes_with_everything_that_can_change_a_result(tmp_path, db, change, hooks_dir):
     cache = GoldCache(tmp_path / "cache")
@@ -70,6 +70,8 @@ def test_key_changes_with_everything_that_can_change_a_result(tmp_path, db, chan
         job = Job(db, "SELECT a FROM t ")
     elif change == "limits":
         limits = Limits(max_rows=5)
+    elif change == "work_not_counted":  # an outcome without work must not answer one with
+        limits = Limits(count_work=False)
     elif change == "database_content":
         conn = sqlite3.connect(db.path)
         conn.execute("INSERT INTO t VALUES (3, 3.0, 'z')")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import urllib.parse
+from dataclasses import replace
 
 import pytest
 
@@ -113,6 +114,37 @@ class TestSQLite:
         )
         assert outcome.status is Status.TIMEOUT and outcome.work is None
 
+    def test_a_run_that_counts_no_work_runs_once(self, tiny_sqlite):
+        # A function in the query tells how often its rows were visited: 100 x 100 pairs take
+        # more than EXACT_STEPS steps, so a counted run is stopped there and runs again.
+        calls = []
+
+        def tick(_value) -> int:
+            calls.append(1)
+            return 1
+
+        limits = Limits()
+        conn = sqlite_engine.connect(
+            str(tiny_sqlite), limits, setup=lambda c: c.create_function("tick", 1, tick)
+        )
+        sql = "SELECT count(*) FROM t AS x, t AS y WHERE tick(x.a + y.a)"
+        counted_run = sqlite_engine.run(conn, sql, limits)
+        visits_counted, calls[:] = len(calls), []
+        uncounted = sqlite_engine.run(conn, sql, replace(limits, count_work=False))
+        assert uncounted.rows == counted_run.rows == ((10_000,),)
+        assert len(calls) == 10_000 < visits_counted
+        assert counted_run.work > sqlite_engine.EXACT_STEPS and uncounted.work is None
+
+    def test_a_run_that_counts_no_work_still_stops_at_the_deadline(self, tiny_sqlite):
+        endless = (
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
+        )
+        limits = Limits(timeout_s=0.3, count_work=False)
+        (outcome,) = execute_many(
+            [Job(Database("sqlite", str(tiny_sqlite)), endless)], limits, workers=0
+        )
+        assert outcome.status is Status.TIMEOUT
+
 
 def plain_reader(path, cached_statements: int) -> sqlite3.Connection:
     uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
@@ -199,6 +231,15 @@ class TestDuckDB:
         )
         assert plain.work == rows == len(plain.rows)
         assert with_projection.work == 2 * rows
+
+    def test_a_run_that_counts_no_work_reads_no_profile(self, tiny_duckdb):
+        database = Database("duckdb", str(tiny_duckdb))
+        counted_run, uncounted = (
+            execute_many([Job(database, SCAN)], Limits(count_work=count), workers=0)[0]
+            for count in (True, False)
+        )
+        assert uncounted.rows == counted_run.rows and len(uncounted.rows) == 100
+        assert counted_run.work >= 200 and uncounted.work is None
 
     def test_profiled_work_reads_the_root_metrics(self):
         profile = {"cumulative_cardinality": 7, "cumulative_rows_scanned": 5, "children": []}

@@ -26,6 +26,7 @@ from sqlbench_lmeval.execution import (
 from sqlbench_lmeval.execution.perturbed import FOLDER, perturbed_database
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring import data_dependence
 from sqlbench_lmeval.scoring.compare import compare, same_result
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
@@ -180,6 +181,21 @@ def test_disguised_constants_are_flagged_and_queries_are_not(shop):
     assert [s["r_ves"] for s in scores[:5]] == [0, 0, 0, 0, 1.0]
     assert scores[5]["r_ves"] > 0 and scores[6]["r_ves"] == 0
     assert aggregate(scores)["n_reads_no_table"] == 4
+
+
+def test_the_runs_on_the_copy_count_no_work(shop, monkeypatch):
+    # Only their results are compared: SQLite runs each once, without its exact step count.
+    seen = []
+    real = data_dependence.execute_many
+
+    def recording(jobs, limits, **kwargs):
+        seen.append(limits)
+        return real(jobs, limits, **kwargs)
+
+    monkeypatch.setattr(data_dependence, "execute_many", recording)
+    (score,) = Scorer(progress=False).score([item_on(shop, TOTAL)], [TOTAL])
+    assert score["data_dependence"] == CHANGED and score["work"] > 0  # the first run counted
+    assert len(seen) == 2 and not any(limits.count_work for limits in seen)  # gold, answer
 
 
 def test_gold_that_does_not_move_with_the_data_cannot_tell(shop):
