@@ -52,6 +52,9 @@ _DATETIME_FORMATS = (
     "%Y%m%d",
 )
 
+#: Every character of ``_DATETIME_FORMATS`` besides digits and spaces (strptime matches 'T' in
+#: either case; its digits and spaces are Unicode's, as ``str.isdecimal``/``isspace``).
+_DATETIME_PUNCTUATION = frozenset("-/:.Tt")
 
 MEMO_ENTRIES = 1 << 12
 """Results remembered per memoized function (see ``_memoized``); the memos are shared by every
@@ -80,6 +83,10 @@ def parse_datetime(value: object) -> dt.datetime | None:
     text = str(value).strip()
     if text.endswith("Z"):
         text = text[:-1]
+    if not all(c.isdecimal() or c.isspace() or c in _DATETIME_PUNCTUATION for c in text):
+        # No format can match (each is digits, these marks and spaces): the eleven failed
+        # strptime calls cost ~0.2 ms, and every text of a perturbed copy ends in '~'.
+        return None
     for fmt in _DATETIME_FORMATS:
         try:
             return dt.datetime.strptime(text, fmt)

@@ -229,3 +229,34 @@ def test_rand_without_seed_varies_and_other_arities_keep_their_meaning(mysql_con
     assert 0 <= one(mysql_conn, "SELECT RAND(NULL)") < 1
     with pytest.raises(sqlite3.OperationalError):
         mysql_conn.execute("SELECT RAND(1, 2)").fetchone()
+
+
+def _parsed_by_every_format(text: str) -> dt.datetime | None:
+    """parse_datetime's loop without its character test: what strptime alone makes of it."""
+    for fmt in mf._DATETIME_FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-03-01 01:02:03.5",
+        "2024-03-01t01:02",  # strptime reads 'T' in either case
+        "2024-03-01   01:02:03",  # a format's space matches any run of spaces
+        "2024/3/1",
+        "20240301010203",
+        "٢٠٢٤-٠٣-٠١",  # Arabic-Indic digits are digits to strptime
+        "2024-03-01\u200301:02",  # so is a Unicode space a space
+        "2024-03-01~",  # a perturbed copy's text
+        "2024-03-01 01:02:03+00",
+        "March 1, 2024",
+        "x",
+        "",
+    ],
+)
+def test_the_character_test_turns_away_only_what_no_format_matches(text):
+    assert mf.parse_datetime.__wrapped__(text) == _parsed_by_every_format(text)
