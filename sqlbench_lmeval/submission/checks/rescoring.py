@@ -1,13 +1,14 @@
 """Re-scoring: the numbers a run claims, per item (the logged score dict and the numbers
 beside it) and in aggregate (the results file), against ours; each mismatch names its items and
-the likely cause, and only a benign named cause (another comparison version, a time limit)
-leaves the run standing."""
+the likely cause, and only a benign named cause (another comparison version, a time limit, gold
+that calls RAND()) leaves the run standing."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, VES
 from sqlbench_lmeval.scoring.verdicts import aggregate
@@ -99,6 +100,10 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
 #: Causes of a claimed number differing from ours that leave the run standing (re-scored by
 #: us): another comparison version, or an answer that hit a time limit here or there.
 BENIGN_CAUSES = ("the run was judged under comparison version", "execution limits or machine speed")
+#: Gold that calls RAND() (LogicCat 865, 1423, 1425, 1440) gives another result on every run, so
+#: an honest answer's verdict there can differ between the run's machine and ours.
+RANDOM_GOLD_CAUSE = "gold's result is random (it calls RAND()): it differs between any two runs"
+BENIGN_CAUSES += (RANDOM_GOLD_CAUSE,)
 
 
 def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, beside) -> str:
@@ -135,6 +140,8 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
         and any(claim.get(n) for n in (EX, VES) if is_number(claim.get(n)))
     ):
         return f"numbers claimed for an answer whose own status is {status}: edited"
+    if UNREPEATABLE_FLAGS & set(mine.get("flags") or ()):
+        return RANDOM_GOLD_CAUSE
     return "same status, another verdict: other comparison rules, gold result or edited numbers"
 
 
