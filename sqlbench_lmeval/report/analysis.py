@@ -19,7 +19,7 @@ from dataclasses import fields
 from itertools import combinations
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
+from sqlbench_lmeval.report.runs import Run, TaskResult
 from sqlbench_lmeval.scoring.metrics import (
     COMPLEXITY_COUNT,
     COUNT_SIMILARITY,
@@ -37,6 +37,7 @@ from sqlbench_lmeval.scoring.metrics import (
     metric,
     names,
 )
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.verdicts import VERDICTS, verdict
 
 # --- metric names and labels: all from the metric registry (scoring.metrics) -----------------

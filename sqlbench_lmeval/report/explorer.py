@@ -32,7 +32,7 @@ from sqlbench_lmeval.report.analysis import (
     outcome_of,
 )
 from sqlbench_lmeval.report.metadata import marked
-from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
+from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
@@ -54,6 +54,7 @@ from sqlbench_lmeval.scoring.metrics import (
     WORK,
     not_defined,
 )
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 from sqlbench_lmeval.scoring.verdicts import VERDICTS as SCORING_VERDICTS
 

@@ -19,7 +19,8 @@ from sqlbench_lmeval.logiccat import bundle
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 from sqlbench_lmeval.report.analysis import outcome_of
 from sqlbench_lmeval.report.explorer import REASONS, explorer_data, verdict_label
-from sqlbench_lmeval.report.runs import ScoredItem, read_runs
+from sqlbench_lmeval.report.runs import read_runs
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.verify import _item_row

@@ -14,9 +14,10 @@ from sqlbench_lmeval.report.analysis import (
     paired_items,
     runs_by_view,
 )
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 TITLE = "Cross-engine verdicts"
 EXPLANATION = paragraph(

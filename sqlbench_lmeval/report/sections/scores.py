@@ -16,7 +16,7 @@ from sqlbench_lmeval.report.analysis import (
     present,
     runs_by_view,
 )
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
@@ -31,6 +31,7 @@ from sqlbench_lmeval.scoring.metrics import (
     is_metric,
     not_defined,
 )
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 #: EX over the items whose gold is healthy (``gold_status`` "ok"): what EX says about the model
 #: once gold that is empty, erroring or otherwise doubtful is set aside. Computed here from
