@@ -38,7 +38,7 @@ from sqlbench_lmeval.scoring.metrics import (
     names,
 )
 from sqlbench_lmeval.scoring.scored import ScoredItem
-from sqlbench_lmeval.scoring.verdicts import VERDICTS, verdict
+from sqlbench_lmeval.scoring.verdicts import VERDICTS, item_verdict
 
 # --- metric names and labels: all from the metric registry (scoring.metrics) -----------------
 
@@ -156,7 +156,7 @@ def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[Score
 
 def outcome_of(item: ScoredItem) -> str:
     """The failure-breakdown class of an item (``scoring.verdicts.verdict``)."""
-    return verdict(item.status, item.ex, item.truncated, item.gold_status)
+    return item_verdict(item)
 
 
 def error_kind(message: str | None) -> str:

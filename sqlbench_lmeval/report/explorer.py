@@ -48,10 +48,8 @@ from sqlbench_lmeval.scoring.item import BROKEN_GOLD
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX_READS_DATA,
-    GOLD_WORK,
     R_VES,
     TIE_STATUS,
-    WORK,
     not_defined,
 )
 from sqlbench_lmeval.scoring.scored import ScoredItem
@@ -185,7 +183,7 @@ def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
     if value is None:
         reason = not_defined(R_VES, engine)
         return None if reason is None else f"{name}: {reason}"
-    work, gold_work = item.details.get(WORK), item.details.get(GOLD_WORK)
+    work, gold_work = item.work, item.gold_work
     counts = (
         f"gold's work {gold_work:,}, this answer's {work:,}"
         if work is not None and gold_work is not None
@@ -269,7 +267,7 @@ def _fill_shared(row: dict, item: ScoredItem) -> None:
 
 
 def _run_result(item: ScoredItem, engine: str | None) -> dict:
-    status, acceptable = item.details.get(TIE_STATUS), item.details.get(ACCEPTABLE)
+    status, acceptable = item.tie_status, item.acceptable
     acceptable = None if acceptable is None else str(acceptable)  # never a JSON number
     similarities = {
         label(name): _finite(value)
@@ -283,9 +281,9 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "reason": item.reason,
         "error": item.error,
         "extracted_sql": item.extracted_sql,
-        "raw_output": item.details.get("raw_output"),
-        "executed_sql": item.details.get("executed_sql"),
-        "preview": item.details.get("prediction_preview"),
+        "raw_output": item.details.get("raw_output"),  # the lm-eval sample's, not the score's
+        "executed_sql": item.executed_sql,
+        "preview": item.prediction_preview,
         "similarity": similarities or None,
         STRUCTURAL_SIMILARITY: _finite(item.numbers.get(STRUCTURAL_SIMILARITY, math.nan)),
         "reason_text": REASONS.get(item.reason),

@@ -155,6 +155,36 @@ class ScoredItem:
         return healthy_gold(self.gold_status, self.flags)
 
     @property
+    def executed_sql(self) -> str | None:
+        """The SQL that ran, in the engine's dialect (None: nothing ran)."""
+        return self.details.get("executed_sql")
+
+    @property
+    def prediction_preview(self) -> object:
+        """The first rows of the answer's result, as scoring previewed them (None: none kept)."""
+        return self.details.get("prediction_preview")
+
+    @property
+    def tie_status(self) -> str | None:
+        """How gold's ties were judged (``scoring.gold_ties``); None: not recorded."""
+        return self.details.get(TIE_STATUS)
+
+    @property
+    def acceptable(self) -> object:
+        """How many answers gold's ties make right (a decimal string); None: not recorded."""
+        return self.details.get(ACCEPTABLE)
+
+    @property
+    def work(self) -> int | None:
+        """The engine's count of the answer's work (what r_ves divided); None: not counted."""
+        return self.details.get(WORK)
+
+    @property
+    def gold_work(self) -> int | None:
+        """The same count of gold's work."""
+        return self.details.get(GOLD_WORK)
+
+    @property
     def answers(self) -> list[str]:
         """The SQL it holds: its extracted answer, and in a sampled run (whose item has no
         answer of its own) each sample's."""

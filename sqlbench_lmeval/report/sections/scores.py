@@ -25,9 +25,7 @@ from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
 from sqlbench_lmeval.scoring.metrics import (
     EX,
     EX_ON_HEALTHY_GOLD,
-    GOLD_WORK,
     R_VES,
-    WORK,
     is_metric,
     not_defined,
 )
@@ -204,7 +202,7 @@ def r_ves_unresolved(items: Sequence[ScoredItem]) -> int:
         if R_VES in item.numbers
         and item.ex >= 0.5
         and not item.reads_no_table
-        and resolved_by_counts(item.details.get(GOLD_WORK), item.details.get(WORK)) is False
+        and resolved_by_counts(item.gold_work, item.work) is False
     )
 
 
