@@ -33,6 +33,7 @@ from sqlbench_lmeval.report.analysis import (
 )
 from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
@@ -298,7 +299,7 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
     if item.data_dependence is not None:
         result[DATA_DEPENDENCE] = item.data_dependence
     if item.reads_no_table:
-        result["reads_no_table"] = True
+        result[READS_NO_TABLE] = True
     return result
 
 
