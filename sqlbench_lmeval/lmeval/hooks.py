@@ -26,8 +26,9 @@ from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import cache_dir
 from sqlbench_lmeval.scoring.answer import Failure, Stage, failed_score
-from sqlbench_lmeval.scoring.item import EXCLUDED, Item
+from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import NOT_IN_LM_EVAL_TABLE, execution_metrics
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 
 
@@ -81,7 +82,7 @@ class ExecuteAndScore(Filter):
             ) from error
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
-        excluded = [s["id"] for s in scores if s.get("status") == EXCLUDED]
+        excluded = [item.id for item in map(ScoredItem.from_score, scores) if item.excluded]
         if excluded:  # lm-eval's results file cannot say it: its means are over the others
             print(
                 f"sqlbench-lmeval: {len(excluded)} of {len(scores)} {self.benchmark.name} "
@@ -158,30 +159,31 @@ def _doc_engine(doc) -> str | None:
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """The numbers of one document's score dict (made by :class:`ExecuteAndScore`) that are rows
     of lm-eval's table (not ``scoring.metrics.NOT_IN_LM_EVAL_TABLE``: the work counts, gold's
-    own complexity counts); zeros when ``results`` holds no score dict (never raises: lm-eval
-    calls this after the whole run)."""
+    own complexity counts), as written; zeros when ``results`` holds no score dict, or one
+    :class:`ScoredItem` cannot read (never raises: lm-eval calls this after the whole run)."""
     score = results[0] if isinstance(results, (list, tuple)) and len(results) == 1 else None
     # A metric not defined on the document's engine (r_ves where the engine counts no work)
     # is left out, so lm-eval's table has no row for it rather than a 0 never measured.
     defined = execution_metrics(_doc_engine(doc))
-    if not isinstance(score, dict):
+    item = _read(score)
+    if item is None:
         return dict.fromkeys(defined, 0)
-    if score.get("status") == EXCLUDED:
+    if item.excluded:
         # Its gold did not finish and the user asked to leave such items out: no number, so
         # lm-eval's means leave it out (the samples log keeps its score dict, which says why).
         return {}
-    numbers = {name: _number(score.get(name)) for name in defined}
+    numbers = {name: item.values.get(name, 0) for name in defined}
     numbers.update(
         (name, value)
-        for name, value in score.items()
-        if name not in numbers
-        and name != "id"
-        and name not in NOT_IN_LM_EVAL_TABLE
-        and isinstance(value, (int, float))
-        and not isinstance(value, bool)
+        for name, value in item.values.items()
+        if name not in numbers and name not in NOT_IN_LM_EVAL_TABLE
     )
     return numbers
 
 
-def _number(value) -> float:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+def _read(score) -> ScoredItem | None:
+    """``score`` read, or None when it is not a score dict (or one too malformed to read)."""
+    try:
+        return ScoredItem.from_score(score) if isinstance(score, dict) else None
+    except Exception:  # lm-eval calls process_results after the whole run: never raise
+        return None

@@ -8,7 +8,8 @@ imports neither matplotlib nor numpy: ``write_report`` and ``ReportFiles`` load
 
 from typing import Any
 
-from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult, read_run, read_runs
+from sqlbench_lmeval.report.runs import Run, TaskResult, read_run, read_runs
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 _FROM_BUILD = frozenset({"ReportFiles", "write_report"})
 

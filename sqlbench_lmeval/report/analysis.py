@@ -19,7 +19,7 @@ from dataclasses import fields
 from itertools import combinations
 
 from sqlbench_lmeval.errors import UserError
-from sqlbench_lmeval.report.runs import Run, ScoredItem, TaskResult
+from sqlbench_lmeval.report.runs import Run, TaskResult
 from sqlbench_lmeval.scoring.metrics import (
     COMPLEXITY_COUNT,
     COUNT_SIMILARITY,
@@ -37,7 +37,8 @@ from sqlbench_lmeval.scoring.metrics import (
     metric,
     names,
 )
-from sqlbench_lmeval.scoring.verdicts import VERDICTS, verdict
+from sqlbench_lmeval.scoring.scored import ScoredItem
+from sqlbench_lmeval.scoring.verdicts import VERDICTS, item_verdict
 
 # --- metric names and labels: all from the metric registry (scoring.metrics) -----------------
 
@@ -155,7 +156,7 @@ def paired_items(result_a: TaskResult, result_b: TaskResult) -> list[tuple[Score
 
 def outcome_of(item: ScoredItem) -> str:
     """The failure-breakdown class of an item (``scoring.verdicts.verdict``)."""
-    return verdict(item.status, item.ex, item.truncated, item.gold_status)
+    return item_verdict(item)
 
 
 def error_kind(message: str | None) -> str:

@@ -32,7 +32,8 @@ from sqlbench_lmeval.report.analysis import (
     outcome_of,
 )
 from sqlbench_lmeval.report.metadata import marked
-from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run, ScoredItem
+from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
@@ -48,12 +49,11 @@ from sqlbench_lmeval.scoring.item import BROKEN_GOLD
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX_READS_DATA,
-    GOLD_WORK,
     R_VES,
     TIE_STATUS,
-    WORK,
     not_defined,
 )
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 from sqlbench_lmeval.scoring.verdicts import VERDICTS as SCORING_VERDICTS
 
@@ -184,7 +184,7 @@ def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
     if value is None:
         reason = not_defined(R_VES, engine)
         return None if reason is None else f"{name}: {reason}"
-    work, gold_work = item.details.get(WORK), item.details.get(GOLD_WORK)
+    work, gold_work = item.work, item.gold_work
     counts = (
         f"gold's work {gold_work:,}, this answer's {work:,}"
         if work is not None and gold_work is not None
@@ -268,7 +268,7 @@ def _fill_shared(row: dict, item: ScoredItem) -> None:
 
 
 def _run_result(item: ScoredItem, engine: str | None) -> dict:
-    status, acceptable = item.details.get(TIE_STATUS), item.details.get(ACCEPTABLE)
+    status, acceptable = item.tie_status, item.acceptable
     acceptable = None if acceptable is None else str(acceptable)  # never a JSON number
     similarities = {
         label(name): _finite(value)
@@ -282,9 +282,9 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "reason": item.reason,
         "error": item.error,
         "extracted_sql": item.extracted_sql,
-        "raw_output": item.details.get("raw_output"),
-        "executed_sql": item.details.get("executed_sql"),
-        "preview": item.details.get("prediction_preview"),
+        "raw_output": item.details.get("raw_output"),  # the lm-eval sample's, not the score's
+        "executed_sql": item.executed_sql,
+        "preview": item.prediction_preview,
         "similarity": similarities or None,
         STRUCTURAL_SIMILARITY: _finite(item.numbers.get(STRUCTURAL_SIMILARITY, math.nan)),
         "reason_text": REASONS.get(item.reason),
@@ -299,7 +299,7 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
     if item.data_dependence is not None:
         result[DATA_DEPENDENCE] = item.data_dependence
     if item.reads_no_table:
-        result["reads_no_table"] = True
+        result[READS_NO_TABLE] = True
     return result
 
 

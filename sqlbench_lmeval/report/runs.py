@@ -7,135 +7,18 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, TRUNCATED, healthy_gold
-from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
-from sqlbench_lmeval.scoring.item import EXCLUDED
-from sqlbench_lmeval.scoring.metrics import (
-    ACCEPTABLE,
-    EX,
-    EX_ON_HEALTHY_GOLD,
-    EX_SET,
-    EX_STRICT,
-    GOLD_WORK,
-    LOGGED_NUMBERS,
-    TIE_STATUS,
-    VES,
-    VOTED_EX,
-    WORK,
-)
-
-#: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
-#: by the metric registry); every other number lands in ``ScoredItem.numbers``.
-_KNOWN_FIELDS = frozenset(
-    {"id", "status", VES, EX, EX_STRICT, EX_SET, "category", "gold_status", "error"}
-    | {"reason", "extraction", "extracted_sql", "flags", "ordered", "comparison_version"}
-    | {"gold_error", "truncated", "repetition_loop", "reads_no_table", DATA_DEPENDENCE}
-    | LOGGED_NUMBERS  # work counts: they explain r_ves, they are not averaged
-)
-
-#: Fields kept per item for the explorer (``ScoredItem.details``): result previews, what the
-#: score dict or the lm-eval sample says about the question and the answer, and what explains
-#: the verdict: gold's ties (``tie_status``, ``acceptable``: a decimal string) and the work
-#: counts r_ves divided.
-DETAIL_FIELDS = (
-    "gold_preview",
-    "prediction_preview",
-    "executed_sql",
-    "gold_error",
-    "raw_output",
-    "question",
-    "gold_sql",
-    "db_path",
-    "db_id",
-    "schema",
-    "prompt",
-    TIE_STATUS,
-    ACCEPTABLE,
-    WORK,
-    GOLD_WORK,
-)
+from sqlbench_lmeval.scoring.metrics import EX, VES
+from sqlbench_lmeval.scoring.scored import ScoredItem, is_number
 
 #: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.
 UNKNOWN_STATUS = "unknown"
-
-
-@dataclass(frozen=True)
-class ScoredItem:
-    """One item's verdict, as ``scoring.answer.Answer.to_json`` made it."""
-
-    id: int
-    status: str  # ok, error, timeout, too_many_rows, no_sql, crashed, missing
-    ves: float
-    ex: float
-    ex_strict: float
-    ex_set: float
-    category: str | None = None
-    gold_status: str = "ok"
-    error: str | None = None
-    reason: str | None = None
-    extraction: str | None = None
-    extracted_sql: str | None = None
-    flags: tuple[str, ...] = ()
-    truncated: bool = False  # the output was cut off by the generation limit
-    repetition_loop: bool = False  # ... while repeating itself (a larger limit would not help)
-    reads_no_table: bool = False  # it ran but does not read the data (a constant answer)
-    # How that was decided (``scoring.data_dependence``: no_table, unchanged, changed,
-    # undecidable, not_tested); None where nothing was decided (not matched, or gold a constant).
-    data_dependence: str | None = None
-    # Every other number of the score dict: sim_*, structural_*, complexity counts, gold_* counts.
-    numbers: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
-    # DETAIL_FIELDS the score (or its sample) has, for the explorer; never averaged.
-    details: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
-
-    @classmethod
-    def from_score(cls, score: Mapping) -> ScoredItem:
-        """Build from a score dict; a ``ValueError``/``KeyError``/``TypeError`` if malformed."""
-        numbers = {
-            name: float(value)
-            for name, value in score.items()
-            if name not in _KNOWN_FIELDS and _is_number(value)
-        }
-        # Scores made before items carried EX on healthy gold: the same number from the
-        # item's gold health and EX (single answers only: a sampled item's EX is no vote).
-        if (
-            EX_ON_HEALTHY_GOLD not in score
-            and VOTED_EX not in score
-            and healthy_gold(str(score.get("gold_status") or ""), score.get("flags") or ())
-            and _is_number(score.get(EX))
-        ):
-            numbers[EX_ON_HEALTHY_GOLD] = float(score[EX])
-        return cls(
-            id=int(score["id"]),
-            status=str(score["status"]),
-            ves=_number(score[VES]),
-            ex=_number(score[EX]),
-            ex_strict=_number(score.get(EX_STRICT, math.nan)),
-            ex_set=_number(score.get(EX_SET, math.nan)),
-            category=score.get("category") or None,
-            gold_status=str(score.get("gold_status") or "ok"),
-            error=score.get("error"),
-            reason=score.get("reason"),
-            extraction=score.get("extraction"),
-            extracted_sql=score.get("extracted_sql"),
-            flags=tuple(score.get("flags") or ()),
-            truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
-            repetition_loop=bool(score.get("repetition_loop")),
-            reads_no_table=bool(score.get(READS_NO_TABLE)),
-            data_dependence=score.get(DATA_DEPENDENCE),
-            numbers=MappingProxyType(numbers),
-            details=MappingProxyType(
-                {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}
-            ),
-        )
 
 
 @dataclass(frozen=True)
@@ -276,25 +159,22 @@ def load_json(path: Path):
 
 def _read_score_file(path: Path, data: dict, name: str | None) -> Run:
     task = str(data["task"])
-    items, excluded = [], []
+    read = []
     for number, score in enumerate(data["items"]):
-        if isinstance(score, dict) and score.get("status") == EXCLUDED:
-            excluded.append(int(score["id"]))
-            continue
         try:
-            items.append(ScoredItem.from_score(score))
+            read.append(ScoredItem.from_score(score))
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(f"{path}: item {number} is not a score dict ({error!r})") from error
-    item_versions = {score.get("comparison_version") for score in data["items"]} - {None}
+    item_versions = {item.comparison_version for item in read} - {None}
     version = data.get("comparison_version")
     versions = item_versions | ({version} if version is not None else set())
     result = TaskResult(
         name=task,
-        items=tuple(items),
+        items=tuple(item for item in read if not item.excluded),
         comparison_version=_single_version(versions, f"{path} ({task})"),
         dataset_version=data.get("dataset_version"),
         engine=data.get("engine"),
-        excluded=tuple(excluded),
+        excluded=tuple(item.id for item in read if item.excluded),
     )
     return Run(name=name or path.stem, source=str(path), tasks=(result,))
 
@@ -335,7 +215,7 @@ class LoggedFiles:
         """How many items the invocation ran, as its results file records (``n-samples``)."""
         counts = (self.data.get("n-samples") or {}).get(self.task)
         value = counts.get("effective") if isinstance(counts, Mapping) else None
-        return int(value) if _is_number(value) else None
+        return int(value) if is_number(value) else None
 
     def incomplete(self, logged: int) -> str | None:
         """What to say when the samples file holds fewer items than the run recorded."""
@@ -499,8 +379,6 @@ def _read_samples(
         doc = sample.get("doc") or {}
         score = score_dict_of(sample.get("filtered_resps"))
         if score is not None:
-            if score.get("comparison_version") is not None:
-                versions.add(str(score["comparison_version"]))
             score = dict(score)
             for key, value in _doc_fields(doc).items():
                 if score.get(key) in (None, ""):
@@ -515,14 +393,16 @@ def _read_samples(
             dataset_versions.add(str(doc["dataset_version"]))
         if doc.get("engine"):
             engines.add(str(doc["engine"]))
-        if score.get("status") == EXCLUDED:
-            excluded[sample.get("doc_id", score.get("id"))] = int(score["id"])
-            continue
         try:
             item = ScoredItem.from_score(score)
         except (KeyError, TypeError, ValueError) as error:
             raise UserError(f"{where}: no readable score ({error!r})") from error
+        if item.comparison_version is not None:
+            versions.add(str(item.comparison_version))
         key = sample.get("doc_id", item.id)
+        if item.excluded:
+            excluded[key] = item.id
+            continue
         # With several filters a doc has several lines; the one with a real score dict wins.
         if key not in by_doc or by_doc[key].status == UNKNOWN_STATUS:
             by_doc[key] = item
@@ -562,7 +442,7 @@ def _from_metrics(sample: Mapping, doc: Mapping) -> dict | None:
     score = {
         name: value
         for name, value in sample.items()
-        if _is_number(value) and name not in ("doc_id",)
+        if is_number(value) and name not in ("doc_id",)
     }
     score.update(_doc_fields(doc))
     score["status"] = UNKNOWN_STATUS
@@ -603,24 +483,12 @@ def _literal(node: ast.AST):
         return float(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _literal(node.operand)
-        if _is_number(value):
+        if is_number(value):
             return -value if isinstance(node.op, ast.USub) else value
     raise ValueError(f"not a literal: {ast.dump(node)[:80]}")
 
 
 # --- small helpers -----------------------------------------------------------------------------
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _number(value) -> float:
-    if value is None:
-        return math.nan
-    if isinstance(value, bool):
-        return float(value)
-    return float(value)
 
 
 def _single_version(versions: set, where: str) -> str | None:
@@ -638,7 +506,6 @@ def _joined(values: Iterable[str | None]) -> str | None:
 __all__ = [
     "LoggedFiles",
     "Run",
-    "ScoredItem",
     "TaskResult",
     "file_timestamp",
     "lmeval_files",

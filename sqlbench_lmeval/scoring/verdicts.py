@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
-from sqlbench_lmeval.scoring.answer import MISSING, READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.answer import MISSING, TRUNCATED
 from sqlbench_lmeval.scoring.item import BROKEN_GOLD, EXCLUDED, gold_broken
-from sqlbench_lmeval.scoring.metrics import EX, EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
+from sqlbench_lmeval.scoring.metrics import EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.vocabulary import Vocabulary
 
 
@@ -64,6 +65,11 @@ def verdict(status: str, ex: float, truncated: bool, gold_status: str) -> str:
     return VerdictClass.BROKEN_GOLD if gold_broken(gold_status) else VerdictClass.WRONG_RESULT
 
 
+def item_verdict(item: ScoredItem) -> str:
+    """The :func:`verdict` of a score read (``scoring.scored``)."""
+    return verdict(item.status, item.ex, item.truncated, item.gold_status)
+
+
 #: What to do about truncated outputs (printed by ``score``, shown by ``report``).
 TRUNCATION_ADVICE = (
     "the output ended inside <think> or inside an unclosed code fence, i.e. at the generation "
@@ -78,54 +84,55 @@ LOOP_ADVICE = (
 )
 
 
-def aggregate(scores: Sequence[Mapping]) -> dict:
-    """Means of every numeric per-item metric, EX per category, and counts that explain them.
+def aggregate(scores: Sequence[Mapping | ScoredItem]) -> dict:
+    """Means of every numeric per-item metric, EX per category, and counts that explain them,
+    over score dicts (or those already read, :class:`ScoredItem`).
 
     ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
     result that can be repeated (no RAND()): the number least disturbed by broken gold.
     Items :data:`EXCLUDED` (their gold did not finish) are in no mean and not in ``n``:
     ``n_excluded`` and ``excluded_ids`` count them.
     """
-    excluded = [s["id"] for s in scores if s["status"] == EXCLUDED]
+    return _aggregate(
+        [item if isinstance(item, ScoredItem) else ScoredItem.from_score(item) for item in scores]
+    )
+
+
+def _aggregate(items: Sequence[ScoredItem]) -> dict:
+    excluded = [item.id for item in items if item.excluded]
     if excluded:  # in no mean; counted apart (a run where nothing was excluded is unchanged)
-        counted = [s for s in scores if s["status"] != EXCLUDED]
-        metrics = aggregate(counted)
+        metrics = _aggregate([item for item in items if not item.excluded])
         metrics["n_excluded"] = len(excluded)
         metrics["excluded_ids"] = excluded
-        metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
-        metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
-        metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
+        metrics.update(_counts(items))
         metrics.setdefault("verdict_counts", {})[EXCLUDED] = len(excluded)
         return metrics
-    if not scores:
+    if not items:
         return {"n": 0}
-    numeric = [
-        name
-        for name, value in scores[0].items()
-        if isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and name != "id"
-        and name not in LOGGED_NUMBERS
-    ]
-    metrics: dict = {"n": len(scores)}
+    # Every number of the first item, in its score dict's order (the work counts aside).
+    numeric = [name for name in items[0].values if name not in LOGGED_NUMBERS]
+    metrics: dict = {"n": len(items)}
     for name in numeric:
-        metrics[name] = fmean(float(s[name]) for s in scores if name in s)
-    for category in sorted({s["category"] for s in scores if s.get("category")}):
-        in_category = [s for s in scores if s.get("category") == category]
-        metrics[f"ex_{category}"] = fmean(s[EX] for s in in_category)
+        metrics[name] = fmean(float(i.values[name]) for i in items if name in i.values)
+    for category in sorted({item.category for item in items if item.category}):
+        in_category = [item for item in items if item.category == category]
+        metrics[f"ex_{category}"] = fmean(item.ex for item in in_category)
         metrics[f"n_{category}"] = len(in_category)
-    healthy = [s for s in scores if healthy_gold(s["gold_status"], s["flags"])]
+    healthy = [item for item in items if item.healthy_gold]
     metrics["n_healthy_gold"] = len(healthy)
-    metrics[EX_ON_HEALTHY_GOLD] = fmean(s[EX] for s in healthy) if healthy else 0.0
-    metrics["status_counts"] = dict(Counter(s["status"] for s in scores))
-    metrics["gold_status_counts"] = dict(Counter(s["gold_status"] for s in scores))
-    metrics["reason_counts"] = dict(Counter(s["reason"] for s in scores))
-    metrics["verdict_counts"] = dict(
-        Counter(
-            verdict(s["status"], s[EX], bool(s.get("truncated")), s["gold_status"]) for s in scores
-        )
-    )
-    metrics["n_truncated"] = sum(1 for s in scores if s.get("truncated"))
-    metrics["n_truncated_loops"] = sum(1 for s in scores if s.get("repetition_loop"))
-    metrics["n_reads_no_table"] = sum(1 for s in scores if s.get(READS_NO_TABLE))
+    metrics[EX_ON_HEALTHY_GOLD] = fmean(item.ex for item in healthy) if healthy else 0.0
+    metrics.update(_counts(items))
+    metrics["verdict_counts"] = dict(Counter(item_verdict(item) for item in items))
+    metrics["n_truncated"] = sum(1 for item in items if item.truncated)
+    metrics["n_truncated_loops"] = sum(1 for item in items if item.repetition_loop)
+    metrics["n_reads_no_table"] = sum(1 for item in items if item.reads_no_table)
     return metrics
+
+
+def _counts(items: Sequence[ScoredItem]) -> dict:
+    """How many items have each status, gold status and reason."""
+    return {
+        "status_counts": dict(Counter(item.status for item in items)),
+        "gold_status_counts": dict(Counter(item.gold_status for item in items)),
+        "reason_counts": dict(Counter(item.reason for item in items)),
+    }

@@ -30,11 +30,12 @@ from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
 from sqlbench_lmeval.offline import run_metrics, score_outputs, scorer_for, task_documents
-from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, UNREPEATABLE_FLAGS
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
-from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
+from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VES, VOTED_EX
-from sqlbench_lmeval.scoring.verdicts import aggregate, verdict
+from sqlbench_lmeval.scoring.scored import ScoredItem
+from sqlbench_lmeval.scoring.verdicts import aggregate, item_verdict
 from sqlbench_lmeval.submission.checks import (
     attestation,
     completeness,
@@ -52,7 +53,6 @@ from sqlbench_lmeval.submission.checks.base import (
     UNATTESTED_SEVERITY,
     CheckedTask,
     Finding,
-    is_number,
     sha256,
 )
 from sqlbench_lmeval.submission.checks.chat_wrap import chat_run
@@ -382,9 +382,10 @@ def _finish_task(task: CheckedTask) -> TaskVerification:
     for check in CHECKS:
         if check.NEEDS_SCORES:
             check.check(task)
-    scores, answers = task.scores, task.answers
-    logged_scores = [score for score in scores if score["id"] in answers]
-    metrics = run_metrics(benchmarks.get(task.spec.benchmark), scores, task.spec.sampled)
+    scored, answers = task.scored, task.answers
+    logged_scores = [score for score in scored if score.id in answers]
+    # The benchmark's own summaries (TPC-DS) read the score dicts themselves.
+    metrics = run_metrics(benchmarks.get(task.spec.benchmark), task.scores, task.spec.sampled)
     dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}
     return TaskVerification(
         task=task.logged.name,
@@ -395,8 +396,8 @@ def _finish_task(task: CheckedTask) -> TaskVerification:
         claimed=dict(task.logged.claimed_metrics),
         facts=task.facts,
         items=tuple(
-            _item_row(score, task.prompts.get(score["id"]), task.answers.get(score["id"]))
-            for score in scores
+            _item_row(score, task.prompts.get(score.id), task.answers.get(score.id))
+            for score in scored
         ),
         outputs_sha256=outputs_fingerprint(task.logged),
         dataset_version=next(iter(dataset_versions), None),
@@ -424,23 +425,20 @@ def _prediction(answer: LoggedAnswer, spec: TaskSpec):
 # --- per-item rows and small helpers ------------------------------------------------------------
 
 
-def _item_row(score: Mapping, prompt: Mapping | None, answer: LoggedAnswer | None) -> dict:
+def _item_row(score: ScoredItem, prompt: Mapping | None, answer: LoggedAnswer | None) -> dict:
     row = {
-        "id": score["id"],
-        "category": score.get("category"),
-        "verdict": verdict(
-            score["status"], score[EX], bool(score.get("truncated")), score["gold_status"]
-        ),
-        "status": score["status"],
-        "reason": score.get("reason"),
-        "healthy_gold": score["gold_status"] == GOLD_HEALTHY
-        and not UNREPEATABLE_FLAGS & set(score.get("flags") or ()),
-        "truncated": bool(score.get("truncated")),
-        READS_NO_TABLE: bool(score.get(READS_NO_TABLE)),
+        "id": score.id,
+        "category": score.category,
+        "verdict": item_verdict(score),
+        "status": score.status,
+        "reason": score.reason,
+        "healthy_gold": score.healthy_gold,
+        "truncated": score.truncated,
+        READS_NO_TABLE: score.reads_no_table,
     }
     for name in (VES, EX, EX_READS_DATA, STRUCTURAL_SIMILARITY, VOTED_EX):
-        if is_number(score.get(name)):
-            row[name] = score[name]
+        if name in score.values:  # as written: an int stays an int in the report
+            row[name] = score.values[name]
     if prompt is not None:
         row.update(prompt)
     if answer is not None and answer.outputs:

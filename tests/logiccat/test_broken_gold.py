@@ -19,7 +19,8 @@ from sqlbench_lmeval.logiccat import bundle
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 from sqlbench_lmeval.report.analysis import outcome_of
 from sqlbench_lmeval.report.explorer import REASONS, explorer_data, verdict_label
-from sqlbench_lmeval.report.runs import ScoredItem, read_runs
+from sqlbench_lmeval.report.runs import read_runs
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.verify import _item_row
@@ -61,7 +62,7 @@ def test_answers_to_a_real_item_whose_gold_broke_at_build_time(real_bundle):
     # The report, the explorer and verify class each item the same way.
     expected = ["error", "broken_gold", "error", "truncated", "missing"]
     assert [outcome_of(ScoredItem.from_score(s)) for s in scores] == expected
-    assert [_item_row(s, None, None)["verdict"] for s in scores] == expected
+    assert [_item_row(ScoredItem.from_score(s), None, None)["verdict"] for s in scores] == expected
     assert verdict_label(ScoredItem.from_score(ran)) == "broken gold"
 
 

@@ -309,7 +309,7 @@ def test_cli_refuses_mismatched_versions(score_item, write_score_file, tmp_path,
 
 def test_tables_follow_the_papers_column_orders():
     from sqlbench_lmeval.report.analysis import COUNT_METRICS, FEATURE_METRICS, present
-    from sqlbench_lmeval.report.runs import ScoredItem
+    from sqlbench_lmeval.scoring.scored import ScoredItem
 
     # The TPC-DS paper's Table 2 (features) and Table 1 (complexity counts) column orders.
     table_2 = ("tables", "columns", "where_predicates", "constants", "functions")

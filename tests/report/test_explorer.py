@@ -17,9 +17,9 @@ from sqlbench_lmeval.report.explorer import (
     verdict,
     verdict_label,
 )
-from sqlbench_lmeval.report.runs import ScoredItem
 from sqlbench_lmeval.scoring import gold_ties
 from sqlbench_lmeval.scoring.metrics import ACCEPTABLE, GOLD_WORK, TIE_STATUS, WORK
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 
 

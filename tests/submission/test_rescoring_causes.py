@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.checks.rescoring import (
     BENIGN_CAUSES,
     RANDOM_GOLD_CAUSE,
@@ -13,9 +14,12 @@ from sqlbench_lmeval.submission.checks.rescoring import (
 from sqlbench_lmeval.submission.logged import LoggedAnswer
 
 
-def claimed_and_ours(flags: list[str]) -> tuple[LoggedAnswer, dict]:
+def claimed_and_ours(flags: list[str]) -> tuple[LoggedAnswer, ScoredItem]:
     # LogicCat 1440's shape: gold ran, the answer ran; the run judged it correct, we do not.
-    claimed = {"id": 1440, "status": "ok", "gold_status": "ok", "ex": 1, "flags": flags}
+    claimed = {
+        **{"id": 1440, "status": "ok", "gold_status": "ok", "flags": flags},
+        **{"ves": 1, "ex": 1, "ex_strict": 1, "ex_set": 1},
+    }
     answer = LoggedAnswer(
         where="samples.jsonl:1",
         item_id=1440,
@@ -25,7 +29,7 @@ def claimed_and_ours(flags: list[str]) -> tuple[LoggedAnswer, dict]:
         outputs=("SELECT 1",),
         claimed_raw=repr(claimed),
     )
-    return answer, dict(claimed, ex=0)
+    return answer, ScoredItem.from_score(dict(claimed, ves=0, ex=0, ex_strict=0, ex_set=0))
 
 
 @pytest.mark.parametrize(

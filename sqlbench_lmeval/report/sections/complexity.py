@@ -18,9 +18,10 @@ from sqlbench_lmeval.report.analysis import (
     present,
     runs_by_view,
 )
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 TITLE = "Complexity relative to gold (paper Table 1)"
 EXPLANATION = paragraph(

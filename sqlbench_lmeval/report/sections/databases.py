@@ -10,10 +10,11 @@ from pathlib import PurePosixPath
 import numpy as np
 
 from sqlbench_lmeval.report.analysis import runs_by_view
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Section, Table, fmt_ci
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 TITLE = "Scores by database"
 EXPLANATION = paragraph(

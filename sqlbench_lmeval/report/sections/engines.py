@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.report.analysis import (
     engines_differ,
     error_kind,
@@ -14,9 +15,10 @@ from sqlbench_lmeval.report.analysis import (
     paired_items,
     runs_by_view,
 )
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 TITLE = "Cross-engine verdicts"
 EXPLANATION = paragraph(
@@ -44,7 +46,7 @@ class Verdict:
 
     def describe(self) -> str:
         """The verdict as a table cell: an error with its kind, a wrong result with its reason."""
-        if self.status == "error":
+        if self.status == Status.ERROR.value:
             return f"error ({error_kind(self.error)})"
         if self.outcome == "wrong_result" and self.reason:
             return f"wrong result ({self.reason.replace('_', ' ')})"

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.report import plots
 from sqlbench_lmeval.report.analysis import OUTCOMES, error_kind, outcome_of, runs_by_view
 from sqlbench_lmeval.report.runs import Run
@@ -21,6 +22,7 @@ from sqlbench_lmeval.scoring.data_dependence import (
     UNCHANGED,
     UNDECIDABLE,
 )
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
 from sqlbench_lmeval.scoring.verdicts import LOOP_ADVICE, TRUNCATION_ADVICE
 
 TITLE = "Outcomes and failures"
@@ -158,7 +160,7 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
         for run, result in results:
             outcomes = Counter(outcome_of(item) for item in result.items)
             kinds = Counter(
-                error_kind(item.error) for item in result.items if item.status == "error"
+                error_kind(item.error) for item in result.items if item.status == Status.ERROR.value
             )
             rows.append(
                 FailureRow(
@@ -167,7 +169,9 @@ def failure_rows(runs: Sequence[Run]) -> list[FailureRow]:
                     n=len(result.items),
                     outcomes={**{name: outcomes.get(name, 0) for name in OUTCOMES}, **outcomes},
                     error_kinds=tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
-                    unhealthy_gold=sum(1 for item in result.items if item.gold_status != "ok"),
+                    unhealthy_gold=sum(
+                        1 for item in result.items if item.gold_status != GOLD_HEALTHY
+                    ),
                     truncated=sum(1 for item in result.items if item.truncated),
                     looping=sum(1 for item in result.items if item.repetition_loop),
                     reads_no_table=sum(1 for item in result.items if item.reads_no_table),

@@ -16,7 +16,7 @@ from sqlbench_lmeval.report.analysis import (
     present,
     runs_by_view,
 )
-from sqlbench_lmeval.report.runs import Run, ScoredItem
+from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.stats import RESAMPLES, SEED, Interval, bootstrap_cis
 from sqlbench_lmeval.report.tables import Block, Section, Table, fmt_ci
@@ -25,12 +25,11 @@ from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
 from sqlbench_lmeval.scoring.metrics import (
     EX,
     EX_ON_HEALTHY_GOLD,
-    GOLD_WORK,
     R_VES,
-    WORK,
     is_metric,
     not_defined,
 )
+from sqlbench_lmeval.scoring.scored import ScoredItem
 
 #: EX over the items whose gold is healthy (``gold_status`` "ok"): what EX says about the model
 #: once gold that is empty, erroring or otherwise doubtful is set aside. Computed here from
@@ -203,7 +202,7 @@ def r_ves_unresolved(items: Sequence[ScoredItem]) -> int:
         if R_VES in item.numbers
         and item.ex >= 0.5
         and not item.reads_no_table
-        and resolved_by_counts(item.details.get(GOLD_WORK), item.details.get(WORK)) is False
+        and resolved_by_counts(item.gold_work, item.work) is False
     )
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.logged import LoggedAnswer, LoggedTask, Submission
 
 #: A fact the run does not record (shown as such, never as the task's default).
@@ -66,6 +68,11 @@ class CheckedTask:
     facts: dict = field(default_factory=dict)
     predictions: dict = field(default_factory=dict)
     scores: list[dict] = field(default_factory=list)
+
+    @cached_property
+    def scored(self) -> list[ScoredItem]:
+        """:attr:`scores` read (once: every check that reads them reads these)."""
+        return [ScoredItem.from_score(score) for score in self.scores]
 
     def add(self, check, code, severity, message, items=()) -> None:
         self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))

@@ -11,10 +11,9 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
-from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import EX
 from sqlbench_lmeval.scoring.sampling import normalized_sql
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
@@ -26,13 +25,13 @@ NEEDS_SCORES = True
 
 
 def check(task: CheckedTask) -> None:
-    _integrity(task.scores, {item.id: item for item in task.items}, task.add)
+    _integrity(task.scored, {item.id: item for item in task.items}, task.add)
 
 
-def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
-    constant = [score["id"] for score in scores if score.get(READS_NO_TABLE)]
+def _integrity(scored: Sequence[ScoredItem], by_id: Mapping[int, Item], add) -> None:
+    constant = [score.id for score in scored if score.reads_no_table]
     if constant:
-        correct = sum(1 for score in scores if score.get(READS_NO_TABLE) and score[EX])
+        correct = sum(1 for score in scored if score.reads_no_table and score.ex >= 0.5)
         add(
             "integrity",
             "reads_no_table",
@@ -44,29 +43,22 @@ def _integrity(scores, by_id: Mapping[int, Item], add) -> None:
             constant,
         )
     verbatim = [
-        score["id"]
-        for score in scores
-        if (answers := _answers(score)) and is_gold(by_id[score["id"]], answers)
+        score.id
+        for score in scored
+        if (answers := score.answers) and is_gold(by_id[score.id], answers)
     ]
     if verbatim:
-        sampled = any("samples" in score for score in scores)
+        sampled = any(score.samples is not None for score in scored)
         add(
             "integrity",
             "gold_verbatim",
             FINDING,
-            f"{len(verbatim)} answer(s) ({len(verbatim) / len(scores):.1%} of the items) are "
+            f"{len(verbatim)} answer(s) ({len(verbatim) / len(scored):.1%} of the items) are "
             "the gold SQL (compared as parsed: comments, spacing, the case of names and the "
             "names of aliases aside"
             + ("; in this sampled run, any of an item's samples)" if sampled else ")"),
             verbatim,
         )
-
-
-def _answers(score: Mapping) -> list[str]:
-    """The SQL a score holds: its extracted answer, or, in a sampled run (whose score has no
-    answer of its own), each sample's."""
-    found = [sample.get("extracted_sql") for sample in score.get("samples", ())]
-    return [sql for sql in [score.get("extracted_sql"), *found] if sql]
 
 
 def is_gold(item: Item, answers: Sequence[str]) -> bool:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
+from sqlbench_lmeval.execution import Status
+from sqlbench_lmeval.scoring.answer import UNFINISHED, UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, VES
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
@@ -27,9 +29,12 @@ NEEDS_SCORES = True
 
 def check(task: CheckedTask) -> None:
     answers = task.answers
-    logged_scores = [score for score in task.scores if score["id"] in answers]
-    _rescoring(task.spec, task.logged, answers, task.scores, logged_scores, task.add)
+    logged_scores = [score for score in task.scored if score.id in answers]
+    _rescoring(task.spec, task.logged, answers, task.scored, logged_scores, task.add)
 
+
+#: An answer's statuses that say it did not finish (a time limit, a crash), as written.
+UNFINISHED_STATUSES = frozenset(status.value for status in UNFINISHED)
 
 #: Numbers closer than this are equal (scores are means of 0/1 or similarities in [0, 1]).
 TOLERANCE = 1e-9
@@ -38,17 +43,16 @@ TOLERANCE = 1e-9
 def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
     """Claimed numbers (per item: the logged score dict and the numbers beside it; in
     aggregate: the results file) against ours."""
-    ours = {score["id"]: score for score in scores}
+    ours = {score.id: score for score in scores}
     mismatched: dict[str, list[int]] = {}
     for item_id, answer in answers.items():
         mine = ours[item_id]
-        names = [name for name, value in mine.items() if name != "id" and is_number(value)]
-        claims = [(False, answer.claimed_fields(names)), (True, answer.claimed_numbers)]
+        claims = [(False, answer.claimed_fields(list(mine.values))), (True, answer.claimed_numbers)]
         for beside, claim in claims:
             differ = [
                 name
                 for name, value in claim.items()
-                if is_number(value) and is_number(mine.get(name)) and not _close(value, mine[name])
+                if is_number(value) and name in mine.values and not _close(value, mine.values[name])
             ]
             if differ:
                 cause = _likely_cause(answer, claim, mine, differ, beside)
@@ -106,7 +110,7 @@ RANDOM_GOLD_CAUSE = "gold's result is random (it calls RAND()): it differs betwe
 BENIGN_CAUSES += (RANDOM_GOLD_CAUSE,)
 
 
-def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, beside) -> str:
+def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: ScoredItem, names, beside) -> str:
     """Why ``claim`` (the logged score dict's numbers, or with ``beside`` the numbers logged
     beside it) differs from ours on ``names``."""
     claimed = answer.claimed or {}
@@ -114,18 +118,17 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
     if version is not None and str(version) != COMPARISON_VERSION:
         return f"the run was judged under comparison version {version} (now {COMPARISON_VERSION})"
     status = claimed.get("status")
-    if status is not None and status != mine["status"]:
-        if {status, mine["status"]} & {"timeout", "crashed"}:
+    if status is not None and status != mine.status:
+        if {status, mine.status} & UNFINISHED_STATUSES:
             return (
-                f"execution limits or machine speed: status {status} in the run, "
-                f"{mine['status']} here"
+                f"execution limits or machine speed: status {status} in the run, {mine.status} here"
             )
-        if claimed.get("gold_status") not in (None, mine["gold_status"]):
+        if claimed.get("gold_status") not in (None, mine.gold_status):
             return (
                 f"gold status {claimed.get('gold_status')} in the run, "
-                f"{mine['gold_status']} here: other data or engine"
+                f"{mine.gold_status} here: other data or engine"
             )
-        return f"status {status} in the run, {mine['status']} here"
+        return f"status {status} in the run, {mine.status} here"
     if answer.claimed and beside:
         inner = [
             n
@@ -136,11 +139,11 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: Mapping, names, be
             return "the sample's metrics differ from its own score dict: edited after scoring"
     if (
         status is not None
-        and status != "ok"
+        and status != Status.OK.value
         and any(claim.get(n) for n in (EX, VES) if is_number(claim.get(n)))
     ):
         return f"numbers claimed for an answer whose own status is {status}: edited"
-    if UNREPEATABLE_FLAGS & set(mine.get("flags") or ()):
+    if UNREPEATABLE_FLAGS & set(mine.flags):
         return RANDOM_GOLD_CAUSE
     return "same status, another verdict: other comparison rules, gold result or edited numbers"
 

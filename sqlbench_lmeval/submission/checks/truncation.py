@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.verdicts import TRUNCATION_ADVICE
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
@@ -13,11 +16,11 @@ NEEDS_SCORES = True
 
 
 def check(task: CheckedTask) -> None:
-    _truncation(task.scores, task.add)
+    _truncation(task.scored, task.add)
 
 
-def _truncation(scores, add) -> None:
-    cut = [score["id"] for score in scores if score.get("truncated")]
+def _truncation(scored: Sequence[ScoredItem], add) -> None:
+    cut = [item.id for item in scored if item.truncated]
     if cut:
         add(
             "settings",
