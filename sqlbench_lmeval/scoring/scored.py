@@ -115,6 +115,12 @@ class ScoredItem:
         (an item left out, ``excluded``, has no VES or EX: they read as NaN)."""
         status = str(score["status"])
         number = score.get if status == EXCLUDED else score.__getitem__
+        values = {
+            name: value
+            for name, value in score.items()
+            # is_number, written out: this runs for every key of every item read
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and name != "id"
+        }
         return cls(
             id=int(score["id"]),
             status=status,
@@ -134,13 +140,11 @@ class ScoredItem:
             reads_no_table=bool(score.get(READS_NO_TABLE)),
             data_dependence=score.get(DATA_DEPENDENCE),
             comparison_version=score.get("comparison_version"),
-            numbers=MappingProxyType(_other_numbers(score)),
+            numbers=MappingProxyType(_other_numbers(score, values)),
             details=MappingProxyType(
                 {name: score[name] for name in DETAIL_FIELDS if score.get(name) is not None}
             ),
-            values=MappingProxyType(
-                {name: value for name, value in score.items() if name != "id" and is_number(value)}
-            ),
+            values=MappingProxyType(values),
             samples=None if SAMPLES not in score else tuple(score[SAMPLES] or ()),
         )
 
@@ -192,13 +196,9 @@ class ScoredItem:
         return [sql for sql in [self.extracted_sql, *found] if sql]
 
 
-def _other_numbers(score: Mapping) -> dict[str, float]:
-    """The numbers outside :data:`_KNOWN_FIELDS`, as floats."""
-    numbers = {
-        name: float(value)
-        for name, value in score.items()
-        if name not in _KNOWN_FIELDS and is_number(value)
-    }
+def _other_numbers(score: Mapping, values: Mapping) -> dict[str, float]:
+    """The numbers (``values``: those of ``score``) outside :data:`_KNOWN_FIELDS`, as floats."""
+    numbers = {name: float(value) for name, value in values.items() if name not in _KNOWN_FIELDS}
     # Scores made before items carried EX on healthy gold: the same number from the item's
     # gold health and EX (single answers only: a sampled item's EX is no vote).
     if (
