@@ -515,6 +515,32 @@ def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(run
     assert "comparison version 0" in finding.message
 
 
+def test_a_benign_item_never_excuses_an_aggregate_edited_otherwise(runs, cache, tmp_path):
+    # Item 6 judged under another comparison version (benign), and then the results file's EX
+    # set to 0.5: the mean of the run's own claims (EX 1 on item 6 alone, 0 elsewhere) is not
+    # 0.5, so item 6 does not explain it.
+    folder = edited(runs, tmp_path)
+    lines = samples_lines(folder)
+    for line in lines:
+        if line["doc"]["id"] == 6:
+            score = parse_python_literal(line["filtered_resps"][0])
+            score.update(ex=1, comparison_version="0")
+            line["filtered_resps"] = [str(score)]
+            line["ex"] = 1
+    write_samples_lines(folder, lines)
+    recompute_aggregates(folder, "tpcds")
+    data = results_json(folder)
+    claimed = data["results"]["tpcds"]["ex,score"]
+    assert claimed == 1 / len(lines)  # the claims add up before the edit
+    data["results"]["tpcds"]["ex,score"] = 0.5
+    write_results_json(folder, data)
+    verification = verified(folder, cache)
+    assert problems(verification)["item_mismatch"] == (6,)
+    assert verification.verdict == REJECTED
+    (finding,) = [f for f in verification.all_findings if f.code == "aggregate_mismatch"]
+    assert finding.severity == "reject" and "no item explains it" in finding.message
+
+
 def test_a_claim_that_timed_out_in_the_run_stands_with_a_finding(runs, cache, tmp_path):
     # Item 8 hit the time limit on the submitter's machine (status timeout, VES 0) and runs here
     # (VES 1: WRONG reads store_sales in milliseconds): a benign, named cause; our numbers stand.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.answer import UNFINISHED, UNREPEATABLE_FLAGS
@@ -80,11 +81,19 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
         )
         return
     mine = aggregate(logged_scores) if logged_scores else {}
-    differ = [
-        f"{name} claimed {value:.4f}, re-scored {mine[name]:.4f}"
+    differ_names = [
+        name
         for name, value in sorted(logged.claimed_metrics.items())
         if is_number(mine.get(name)) and not _close(value, mine[name], 1e-6)
     ]
+    differ = [
+        f"{name} claimed {logged.claimed_metrics[name]:.4f}, re-scored {mine[name]:.4f}"
+        for name in differ_names
+    ]
+    if differ and explained:
+        benign = {item_id for ids in mismatched.values() for item_id in ids}
+        claimed = {name: logged.claimed_metrics[name] for name in differ_names}
+        explained = _claims_add_up(claimed, logged_scores, answers, benign)
     if differ:
         add(
             "rescoring",
@@ -99,6 +108,21 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
                 else " (no item explains it: the claimed numbers do not stand)"
             ),
         )
+
+
+def _claims_add_up(claimed_metrics: Mapping, scores, answers, benign: set[int]) -> bool:
+    """Whether each claimed aggregate that differs from ours is lm-eval's mean of our numbers
+    with the ``benign`` items' logged numbers in place of ours: only then do those items explain
+    the difference (one benign item never excuses an aggregate edited otherwise)."""
+    for name, value in claimed_metrics.items():
+        carried = []
+        for score in scores:
+            numbers = answers[score.id].claimed_numbers if score.id in benign else score.values
+            if is_number(numbers.get(name)):
+                carried.append(float(numbers[name]))
+        if not carried or not _close(value, fmean(carried), 1e-6):
+            return False
+    return True
 
 
 #: Causes of a claimed number differing from ours that leave the run standing (re-scored by
