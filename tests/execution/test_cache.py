@@ -125,7 +125,7 @@ def test_the_key_does_not_depend_on_how_results_are_compared(tmp_path, db, monke
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert {m for m in imported if m and not m.startswith("sqlbench_lmeval.execution")} <= {
-        "hashlib", "importlib.util", "itertools", "json", "os", "sqlite3", "time",
+        "ast", "hashlib", "importlib.util", "itertools", "json", "os", "sqlite3", "time",
         "collections.abc", "pathlib", "__future__",
     }  # fmt: skip
 
@@ -138,6 +138,19 @@ def test_setup_source_change_changes_the_key(tmp_path, db, monkeypatch):
     before = GoldCache(tmp_path / "c").key(job)
     module.write_text("def setup(conn):\n    conn.create_function('f', 0, lambda: 1)\n")
     assert GoldCache(tmp_path / "c").key(job) != before
+
+
+def test_a_documentation_edit_of_the_setup_source_keeps_the_key(tmp_path, db, monkeypatch):
+    module = tmp_path / "hook_docs_mod.py"
+    module.write_text("def setup(conn):\n    conn.create_function('f', 0, lambda: 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    job = Job(Database("sqlite", db.path, setup="hook_docs_mod:setup"), "SELECT 1")
+    before = GoldCache(tmp_path / "c").key(job)
+    module.write_text(
+        '"""Hooks."""\n\n\ndef setup(conn):\n    """Register f."""\n'
+        "    conn.create_function(  # f() is 1\n        'f', 0, lambda: 1\n    )\n"
+    )
+    assert GoldCache(tmp_path / "c").key(job) == before
 
 
 def test_corrupt_entry_is_recomputed(tmp_path, db, spy):
