@@ -493,8 +493,9 @@ def test_changed_claimed_metrics_reject_the_run(runs, cache, tmp_path):
     assert verification.verdict == REJECTED
 
 
-def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(runs, cache, tmp_path):
-    folder = edited(runs, tmp_path)
+def judged_under_version_0(folder) -> int:
+    """Item 6 of the run at ``folder`` as if judged correct under comparison version 0, and the
+    results file's means made from the lines; the number of lines."""
     lines = samples_lines(folder)
     for line in lines:
         if line["doc"]["id"] == 6:
@@ -504,6 +505,12 @@ def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(run
             line["ex"] = 1
     write_samples_lines(folder, lines)
     recompute_aggregates(folder, "tpcds")
+    return len(lines)
+
+
+def test_a_claim_made_under_another_comparison_version_stands_with_a_finding(runs, cache, tmp_path):
+    folder = edited(runs, tmp_path)
+    judged_under_version_0(folder)
     verification = verified(folder, cache)
     assert problems(verification) == {
         "comparison_version": (),
@@ -520,18 +527,9 @@ def test_a_benign_item_never_excuses_an_aggregate_edited_otherwise(runs, cache, 
     # set to 0.5: the mean of the run's own claims (EX 1 on item 6 alone, 0 elsewhere) is not
     # 0.5, so item 6 does not explain it.
     folder = edited(runs, tmp_path)
-    lines = samples_lines(folder)
-    for line in lines:
-        if line["doc"]["id"] == 6:
-            score = parse_python_literal(line["filtered_resps"][0])
-            score.update(ex=1, comparison_version="0")
-            line["filtered_resps"] = [str(score)]
-            line["ex"] = 1
-    write_samples_lines(folder, lines)
-    recompute_aggregates(folder, "tpcds")
+    count = judged_under_version_0(folder)
     data = results_json(folder)
-    claimed = data["results"]["tpcds"]["ex,score"]
-    assert claimed == 1 / len(lines)  # the claims add up before the edit
+    assert data["results"]["tpcds"]["ex,score"] == 1 / count  # the claims add up before the edit
     data["results"]["tpcds"]["ex,score"] = 0.5
     write_results_json(folder, data)
     verification = verified(folder, cache)
