@@ -19,14 +19,14 @@ from pathlib import Path
 
 from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
-from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, Outcome, Status
+from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, FINISHED, Outcome
 from sqlbench_lmeval.execution.pool import WorkerPool, execute_many
 from sqlbench_lmeval.execution.record_file import RecordFile, load_payloads, save_payloads
 from sqlbench_lmeval.execution.unavailable import CacheUnwritable
 
 CACHE_FORMAT = "2"  # 2: keys without the comparison version
 CACHE_FILE = "gold-cache.sqlite"
-CACHEABLE = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
+CACHEABLE = FINISHED
 _HASH_BLOCK = 1 << 20
 # The file hashes the keys use, memoized beside the entries (docs/engines.md#the-gold-cache).
 _FILES_TABLE = (

@@ -40,6 +40,13 @@ class Status(str, enum.Enum):
     CRASHED = "crashed"
 
 
+#: Statuses that say a query did not finish (its time limit, a crash): the machine's doing, not
+#: the query's. Every other status is the query's own, the same on every run (``FINISHED``:
+#: what the gold cache keeps).
+UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
+FINISHED = frozenset(Status) - UNFINISHED
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One query's result: a status plus rows (OK) or a message (everything else)."""

@@ -14,7 +14,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
-from sqlbench_lmeval.execution import Database, Job, Limits, Status, execute_many
+from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
+from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 from sqlbench_lmeval.scoring.tie_probe import outer_depth, outermost_query, paren_depths
@@ -23,7 +24,6 @@ from sqlbench_lmeval.scoring.tie_probe import outer_depth, outermost_query, pare
 SETUP = gold.CONNECTION_SETUP
 _QUERIES = (exp.Select, exp.Union, exp.Except, exp.Intersect)
 _DIALECT = "sqlite"  # the bundle's gold, as health runs it
-_UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ def judge_health(
     )
     # Gold is the benchmark's: gold that did not finish on this (perhaps loaded) machine runs
     # again under gold's own, longer limit, so the recorded health does not depend on the load.
-    unfinished = [i for i, o in zip(runnable, results, strict=True) if o.status in _UNFINISHED]
+    unfinished = [i for i, o in zip(runnable, results, strict=True) if o.status in UNFINISHED]
     if unfinished:
         again = execute_many(
             [Job(databases[i], prepared[i].sql) for i in unfinished],

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from sqlbench_lmeval.execution import Outcome, Status
+from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE, FLAGGED, DataDependence
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
@@ -52,9 +53,6 @@ TRUNCATED = "truncated"
 
 #: Flags that make a gold result unrepeatable: no answer can be checked against it.
 UNREPEATABLE_FLAGS = frozenset({"random"})
-
-#: Gold outcomes that say gold did not finish: this machine's doing, never the benchmark's.
-UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
 
 
 class Stage(Vocabulary):

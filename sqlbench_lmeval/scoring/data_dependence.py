@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.execution.perturbed import perturbed_database
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.compare import same_result
@@ -57,8 +58,6 @@ NOT_TESTED = DataDependence.NOT_TESTED
 #: The values that flag an answer ``reads_no_table``.
 FLAGGED = frozenset({NO_TABLE, UNCHANGED})
 
-_UNFINISHED = frozenset({Status.TIMEOUT, Status.CRASHED})
-
 
 @dataclass(frozen=True)
 class Case:
@@ -77,7 +76,7 @@ def judge(
 ) -> str:
     """:data:`CHANGED`, :data:`UNCHANGED` or :data:`UNDECIDABLE`
     (docs/scoring.md#data-dependence)."""
-    if answer_perturbed.status in _UNFINISHED or gold_perturbed.status in _UNFINISHED:
+    if answer_perturbed.status in UNFINISHED or gold_perturbed.status in UNFINISHED:
         return UNDECIDABLE
     if _same(gold_perturbed, gold, ordered):
         return UNDECIDABLE
@@ -124,7 +123,7 @@ def judge_all(
     asked = []
     for i, gold_perturbed in zip(tested, gold, strict=True):
         case = cases[i]
-        if gold_perturbed.status in _UNFINISHED or _same(gold_perturbed, case.gold, case.ordered):
+        if gold_perturbed.status in UNFINISHED or _same(gold_perturbed, case.gold, case.ordered):
             verdicts[i] = UNDECIDABLE
         else:
             asked.append((i, gold_perturbed))

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status
+from sqlbench_lmeval.execution.outcome import FINISHED
 from sqlbench_lmeval.execution.record_file import (
     RecordFile,
     load_payloads,
@@ -48,9 +49,6 @@ NOT_HANDLED = "not_handled"
 #: a tie group, or other rows of a tie group the cut goes through.
 RESOLVABLE = frozenset({"order", "values", "row_count"})
 
-# Outcomes that do not depend on the machine (as the gold cache's): a record made from
-# anything else (a timeout, a crash) is used once and not stored.
-_DETERMINISTIC = frozenset({Status.OK, Status.ERROR, Status.TOO_MANY_ROWS, Status.NO_SQL})
 # Gold text without these words has no ORDER BY, LIMIT, OFFSET or FETCH: nothing to plan.
 _ORDER_WORDS = ("order", "limit", "offset", "fetch")
 
@@ -173,10 +171,12 @@ class TieBatch:
                     probe = probes[fallback]
                 record = record_from(plan, gold[index], probe)
                 key = self.keys[index]
+                # Only what does not depend on the machine is stored, as in the gold cache: a
+                # record made from a timeout or a crash is used once.
                 if (
                     key is not None
-                    and gold[index].status in _DETERMINISTIC
-                    and (probe is None or probe.status in _DETERMINISTIC)
+                    and gold[index].status in FINISHED
+                    and (probe is None or probe.status in FINISHED)
                 ):
                     new[key] = record
             records.append(record)

@@ -27,6 +27,7 @@ from sqlbench_lmeval.report.runs import (
     split_spec,
 )
 from sqlbench_lmeval.scoring.retry_envelope import from_attempts
+from sqlbench_lmeval.scoring.scored import is_number
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def _claimed_metrics(block) -> dict[str, float]:
     return {
         key.partition(",")[0]: float(value)
         for key, value in block.items()
-        if "," in key and "_stderr" not in key and _is_number(value)
+        if "," in key and "_stderr" not in key and is_number(value)
     }
 
 
@@ -225,7 +226,7 @@ def _read_samples(path: Path) -> tuple[LoggedAnswer, ...]:
         numbers = {
             key: float(value)
             for key, value in line.items()
-            if key not in ("doc_id",) and _is_number(value)
+            if key not in ("doc_id",) and is_number(value)
         }
         answers.append(
             LoggedAnswer(
@@ -295,7 +296,7 @@ def _read_score_file(path: Path, name: str | None, hasher) -> Submission:
         claimed_metrics={
             key: float(value)
             for key, value in (data.get("metrics") or {}).items()
-            if _is_number(value)
+            if is_number(value)
         },
     )
     settings = {
@@ -374,10 +375,6 @@ def _item_id(value) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _text(value) -> str | None:

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-from sqlbench_lmeval.scoring.answer import UNFINISHED
 from sqlbench_lmeval.scoring.item import GOLD_RAN, Item
 
 #: Exceptions here are the evaluation's fault, never an answer's: they stop the run.

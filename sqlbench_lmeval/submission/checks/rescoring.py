@@ -10,17 +10,17 @@ from collections.abc import Mapping
 from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
-from sqlbench_lmeval.scoring.answer import UNFINISHED, UNREPEATABLE_FLAGS
+from sqlbench_lmeval.execution.outcome import UNFINISHED
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, VES
-from sqlbench_lmeval.scoring.scored import ScoredItem
+from sqlbench_lmeval.scoring.scored import ScoredItem, is_number
 from sqlbench_lmeval.scoring.verdicts import aggregate
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     INFO,
     REJECT,
     CheckedTask,
-    is_number,
 )
 from sqlbench_lmeval.submission.logged import LoggedAnswer
 

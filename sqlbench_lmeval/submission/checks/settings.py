@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from importlib import metadata
 
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec
+from sqlbench_lmeval.scoring.scored import is_number
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     INFO,
     NOT_RECORDED,
     REJECT,
     CheckedTask,
-    is_number,
 )
 from sqlbench_lmeval.submission.checks.chat_wrap import chat_run
 from sqlbench_lmeval.submission.logged import LoggedAnswer
