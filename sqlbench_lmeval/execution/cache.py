@@ -221,22 +221,30 @@ class GoldCache:
                 pass
 
     def _hash_signatures(self, signatures) -> None:
+        found = self._digests(signatures, _sha256_file)
+        for signature, digest in zip(signatures, found, strict=True):
+            self._file_hashes[signature] = digest
+
+    def _digests(self, signatures, digest, kind: str = "") -> list[str]:
+        """``digest`` of each file of ``signatures``, remembered in the cache file's ``files``
+        table under ``kind`` + its path until the file's signature changes."""
+        found = []
         with self._open() as db:
             for signature in signatures:
-                resolved = signature[0]
+                path = kind + signature[0]
                 stored_signature = json.dumps(signature[1:])
                 row = db.execute(
-                    "SELECT signature, sha256 FROM files WHERE path = ?", (resolved,)
+                    "SELECT signature, sha256 FROM files WHERE path = ?", (path,)
                 ).fetchone()
                 if row is not None and row[0] == stored_signature:
-                    cached = row[1]
-                else:
-                    cached = _sha256_file(resolved)
-                    db.execute(
-                        "INSERT OR REPLACE INTO files (path, signature, sha256) VALUES (?, ?, ?)",
-                        (resolved, stored_signature, cached),
-                    )
-                self._file_hashes[signature] = cached
+                    found.append(row[1])
+                    continue
+                found.append(digest(signature[0]))
+                db.execute(
+                    "INSERT OR REPLACE INTO files (path, signature, sha256) VALUES (?, ?, ?)",
+                    (path, stored_signature, found[-1]),
+                )
+        return found
 
     def _setup_print(self, database: Database) -> str:
         spec = database.setup
@@ -246,7 +254,12 @@ class GoldCache:
             module = spec.partition(":")[0]
             try:
                 origin = importlib.util.find_spec(module).origin  # type: ignore[union-attr]
-                self._setup_prints[spec] = _code_fingerprint(origin)
+                # Parsing the module costs ~20 ms a run: remembered as the files' hashes are.
+                (self._setup_prints[spec],) = self._digests(
+                    [_file_signature(origin)], _code_fingerprint, kind="code:"
+                )
+            except CacheUnwritable:  # the cache itself cannot be used: stop, never run uncached
+                raise
             except Exception:
                 self._setup_prints[spec] = "unavailable"
         return self._setup_prints[spec]

@@ -136,7 +136,7 @@ HOOK = "def setup(conn):\n    conn.create_function('f', 0, lambda: 1)\n"
 @pytest.mark.parametrize(
     ("edited", "same_key"),
     [
-        ("def setup(conn):\n    conn.create_function('f', 0, lambda: 2)\n", False),
+        ("def setup(conn):\n    conn.create_function('f', 0, lambda: 20)\n", False),
         # Docstrings, comments and layout: the code is the same, so are its gold results.
         (
             '"""Hooks."""\n\n\ndef setup(conn):\n    """Register f."""\n'
@@ -153,6 +153,22 @@ def test_the_key_follows_the_setup_hooks_code(tmp_path, db, monkeypatch, edited,
     before = GoldCache(tmp_path / "c").key(job)
     module.write_text(edited)
     assert (GoldCache(tmp_path / "c").key(job) == before) is same_key
+
+
+def test_the_setup_hooks_fingerprint_is_remembered_until_its_file_changes(
+    tmp_path, db, monkeypatch
+):
+    module = tmp_path / "hook_memo_mod.py"
+    module.write_text(HOOK)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    job = Job(Database("sqlite", db.path, setup="hook_memo_mod:setup"), "SELECT 1")
+    first = GoldCache(tmp_path / "c").key(job)
+    parsed = []
+    real = cache_module._code_fingerprint
+    monkeypatch.setattr(cache_module, "_code_fingerprint", lambda p: parsed.append(p) or real(p))
+    assert GoldCache(tmp_path / "c").key(job) == first and parsed == []  # read, not parsed
+    module.write_text(HOOK + "\n")  # another size: parsed again, the same code
+    assert GoldCache(tmp_path / "c").key(job) == first and len(parsed) == 1
 
 
 def test_corrupt_entry_is_recomputed(tmp_path, db, spy):
