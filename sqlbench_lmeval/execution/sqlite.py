@@ -170,12 +170,9 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     deadline = conn.deadline
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
-    if not limits.count_work:  # once, under the deadline's handler alone
-        try:
-            return _execute(conn, sql, limits, start)
-        finally:
-            deadline.at = float("inf")
     try:
+        if not limits.count_work:  # once, under the deadline's handler alone
+            return _execute(conn, sql, limits, start)
         # A C callable: 0 (go on) EXACT_STEPS times, then 1 (stop); what is left of the
         # budget tells how many steps ran.
         budget = itertools.repeat(0, EXACT_STEPS)
