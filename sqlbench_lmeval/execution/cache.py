@@ -254,14 +254,13 @@ class GoldCache:
             module = spec.partition(":")[0]
             try:
                 origin = importlib.util.find_spec(module).origin  # type: ignore[union-attr]
-                # Parsing the module costs ~20 ms a run: remembered as the files' hashes are.
-                (self._setup_prints[spec],) = self._digests(
-                    [_file_signature(origin)], _code_fingerprint, kind="code:"
-                )
-            except CacheUnwritable:  # the cache itself cannot be used: stop, never run uncached
-                raise
-            except Exception:
+                signature = _file_signature(origin)
+            except Exception:  # no such module: opening the database says so
                 self._setup_prints[spec] = "unavailable"
+                return self._setup_prints[spec]
+            # Parsing the module costs ~20 ms a run: remembered as the files' hashes are (and,
+            # as there, a cache file that cannot be used stops the run).
+            (self._setup_prints[spec],) = self._digests([signature], _code_fingerprint, "code:")
         return self._setup_prints[spec]
 
     # -- storage ---------------------------------------------------------------------------
