@@ -587,10 +587,10 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
 
+    from sqlbench_lmeval.submission.cross_run import cross_run_findings
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
         EXIT_CODES,
-        cross_run_findings,
         run_limits,
         verify_submission,
         worst_verdict,

@@ -29,7 +29,7 @@ from sqlbench_lmeval.benchmarks import Benchmark, task_module
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_many
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.lmeval.task_specs import task_spec
+from sqlbench_lmeval.lmeval.task_specs import DATA_OPTIONS, task_spec
 from sqlbench_lmeval.paths import gold_cache_dir, shared_path
 from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
@@ -41,7 +41,6 @@ from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.stages.recheck_gold import recheck_gold
 from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 from sqlbench_lmeval.scoring.verdicts import aggregate
-from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:

@@ -46,6 +46,7 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
 )
+from sqlbench_lmeval.submission.cross_run import cross_run_findings
 from sqlbench_lmeval.submission.leaderboard_plot import forest_plot
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
@@ -59,7 +60,6 @@ from sqlbench_lmeval.submission.verify import (
     WITH_FINDINGS,
     TaskVerification,
     Verification,
-    cross_run_findings,
     run_limits,
     verdict_of,
     verify_submission,

@@ -200,5 +200,5 @@ def test_cli_reference_names_every_command_and_option():
 def test_cli_reference_is_what_help_prints():
     generator = _load_cli_generator()
     assert (DOCS / "cli.md").read_text(encoding="utf-8") == generator.render(), (
-        "docs/cli.md is stale: run python docs/gen_cli.py"
+        "docs/cli.md is stale: run python regenerate.py"
     )
