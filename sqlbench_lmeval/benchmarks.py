@@ -26,6 +26,18 @@ NAMES = ("logiccat", "tpcds")
 
 
 @dataclass(frozen=True)
+class ReferencePoint:
+    """A number the benchmark's authors publish (human EX, ...): who scored it, on which metric
+    and items, and where it is written."""
+
+    label: str
+    metric: str
+    value: float
+    items: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark's contract with the rest of the package: what it requires (its items, the
     name of its data, building that data, the engines it runs on) and the optional
@@ -42,6 +54,13 @@ class Benchmark:
     aggregate_metrics: Callable[[Sequence[Mapping]], dict[str, float]] | None = None
     gold_complexity: Callable[..., object] | None = None
     prompt_tail: str = ""
+    #: The gold as the benchmark's authors publish it, ``{id: SQL}`` in ``published_dialect``
+    #: (``published_gold(cache_dir=None, **options)``), where it differs from the gold we run
+    #: (LogicCat's MySQL text); None: the gold we run is the published one.
+    published_gold: Callable[..., Mapping[int, str]] | None = None
+    published_dialect: str | None = None
+    #: Numbers the benchmark's authors publish to place a score beside (the gold card shows them).
+    reference_points: tuple[ReferencePoint, ...] = ()
 
     def scoring_hooks(self) -> Hooks:
         """What this benchmark adds to scoring (``Scorer.hooks``)."""

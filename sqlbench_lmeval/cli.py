@@ -208,9 +208,14 @@ def _data_kwargs(args: argparse.Namespace) -> dict:
 def _score(args: argparse.Namespace) -> int:
 
     from sqlbench_lmeval.execution import Limits
-    from sqlbench_lmeval.offline import read_predictions, score_group, score_predictions
+    from sqlbench_lmeval.offline import (
+        read_predictions,
+        score_group,
+        score_predictions,
+        task_target,
+    )
 
-    benchmark, task, ids = _score_target(args.benchmark)
+    (benchmark, task), ids = task_target(args.benchmark), None
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
     if _is_lmeval_output(args.predictions):
@@ -309,15 +314,6 @@ def _score(args: argparse.Namespace) -> int:
         values = (NO_TABLE, UNCHANGED, CHANGED, UNDECIDABLE, NOT_TESTED)
         print("data dependence: " + ", ".join(f"{v} {decided[v]}" for v in values if decided[v]))
     return 0
-
-
-def _score_target(name: str) -> tuple[str, str | None, None]:
-    """(benchmark, task or None for the whole benchmark, ids) that ``score NAME`` scores."""
-    if name in BENCHMARK_NAMES:
-        return name, None, None
-    from sqlbench_lmeval.lmeval.task_specs import task_spec
-
-    return task_spec(name).benchmark, name, None
 
 
 def _is_lmeval_output(path: str) -> bool:
@@ -559,6 +555,106 @@ def _explore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gold_card_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        help=f"a benchmark ({', '.join(BENCHMARK_NAMES)}: all its items) or one of our tasks",
+    )
+    parser.add_argument(
+        "--output", "-o", required=True, help="folder for gold-card.md, .html and .json"
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument(
+        "--dialect",
+        help="the dialect the published gold is read as (default: the task's prompted dialect)",
+    )
+    _run_options(parser, "the engine's")
+    _gold_options(parser, exclude=False)
+    _data_options(parser)
+
+
+@_register(
+    "gold-card",
+    "the ceiling of every metric (gold as the answer), gold health, reference points; writes "
+    "gold-card.md/.html/.json",
+)(_gold_card_args)
+def _gold_card(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.audit.card import gold_card
+    from sqlbench_lmeval.audit.pages import write_card
+    from sqlbench_lmeval.execution import Limits
+
+    options = _data_kwargs(args)
+    limits = Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows)
+    card = gold_card(
+        args.task,
+        dialect=args.dialect,
+        cache_dir=args.cache_dir,
+        limits=_gold_limits(limits, args),
+        workers=args.workers,
+        progress=not args.no_progress,
+        **options,
+    )
+    paths = write_card(card, Path(args.output))
+    ceiling = ", ".join(f"{name}={value:.4f}" for name, value in card["ceiling"].items())
+    print(
+        f"gold card of {card['task']} ({card['engine']}, read as {card['dialect']}): {ceiling}; "
+        f"{len(card['unhealthy'])} unhealthy gold; wrote {paths['md']}, {paths['html']}, "
+        f"{paths['json']}"
+    )
+    return 0
+
+
+def _audit_gold_args(parser: argparse.ArgumentParser) -> None:
+    _runs_argument(parser)
+    parser.add_argument(
+        "--output", "-o", required=True, help="folder for audit-gold.md, .html, .csv and .json"
+    )
+    parser.add_argument(
+        "--agree",
+        type=int,
+        default=3,
+        metavar="K",
+        help="runs of different models that must return one and the same other result (default 3)",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    _run_options(parser, "the engine's")
+    _data_options(parser)
+
+
+@_register(
+    "audit-gold",
+    "items no run matches while K runs of different models agree on another result, and unhealthy "
+    "gold; writes audit-gold.md/.html/.csv/.json (changes no score)",
+)(_audit_gold_args)
+def _audit_gold(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.audit.pages import write_audit
+    from sqlbench_lmeval.audit.suspects import audit_gold
+    from sqlbench_lmeval.execution import Limits
+    from sqlbench_lmeval.report import read_runs
+
+    if args.agree < 2:
+        raise UserError("--agree must be at least 2: one run alone is no evidence against gold")
+    runs = read_runs(args.runs)
+    options = _data_kwargs(args)
+    audit = audit_gold(
+        runs,
+        agree=args.agree,
+        cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
+        workers=args.workers,
+        progress=not args.no_progress,
+        **options,
+    )
+    paths = write_audit(audit, Path(args.output))
+    print(
+        f"audit-gold of {', '.join(run.name for run in runs)}: {len(audit['suspect'])} suspect "
+        f"item(s), {len(audit['unhealthy'])} with unhealthy gold; wrote {paths['md']}, "
+        f"{paths['csv']}, {paths['json']}"
+    )
+    return 0
+
+
 def _verify_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs",
@@ -694,6 +790,8 @@ OUTPUT_KINDS = {
     "complexity": "folder",
     "report": "folder",
     "explore": "folder",
+    "gold-card": "folder",
+    "audit-gold": "folder",
     "verify": "folder",
     "leaderboard": "folder",
 }

@@ -239,6 +239,18 @@ def run_metrics(benchmark: Benchmark, scores: Sequence[Mapping], sampled: bool) 
     return metrics
 
 
+def task_target(name: str) -> tuple[str, str | None]:
+    """(benchmark, task) that ``name`` stands for: a benchmark (``logiccat``: all its items,
+    task None) or one of our tasks (a UserError names ours otherwise).
+
+    >>> task_target("logiccat"), task_target("logiccat_mini")
+    (('logiccat', None), ('logiccat', 'logiccat_mini'))
+    """
+    if name in benchmarks.NAMES:
+        return name, None
+    return task_spec(name).benchmark, name
+
+
 def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **options) -> list:
     """The items of ``task`` (one of our tasks of ``benchmark``; None: all of ``benchmark``),
     built from the documents the task gives lm-eval, so ids, gold and prompted dialect are the

@@ -387,3 +387,14 @@ def test_function_level_imports_say_why():
             if nested and not _explained(node, lines, comments):
                 unexplained.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert unexplained == []
+
+
+def test_only_the_cli_imports_the_gold_audits():
+    # An audit of gold is advice, never an input to a score, a verdict or a rank.
+    assert (
+        edges(
+            lambda m: not in_package(m, "audit") and m != f"{ROOT}.cli",
+            lambda m: in_package(m, "audit"),
+        )
+        == []
+    )
