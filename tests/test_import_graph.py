@@ -50,7 +50,7 @@ LAYERS = (
     ("scoring",),
     ("benchmarks", "logiccat", "tpcds"),
     ("lmeval", "offline"),
-    ("report", "submission"),
+    ("report", "submission", "audit"),
     ("cli", "__main__"),
 )
 
