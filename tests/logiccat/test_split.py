@@ -21,6 +21,7 @@ from sqlbench_lmeval.logiccat.task import documents
 from sqlbench_lmeval.offline import task_documents
 
 GROUPS = {"dev": "logiccat_dev", "test": "logiccat_test"}
+TYPES = {"1": "physical", "2": "mathematical", "3": "commonsense", "4": "hypothetical"}
 
 
 @pytest.fixture(scope="module")
@@ -111,12 +112,15 @@ def test_the_tasks_load_exactly_the_split_ids_and_test_has_databases_of_its_own(
 
 
 @pytest.mark.slow
-def test_few_shot_prompts_of_dev_and_test_hold_train_items_only(logiccat_cache, monkeypatch):
+def test_few_shot_prompts_of_dev_and_test_hold_train_items_only(
+    logiccat_cache, monkeypatch, transcribed
+):
     """lm-eval's own sampler, as ``--num_fewshot 3`` uses it: every example it puts in a dev or
     test prompt is a train item, and no prompt holds another dev or test question."""
     monkeypatch.setenv("SQLBENCH_LMEVAL_CACHE", str(logiccat_cache))
     from lm_eval.tasks import TaskManager
 
+    upstream = json.loads((logiccat_source() / "records-4036.json").read_text("utf-8"))
     names = ["logiccat_dev_physical", "logiccat_test_hypothetical"]
     tasks = TaskManager().load(names)["tasks"]
     split = official_split()
@@ -124,6 +128,14 @@ def test_few_shot_prompts_of_dev_and_test_hold_train_items_only(logiccat_cache, 
     for name in names:
         task = tasks[name]
         task.set_config(key="num_fewshot", value=3)
+        # lm-eval's own task holds exactly the transcribed split's items of its category.
+        split_name, category = name.split("_")[1], name.rsplit("_", 1)[1]
+        assert {doc["id"] for doc in task.eval_docs} == {
+            record["idx"]
+            for record in upstream
+            if record["idx"] in transcribed[split_name]
+            and TYPES[str(record["type"]).strip()] == category
+        }
         examples = list(task.fewshot_docs())
         assert examples and {doc["split"] for doc in examples} == {"train"}
         assert {doc["id"] for doc in examples} == split.ids["train"]
