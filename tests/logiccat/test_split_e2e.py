@@ -85,6 +85,15 @@ def test_score_of_each_split_names_its_split_and_the_test_split_its_gold(
     assert split_of_version(dev["dataset_version"]) == "dev"
     assert "gold_note" not in dev and GOLD_NOTE not in printed
     answers.assert_same_scores([s for m in task_groups()["logiccat_dev"] for s in samples[m]], dev)
+    # A predictions file of the test answers, scored as the test group: every test item
+    # counts, the unanswered ones 0, and the logged answers score as the run scored them.
+    test_samples = [s for m in task_groups()["logiccat_test"] for s in samples[m]]
+    as_file = answers.write_predictions(tmp_path / "test.jsonl", test_samples)
+    filed, printed = _score("logiccat_test", as_file, logiccat_cache, tmp_path / "f.json", capsys)
+    assert filed["metrics"]["n"] == 800 and len(filed["missing_ids"]) == 800 - 4 * LIMIT
+    assert filed["gold_note"] == GOLD_NOTE and f"logiccat_test: {GOLD_NOTE}" in printed
+    answers.assert_same_scores(test_samples, filed)
+    assert filed["metrics"]["ex"] == pytest.approx(sum(s["ex"] for s in test_samples) / 800)
     # Answers to dev items are no answers to test items: a file of them is refused.
     predictions = answers.write_predictions(
         tmp_path / "dev.jsonl", [s for m in task_groups()["logiccat_dev"] for s in samples[m]]
