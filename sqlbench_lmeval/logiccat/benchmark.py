@@ -196,7 +196,7 @@ REFERENCE_POINTS = (
         label="human",
         metric="ex",
         value=0.9505,
-        items="not named there (the board's split is docs/logiccat.md's)",
+        items="not named there (the board's test set: logiccat_test, docs/which-number.md)",
         source="the LogicCat leaderboard, as upstream's README of 2026-03-09 (bc4bf08) states",
     ),
 )
