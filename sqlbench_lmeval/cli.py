@@ -208,14 +208,10 @@ def _data_kwargs(args: argparse.Namespace) -> dict:
 def _score(args: argparse.Namespace) -> int:
 
     from sqlbench_lmeval.execution import Limits
-    from sqlbench_lmeval.offline import (
-        read_predictions,
-        score_group,
-        score_predictions,
-        task_target,
-    )
+    from sqlbench_lmeval.offline import read_predictions, score_group, score_predictions
 
-    (benchmark, task), ids = task_target(args.benchmark), None
+    benchmark, task, members = _score_target(args.benchmark)
+    ids = None
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
     if _is_lmeval_output(args.predictions):
@@ -232,6 +228,11 @@ def _score(args: argparse.Namespace) -> int:
             print(f"sqlbench-lmeval score: warning: {logged.incomplete}", file=sys.stderr)
     else:
         predictions = read_predictions(args.predictions, samples=args.samples)
+        if members:  # a group of ours other than a benchmark's whole (logiccat_test)
+            from sqlbench_lmeval.offline import group_predictions
+
+            data = {k: v for k, v in options.items() if v is not None}
+            group = group_predictions(args.benchmark, predictions, cache_dir=args.cache_dir, **data)
     common = {
         "cache_dir": args.cache_dir,
         "limits": _gold_limits(
@@ -243,7 +244,10 @@ def _score(args: argparse.Namespace) -> int:
     }
     timed = args.r_ves_time
     if group is not None:
-        result = score_group(args.benchmark, group, r_ves_time=timed, **common, **options)
+        every_item = not _is_lmeval_output(args.predictions)  # a file's missing ids score 0
+        result = score_group(
+            args.benchmark, group, every_item=every_item, r_ves_time=timed, **common, **options
+        )
     else:
         result = score_predictions(
             benchmark, predictions, task=task, ids=ids, r_ves_time=timed, **common, **options
@@ -271,6 +275,8 @@ def _score(args: argparse.Namespace) -> int:
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    if result.get("gold_note"):
+        print(f"{result['task']}: {result['gold_note']}")
     for name, task_metrics in (result.get("tasks") or {}).items():
         # A group's tasks, one line each, as lm-eval's table lists them under the group.
         each = ", ".join(
@@ -314,6 +320,19 @@ def _score(args: argparse.Namespace) -> int:
         values = (NO_TABLE, UNCHANGED, CHANGED, UNDECIDABLE, NOT_TESTED)
         print("data dependence: " + ", ".join(f"{v} {decided[v]}" for v in values if decided[v]))
     return 0
+
+
+def _score_target(name: str) -> tuple[str, str | None, tuple[str, ...] | None]:
+    """(benchmark, task or None for the whole benchmark or a group, the group's tasks or None)
+    that ``score NAME`` scores: a group of ours other than a benchmark's whole
+    (``logiccat_test``) names its tasks, anything else is ``offline.task_target``'s."""
+    from sqlbench_lmeval.lmeval.task_specs import task_groups, task_spec
+    from sqlbench_lmeval.offline import task_target
+
+    members = None if name in BENCHMARK_NAMES else task_groups().get(name)
+    if members:
+        return task_spec(members[0]).benchmark, None, members
+    return (*task_target(name), None)
 
 
 def _is_lmeval_output(path: str) -> bool:
@@ -782,10 +801,49 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _submission_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        help="the test set of a leaderboard with hidden gold: logiccat_test (LogicCat's board)",
+    )
+    parser.add_argument(
+        "run",
+        metavar="RUN",
+        help="an lm-eval --output_path folder (or its model subfolder) written with "
+        "--log_samples that ran TASK",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        help="the predictions file to write (JSON: the board's test records in their order, "
+        "query set to the run's SQL in the board's dialect)",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
+
+
+@_register(
+    "submission",
+    "write a leaderboard's predictions file from an lm-eval run of its test set "
+    "(logiccat_test: upstream's test.json records with the run's SQL)",
+)(_submission_args)
+def _submission(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.submission.board_file import write_submission
+
+    written = write_submission(
+        args.task, args.run, args.output, cache_dir=args.cache_dir, source=args.source
+    )
+    print(written.summary())
+    return 0
+
+
 #: What each command's ``--output`` names: a file, or a folder it writes its files into.
 OUTPUT_KINDS = {
     "score": "file",
     "gold": "file",
+    "submission": "file",
     "fidelity": "file",
     "complexity": "folder",
     "report": "folder",
