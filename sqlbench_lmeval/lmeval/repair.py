@@ -2,7 +2,8 @@
 paper lets a model retry up to 3 times: ``lm_eval --model sqlbench-repair --model_args
 "base=<model>,retries=3,..."`` scores each answer of our tasks on the filter's scoring path and
 asks again with the failed answer and the error, and its response is a ``retry_envelope``
-holding every attempt (which requests are retried, and how: docs/repair.md)."""
+holding every attempt (which requests are retried, and how: docs/repair.md). Over
+``base=sqlbench-metered`` each attempt keeps what it cost (docs/cost.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lm_eval.api.registry import get_model
 
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.benchmarks import NAMES
+from sqlbench_lmeval.scoring import cost
 from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.retry_envelope import wrap
@@ -119,14 +121,21 @@ class RepairModel(LM):
         current = list(requests)
         pending = list(range(len(requests)))
         for turn in range(self.retries + 1):
-            texts = self.base.generate_until([current[i] for i in pending], disable_tqdm)
+            responses = self.base.generate_until([current[i] for i in pending], disable_tqdm)
+            # A metered base answers with its output and what it cost: the attempt keeps both.
+            texts, costs = cost.unwrap_all(responses)
             texts = [t if isinstance(t, str) else "" for t in texts]
             scores = check([requests[i] for i in pending], texts)
             still_failing = []
-            for i, text, score in zip(pending, texts, scores, strict=True):
-                attempts[i].append(
-                    {"output": text, "status": score.get("status"), "error": score.get("error")}
-                )
+            for i, text, score, spent in zip(pending, texts, scores, costs, strict=True):
+                attempt = {
+                    "output": text,
+                    "status": score.get("status"),
+                    "error": score.get("error"),
+                }
+                if spent is not None:
+                    attempt["cost"] = spent.to_json()
+                attempts[i].append(attempt)
                 if score.get("status") != RAN and turn < self.retries:
                     current[i] = follow_up(current[i], text, feedback(score))
                     still_failing.append(i)
