@@ -15,20 +15,10 @@ import json
 import time
 from dataclasses import dataclass
 
-from lm_eval.api.model import LM
 from lm_eval.api.registry import get_model
 
+from sqlbench_lmeval.lmeval.wrapped import WrappedModel, is_ours
 from sqlbench_lmeval.scoring.cost import TOKENIZER, USAGE, Cost, wrap
-
-#: Document fields that mark a request of our tasks (see ``scoring.item.Item.to_doc``).
-OUR_DOC_FIELDS = ("gold_sql", "db_path", "engine")
-
-
-def is_ours(request) -> bool:
-    """True for a request of our tasks (single-answer and sampled alike): only those get an
-    envelope, as only our filters unwrap it; other tasks' answers pass through unchanged."""
-    doc = request.doc
-    return isinstance(doc, dict) and all(name in doc for name in OUR_DOC_FIELDS)
 
 
 def context_text(context) -> str:
@@ -188,7 +178,7 @@ class TokenCounter:
             return len(self.tokenizer.encode(text))
 
 
-class MeteredModel(LM):
+class MeteredModel(WrappedModel):
     """The ``sqlbench-metered`` model (docs/cost.md). ``base`` names the wrapped model
     (``metered_base`` too, for when ``sqlbench-repair`` wraps this one and takes ``base``);
     ``tokenizer`` a tokenizer to count with when the server sends no ``usage`` (passed on to the
@@ -227,6 +217,7 @@ class MeteredModel(LM):
                 (text,) = self.base.generate_until([request], True)
                 costs.append(self._counted(request, text, None, time.perf_counter() - start))
                 texts.append(text)
+        # Only our filters unwrap an envelope: other tasks get the base model's text.
         return [
             wrap(text if isinstance(text, str) else "", cost) if is_ours(request) else text
             for request, text, cost in zip(requests, texts, costs, strict=True)
@@ -249,31 +240,6 @@ class MeteredModel(LM):
             prompt = self.counter.prompt(request.args[0])
             return Cost(prompt, self.counter.completion(answer), latency_s, TOKENIZER)
         return Cost(None, None, latency_s, None)
-
-    def loglikelihood(self, requests, disable_tqdm: bool = False):
-        return self.base.loglikelihood(requests, disable_tqdm)
-
-    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
-        return self.base.loglikelihood_rolling(requests, disable_tqdm)
-
-    # -- what lm-eval asks of a model besides requests: the base model's answers ---------------
-    def apply_chat_template(self, chat_history, add_generation_prompt: bool = True):
-        return self.base.apply_chat_template(chat_history, add_generation_prompt)
-
-    def chat_template(self, chat_template=False):
-        return self.base.chat_template(chat_template)
-
-    @property
-    def tokenizer_name(self) -> str:
-        return self.base.tokenizer_name
-
-    @property
-    def rank(self):
-        return self.base.rank
-
-    @property
-    def world_size(self):
-        return self.base.world_size
 
 
 def _own_tokenizer(model):

@@ -20,9 +20,10 @@ import json
 import statistics
 
 import pytest
-from support.lm_eval_run import lm_eval_command, read_outputs, run_lm_eval, run_offline
+from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import QUESTION, known_answers_model
 from support.openai_server import ScriptedOpenAIServer
+from support.repair_run import run_wrapped
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.logiccat.bundle import load_bundle
@@ -49,25 +50,13 @@ def sent_usage(prompt: str, text: str) -> tuple[int, int]:
 
 
 def run_metered(server, workdir, model_args: str, model="sqlbench-metered", env=None):
-    """``lm_eval --model <model> --model_args <model_args>`` against ``server``'s chat route;
-    (the output folder, the logiccat_mini samples)."""
-    output = workdir / "out"
-    command = [
-        *lm_eval_command(),
-        "--model", model,
-        "--model_args", f"{model_args},base_url={server.chat_url},model=test",
-        "--apply_chat_template",
-        "--tasks", "logiccat_mini",
-        "--limit", str(LIMIT),
-        "--batch_size", "1",
-        "--output_path", str(output),
-        "--log_samples",
-    ]  # fmt: skip
-    done = run_offline(command, workdir, env)
-    assert done.returncode == 0 and not server.errors, (
-        f"{' '.join(command)}\n{server.errors}\n{(done.stdout + done.stderr)[-6000:]}"
-    )
-    return output, read_outputs(output)[1]["logiccat_mini"]
+    """``lm_eval --model <model>`` on ``LIMIT`` logiccat_mini items against ``server``;
+    (the output folder, the samples)."""
+    _, samples = run_wrapped(
+        server, model, model_args, "logiccat_mini", workdir,
+        extra_args=["--limit", str(LIMIT)], env=env,
+    )  # fmt: skip
+    return workdir / "out", samples["logiccat_mini"]
 
 
 def logged_score(sample) -> dict:
