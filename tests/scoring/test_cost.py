@@ -11,6 +11,7 @@ import pytest
 from sqlbench_lmeval.execution import Database
 from sqlbench_lmeval.scoring.cost import COST_FIELDS, USAGE, Cost, wrap
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.verdicts import aggregate
 
@@ -47,6 +48,9 @@ def test_metered_answers_score_as_the_bare_ones_with_their_cost(items):
         assert (score["latency_s"], score["tokens_from"], score["requests"]) == (
             cost.latency_s, USAGE, 1
         )  # fmt: skip
+
+    assert [ScoredItem.from_score(s).cost for s in metered] == COSTS
+    assert ScoredItem.from_score(plain[0]).cost is None
 
     run, plain_run = aggregate(metered), aggregate(plain)
     assert {k: v for k, v in run.items() if k != "cost"} == plain_run
