@@ -94,6 +94,13 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
         "on counted work, is); single answers only",
     )
     parser.add_argument(
+        "--price",
+        metavar="IN,OUT",
+        help="prices of a million prompt and of a million completion tokens: a metered run's "
+        "tokens (lm_eval --model sqlbench-metered) are also given as spend, per item and per "
+        "task, in the prices' currency (never guessed: without --price, tokens only)",
+    )
+    parser.add_argument(
         "--dialect",
         help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
         "translated to the engine's before they run (default: the engine's, sqlite for "
@@ -233,6 +240,7 @@ def _score(args: argparse.Namespace) -> int:
 
             data = {k: v for k, v in options.items() if v is not None}
             group = group_predictions(args.benchmark, predictions, cache_dir=args.cache_dir, **data)
+    price = _price(args.price)
     common = {
         "cache_dir": args.cache_dir,
         "limits": _gold_limits(
@@ -252,6 +260,8 @@ def _score(args: argparse.Namespace) -> int:
         result = score_predictions(
             benchmark, predictions, task=task, ids=ids, r_ves_time=timed, **common, **options
         )
+    if price is not None:
+        _add_spend(result, price)
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
@@ -314,6 +324,8 @@ def _score(args: argparse.Namespace) -> int:
             f"dressed up as queries): EX counts them, {EX_READS_DATA}="
             f"{metrics[EX_READS_DATA]:.4f} and r_ves do not"
         )
+    if metrics.get("cost"):
+        print(_cost_line(metrics["cost"]))
     # How each answer's reading of the data was decided (docs/scoring.md, "Data dependence").
     decided = Counter(item.get(DATA_DEPENDENCE) for item in result["items"])
     if decided.keys() - {None}:
@@ -333,6 +345,51 @@ def _score_target(name: str) -> tuple[str, str | None, tuple[str, ...] | None]:
     if members:
         return task_spec(members[0]).benchmark, None, members
     return (*task_target(name), None)
+
+
+def _price(text: str | None) -> tuple[float, float] | None:
+    """``--price IN,OUT`` read (a UserError says what is wrong with it)."""
+    if text is None:
+        return None
+    from sqlbench_lmeval.scoring.cost import parse_price
+
+    try:
+        return parse_price(text)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+
+
+def _add_spend(result: dict, price: tuple[float, float]) -> None:
+    """The spend at ``price`` of every item, of the run and of each task of a group."""
+    from sqlbench_lmeval.scoring.cost import priced
+
+    priced(result["items"], result["metrics"].get("cost"), price)
+    for task_metrics in (result.get("tasks") or {}).values():
+        priced([], task_metrics.get("cost"), price)
+
+
+def _cost_line(cost: dict) -> str:
+    """``score``'s line on what a metered run cost (docs/cost.md)."""
+
+    def amount(value, digits=0) -> str:
+        return "unknown" if value is None else f"{value:,.{digits}f}"
+
+    sources = ", ".join(f"{name} {n}" for name, n in sorted(cost["tokens_from"].items()))
+    line = (
+        f"cost: {cost['n_metered']} items metered ({cost['requests']} requests), tokens counted "
+        f"for {cost['n_counted']} ({sources}): prompt {amount(cost['prompt_tokens'])} "
+        f"(median {amount(cost['median_prompt_tokens'], 1)}), completion "
+        f"{amount(cost['completion_tokens'])} (median "
+        f"{amount(cost['median_completion_tokens'], 1)}); latency {amount(cost['latency_s'], 2)} s "
+        f"(median {amount(cost['median_latency_s'], 2)} s)"
+    )
+    if "spend" in cost:
+        prices = cost["price_per_million"]
+        line += (
+            f"; spend {cost['spend']:.4f} at {prices['prompt_tokens']:g}/"
+            f"{prices['completion_tokens']:g} per million tokens"
+        )
+    return line
 
 
 def _is_lmeval_output(path: str) -> bool:

@@ -33,6 +33,7 @@ from sqlbench_lmeval.lmeval.task_specs import DATA_OPTIONS, task_groups, task_sp
 from sqlbench_lmeval.paths import gold_cache_dir, shared_path
 from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.cost import unwrap, unwrap_all
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import R_VES_TIME
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
@@ -346,13 +347,21 @@ def score_outputs(scorer: Scorer, items, outputs, cache_dir=None) -> list[dict]:
     return [
         {
             **score,
-            "raw_output": output,
+            "raw_output": _logged_output(output),
             "question": item.question,
             "gold_sql": item.gold_sql,
             "db_path": shown[path],
         }
         for item, path, output, score in zip(items, public, outputs, scores, strict=True)
     ]
+
+
+def _logged_output(output):
+    """An item's raw output as kept in its score: a metered answer's is its base model's (what
+    it cost is in the score's own fields, ``scoring.cost``), so metering changes no field."""
+    if isinstance(output, list):
+        return unwrap_all(output)[0]
+    return unwrap(output)[0]
 
 
 def gold_lines(
