@@ -158,9 +158,12 @@ SQLITE_ONLY_ATTACKS = [
     ("nul_byte", "SELECT 1\x00; DROP TABLE t", ERROR, None),
 ]
 
+NOT_ALLOWED = "is not allowed"
 DUCKDB_ONLY_ATTACKS = [
-    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", ERROR, "disabled"),
-    ("read_text", "SELECT * FROM read_text('/etc/passwd')", ERROR, "disabled"),
+    # Table functions outside the allow-list are refused before they run (external access
+    # is off behind that: replacement_scan, external_access_off).
+    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", ERROR, NOT_ALLOWED),
+    ("read_text", "SELECT * FROM read_text('/etc/passwd')", ERROR, NOT_ALLOWED),
     ("replacement_scan", "SELECT * FROM '/etc/passwd'", ERROR, None),
     ("copy_to", "COPY t TO '{file}'", ERROR, "only SELECT"),
     ("copy_select", "COPY (SELECT 1) TO '{file}'", ERROR, "only SELECT"),
@@ -180,11 +183,37 @@ DUCKDB_ONLY_ATTACKS = [
         (ERROR, TIMEOUT),
         None,
     ),
-    ("glob", "SELECT * FROM glob('/etc/*')", ERROR, "disabled"),
-    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, None),
+    ("glob", "SELECT * FROM glob('/etc/*')", ERROR, NOT_ALLOWED),
+    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, NOT_ALLOWED),
+    # What lock_configuration does not stop: table functions that change the connection for
+    # every later query (tests/tpcds/test_invariance.py runs them among gold answers).
+    (
+        "enable_logging",
+        "SELECT * FROM enable_logging(storage = 'file', storage_path = '{file}')",
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("disable_profiling", "SELECT * FROM disable_profiling()", ERROR, NOT_ALLOWED),
+    (
+        "enable_profiling",
+        'SELECT 1 FROM t, LATERAL (SELECT * FROM main."Enable_Profiling"())',
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("checkpoint", "SELECT * FROM checkpoint()", ERROR, NOT_ALLOWED),
+    (
+        "query_string",
+        "SELECT * FROM query('SELECT * FROM disable_profiling()')",
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("setseed", "WITH s AS (SELECT setseed(0.5)) SELECT * FROM s", ERROR, NOT_ALLOWED),
+    ("machine_state", "SELECT * FROM duckdb_memory()", ERROR, NOT_ALLOWED),
+    ("allowed_table_function", "SELECT count(*) FROM range(3), generate_series(1, 2)", OK, None),
     ("call", "CALL pragma_version()", ERROR, "only SELECT"),
     ("explain_analyze", "EXPLAIN ANALYZE SELECT 1", ERROR, "only SELECT"),
     ("external_access_off", "SELECT current_setting('enable_external_access')", OK, None),
+    ("profiling_on", "SELECT current_setting('enable_profiling')", OK, None),
 ]
 
 MYSQL_REFUSED = "only SELECT"  # the first-keyword filter
@@ -316,6 +345,8 @@ EXPECTED_ROWS = {
     "read_only_mode": ((1,),),  # SET SESSION TRANSACTION READ ONLY is in force
     "transaction_read_only": (("on",),),  # PostgreSQL: BEGIN TRANSACTION READ ONLY
     "external_access_off": ((False,),),  # DuckDB opened with enable_external_access = false
+    "allowed_table_function": ((6,),),
+    "profiling_on": (("no_output",),),  # after every attack above: none turned it off
 }
 
 
