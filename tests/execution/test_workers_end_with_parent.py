@@ -2,9 +2,10 @@
 with SIGKILL or SIGTERM while its workers run queries leaves no worker running.
 
 Real processes: a parent process (a Python script) starts two workers and has each run a query
-that holds its worker for ten minutes (a setup-hook function that announces the worker's pid,
-then sleeps). Once both announced themselves the test kills the parent and polls ``/proc`` until
-the workers are gone, up to a bound far above what their exit takes. The parent starts the
+that holds its worker for two minutes (``tests/support/held_workers.py``: a setup-hook
+function that announces the worker's pid, then waits). Once both announced themselves the test
+kills the parent and polls ``/proc`` until the workers are gone, up to a bound far above what
+their exit takes (and below the two minutes). The parent starts the
 workers from its main thread (the kernel's death signal and the pipe both apply) or from
 another thread (the pipe alone: docs/engines.md#worker-processes).
 """
@@ -20,28 +21,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.held_workers import HOOKS
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-HOOKS = textwrap.dedent(
-    """
-    import os
-    import time
-
-    FOLDER = os.environ["PARENT_TEST_FOLDER"]
-
-
-    def register(conn):
-        conn.create_function("hold", 0, hold)
-
-
-    def hold():
-        with open(os.path.join(FOLDER, str(os.getpid())), "w"):
-            pass
-        time.sleep(600)
-        return 1
-    """
-)
 
 PARENT = textwrap.dedent(
     """
@@ -51,11 +34,12 @@ PARENT = textwrap.dedent(
     from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
 
     path, from_thread = sys.argv[1], sys.argv[2] == "thread"
-    database = Database("sqlite", path, setup="parent_test_hooks:register")
+    database = Database("sqlite", path, setup="kill_test_hooks:register")
 
 
     def run():
-        execute_many([Job(database, "SELECT hold()")] * 2, Limits(timeout_s=600), workers=2)
+        jobs = [Job(database, "SELECT wait_to_be_killed()")] * 2
+        execute_many(jobs, Limits(timeout_s=600), workers=2)
 
 
     if from_thread:
@@ -96,10 +80,10 @@ def test_busy_workers_end_with_their_parent(tmp_path, tiny_sqlite, kill, from_th
     folder.mkdir()
     hooks = tmp_path / "hooks"
     hooks.mkdir()
-    (hooks / "parent_test_hooks.py").write_text(HOOKS)
+    (hooks / "kill_test_hooks.py").write_text(HOOKS)
     script = tmp_path / "parent.py"
     script.write_text(PARENT)
-    env = dict(os.environ, PARENT_TEST_FOLDER=str(folder))
+    env = dict(os.environ, KILL_TEST_FOLDER=str(folder))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(hooks), env.get("PYTHONPATH")]))
     mode = "thread" if from_thread else "main"
     parent = subprocess.Popen([sys.executable, str(script), str(tiny_sqlite), mode], env=env)
