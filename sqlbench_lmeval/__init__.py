@@ -20,10 +20,3 @@ class _SqlglotCommandFallback(logging.Filter):
 
 
 logging.getLogger("sqlglot").addFilter(_SqlglotCommandFallback())
-
-# ``sqlbench_lmeval.tasks`` is the tasks folder in every install layout, for lm-eval's task
-# entry points (sqlbench_lmeval/lmeval/discovery.py): armed here, because resolving that name
-# imports this package first.
-from sqlbench_lmeval.lmeval.discovery import expose_tasks_package  # noqa: E402
-
-expose_tasks_package()

@@ -50,12 +50,14 @@ def _truthy(name: str, environ: dict[str, str] | None) -> bool:
 
 
 def install() -> None:
-    """Arm the hook; called by the ``.pth`` file at every interpreter start.
+    """Arm the hooks; called by the ``.pth`` file at every interpreter start: the finder of
+    ``sqlbench_lmeval.tasks`` always, lm-eval's import hooks unless discovery is switched off.
 
-    Costs one environment lookup and one list insert: the finder does its work only when
-    ``lm_eval.tasks`` is imported. Safe to call more than once.
+    Costs one environment lookup and a few list inserts: the finders do their work only when
+    their module is looked up. Safe to call more than once.
     """
     try:
+        expose_tasks_package()  # it honours the off switch itself (a wheel must not bypass it)
         if disabled():
             return
         for hook in (TasksImportHook, ModelsImportHook):
@@ -164,7 +166,8 @@ class TasksPackageFinder:
     not resolve and lm-eval's entry-point lookup would find no tasks. With discovery switched
     off (:data:`DISABLE_ENV`) the package is empty, so that lookup finds no folder either.
 
-    Armed by ``sqlbench_lmeval/__init__.py``: resolving the name imports the parent first.
+    Armed by :func:`install` (the ``.pth`` file, at interpreter start) whatever the switch says:
+    it reads the switch itself, at each lookup.
     """
 
     def find_spec(self, fullname, path=None, target=None):
