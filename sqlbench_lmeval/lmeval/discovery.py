@@ -1,6 +1,9 @@
-"""Let lm-eval find our tasks without ``--include_path``: a lazy, self-disabling import hook, run at
-interpreter start by ``sqlbench_lmeval_discovery.pth``, that adds our tasks folder to every
-``TaskManager``'s include path (how, when it adds nothing, and when it switches itself off:
+"""Let lm-eval find our tasks without ``--include_path``: where lm-eval has task plugins (upstream
+PR 4015), our ``lm_eval.tasks`` entry point names ``sqlbench_lmeval.tasks``, which
+:class:`TasksPackageFinder` makes the tasks folder in every install layout; elsewhere a lazy import
+hook, run at interpreter start by ``sqlbench_lmeval_discovery.pth``, adds that folder to every
+``TaskManager``'s include path. Either way the hook leaves lm-eval's built-in tasks out when
+``SQLBENCH_LMEVAL_ONLY_OUR_TASKS`` asks (how, when each adds nothing, and how to switch them off:
 docs/install.md#how-lm-eval-finds-the-tasks)."""
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import sys
 DISABLE_ENV = "SQLBENCH_LMEVAL_NO_DISCOVERY"
 ONLY_OURS_ENV = "SQLBENCH_LMEVAL_ONLY_OUR_TASKS"
 HOOKED_MODULE = "lm_eval.tasks"
+#: What our ``lm_eval.tasks`` entry point names (pyproject.toml): the tasks folder as a package.
+TASKS_PACKAGE = "sqlbench_lmeval.tasks"
 # lm-eval's model package; importing it fills the model registry (see ModelsImportHook).
 MODELS_MODULE = "lm_eval.models"
 #: Our lm-eval model (``repair.RepairModel``), registered lazily by name and "module:Class".
@@ -45,12 +50,14 @@ def _truthy(name: str, environ: dict[str, str] | None) -> bool:
 
 
 def install() -> None:
-    """Arm the hook; called by the ``.pth`` file at every interpreter start.
+    """Arm the hooks; called by the ``.pth`` file at every interpreter start: the finder of
+    ``sqlbench_lmeval.tasks`` always, lm-eval's import hooks unless discovery is switched off.
 
-    Costs one environment lookup and one list insert: the finder does its work only when
-    ``lm_eval.tasks`` is imported. Safe to call more than once.
+    Costs one environment lookup and a few list inserts: the finders do their work only when
+    their module is looked up. Safe to call more than once.
     """
     try:
+        expose_tasks_package()  # it honours the off switch itself (a wheel must not bypass it)
         if disabled():
             return
         for hook in (TasksImportHook, ModelsImportHook):
@@ -152,6 +159,37 @@ class ModelsImportHook(TasksImportHook):
         register_repair_model()
 
 
+class TasksPackageFinder:
+    """A ``sys.meta_path`` finder that makes ``sqlbench_lmeval.tasks`` our tasks folder, as a
+    namespace package, wherever that folder lies: a wheel carries it as ``sqlbench_lmeval/tasks``
+    but a source checkout (an editable install) keeps it beside the package, where the name would
+    not resolve and lm-eval's entry-point lookup would find no tasks. With discovery switched
+    off (:data:`DISABLE_ENV`) the package is empty, so that lookup finds no folder either.
+
+    Armed by :func:`install` (the ``.pth`` file, at interpreter start) whatever the switch says:
+    it reads the switch itself, at each lookup.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TASKS_PACKAGE:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        spec = ModuleSpec(fullname, None, is_package=True)
+        if not disabled():
+            from sqlbench_lmeval.paths import tasks_dir
+
+            spec.submodule_search_locations.append(str(tasks_dir()))
+        return spec
+
+
+def expose_tasks_package() -> None:
+    """Arm :class:`TasksPackageFinder` (once), ahead of the path finder: a wheel's own
+    ``sqlbench_lmeval/tasks`` must not bypass the switch."""
+    if not any(type(finder) is TasksPackageFinder for finder in sys.meta_path):
+        sys.meta_path.insert(0, TasksPackageFinder())
+
+
 def register_repair_model() -> None:
     """Register ``sqlbench-repair`` and ``sqlbench-metered`` in lm-eval's model registry
     (lazily; idempotent)."""
@@ -231,14 +269,15 @@ def _patch_task_module(module) -> None:
         from pathlib import Path
 
         lm_eval_root = Path(module.__file__).resolve().parent.parent
-        if native_task_plugins(lm_eval_root, _our_entry_point_groups()):
-            return
-        manager.__init__ = _wrap_init(manager.__init__)
+        # Where lm-eval indexes our entry point's folder itself, adding it again would index
+        # every task twice: the wrapper then only leaves lm-eval's own tasks out, when asked.
+        plugins = native_task_plugins(lm_eval_root, _our_entry_point_groups())
+        manager.__init__ = _wrap_init(manager.__init__, add_our_folder=not plugins)
     except Exception as error:  # noqa: BLE001 - never break lm-eval's import
         _warn(error)
 
 
-def _wrap_init(original):
+def _wrap_init(original, add_our_folder: bool = True):
     import functools
     import inspect
 
@@ -249,7 +288,7 @@ def _wrap_init(original):
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
         try:
-            call = _call_with_our_tasks(signature, self, args, kwargs)
+            call = _call_with_our_tasks(signature, self, args, kwargs, add_our_folder)
         except Exception as error:  # noqa: BLE001
             _warn(error)
             call = None
@@ -273,19 +312,22 @@ def _wrap_init(original):
     return __init__
 
 
-def _call_with_our_tasks(signature, self, args, kwargs):
+def _call_with_our_tasks(signature, self, args, kwargs, add_our_folder=True):
     """(args, kwargs, caller's include_path, whether lm-eval's built-in tasks are left out)
-    for a call that includes our folder, or None."""
-    if disabled():
+    for a call that includes our folder (where ``add_our_folder``) or leaves lm-eval's own tasks
+    out, or None."""
+    if disabled() or not (add_our_folder or only_our_tasks()):
         return None
     try:
         bound = signature.bind(self, *args, **kwargs)
     except TypeError:  # the caller's own mistake: let lm-eval raise it, unchanged
         return None
-    from sqlbench_lmeval.paths import tasks_dir
-
     given = bound.arguments.get("include_path")
-    include_path = extended_include_path(given, tasks_dir())
+    include_path = None
+    if add_our_folder:
+        from sqlbench_lmeval.paths import tasks_dir
+
+        include_path = extended_include_path(given, tasks_dir())
     # Only a caller's own include_defaults=False is already what the variable asks for.
     leave_out_builtins = only_our_tasks() and bound.arguments.get("include_defaults", True)
     if include_path is None and not leave_out_builtins:

@@ -24,10 +24,11 @@ from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.lmeval.versions import filter_output, register_metrics
 from sqlbench_lmeval.paths import cache_dir
 from sqlbench_lmeval.scoring.answer import Failure, Stage, failed_score
 from sqlbench_lmeval.scoring.item import Item
-from sqlbench_lmeval.scoring.metrics import NOT_IN_LM_EVAL_TABLE, execution_metrics
+from sqlbench_lmeval.scoring.metrics import METRICS, NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 
@@ -48,7 +49,8 @@ class ExecuteAndScore(Filter):
         self.benchmark = benchmarks.get(benchmark)
 
     def apply(self, resps, docs):
-        """One score dict per document, in order. A document that cannot be read is scored 0
+        """One score dict per document, in order (as the installed lm-eval passes it on:
+        ``versions.filter_output``). A document that cannot be read is scored 0
         with the reason (a run of hours must end in scores); a failure of the evaluation itself
         raises (:class:`EvaluationUnavailable`), as no score may hide it: so does any other
         exception out of the batch's scoring, which is never an answer's doing (an answer's
@@ -91,7 +93,7 @@ class ExecuteAndScore(Filter):
                 file=sys.stderr,
                 flush=True,
             )
-        return scores
+        return [filter_output(score) for score in scores]
 
     def _save_unscored(self, items: list[Item], resps: list) -> str:
         """Write the answers as a predictions file; what to tell the user about it."""
@@ -157,7 +159,8 @@ def _doc_engine(doc) -> str | None:
 
 
 def process_results(doc: dict, results: list) -> dict[str, float]:
-    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`) that are rows
+    """The numbers of one document's score dict (made by :class:`ExecuteAndScore`; ``results``
+    is ``[score]`` on every lm-eval version we support) that are rows
     of lm-eval's table (not ``scoring.metrics.NOT_IN_LM_EVAL_TABLE``: the work counts, gold's
     own complexity counts), as written; zeros when ``results`` holds no score dict, or one
     :class:`ScoredItem` cannot read (never raises: lm-eval calls this after the whole run)."""
@@ -187,3 +190,18 @@ def _read(score) -> ScoredItem | None:
         return ScoredItem.from_score(score) if isinstance(score, dict) else None
     except Exception:  # lm-eval calls process_results after the whole run: never raise
         return None
+
+
+# lm-eval imports this module while it reads our task YAML (``!function``), before it builds the
+# tasks' metrics: the moment to make our metric names known to a version that looks them up.
+try:
+    register_metrics({m.name: m.higher_is_better for m in METRICS if m.in_lm_eval_table})
+except Exception as error:  # noqa: BLE001 - without them lm-eval only warns: never stop a run
+    import warnings
+
+    warnings.warn(
+        f"sqlbench-lmeval could not register its metrics with lm-eval ({error!r}); lm-eval "
+        "will warn that they are not in its registry (the numbers are unaffected)",
+        RuntimeWarning,
+        stacklevel=1,
+    )

@@ -696,3 +696,44 @@ def test_lm_eval_run_of_another_suites_task_names_only_our_tasks(tmp_path):
     assert hint in done.stderr
     # Printed before lm-eval's traceback, where a reader starts.
     assert done.stderr.index(hint) < done.stderr.index("Traceback")
+
+
+# --- the task plugin: our lm_eval.tasks entry point -------------------------------------------
+
+
+def test_our_entry_point_names_a_package_that_is_the_tasks_folder():
+    # What lm-eval with task plugins (upstream PR 4015) does with it: find the package's spec,
+    # without importing it, and index the folder it names. This checkout is installed editable,
+    # where no sqlbench_lmeval/tasks folder exists: the finder makes the name resolve.
+    from importlib import metadata
+    from importlib.util import find_spec
+
+    (entry,) = metadata.entry_points(group="lm_eval.tasks", name="sqlbench_lmeval")
+    assert entry.value == discovery.TASKS_PACKAGE
+    spec = find_spec(entry.value)
+    assert spec.submodule_search_locations == [str(tasks_dir())]
+    assert not (Path(discovery.__file__).parents[1] / "tasks").exists()  # the editable layout
+
+
+def test_the_off_switch_empties_the_tasks_package(monkeypatch):
+    monkeypatch.setenv(discovery.DISABLE_ENV, "1")
+    spec = discovery.TasksPackageFinder().find_spec(discovery.TASKS_PACKAGE)
+    assert (spec.submodule_search_locations, spec.origin) == ([], None)  # lm-eval skips it
+    assert discovery.TasksPackageFinder().find_spec("sqlbench_lmeval.other") is None
+
+
+def test_where_lm_eval_indexes_our_entry_point_the_hook_only_leaves_its_tasks_out(monkeypatch):
+    calls = []
+
+    def init(self, verbosity=None, include_path=None, include_defaults=True, metadata=None):
+        calls.append((include_path, include_defaults))
+
+    wrapped = discovery._wrap_init(init, add_our_folder=False)  # as where plugins exist
+    monkeypatch.delenv(discovery.ONLY_OURS_ENV, raising=False)  # the suite sets it
+    wrapped(object())
+    wrapped(object(), include_path="/mine")
+    monkeypatch.setenv(discovery.ONLY_OURS_ENV, "1")
+    wrapped(object())
+    wrapped(object(), include_path="/mine")
+
+    assert calls == [(None, True), ("/mine", True), (None, False), ("/mine", False)]

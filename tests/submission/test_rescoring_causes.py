@@ -1,5 +1,7 @@
 """Why a claimed item number differs from ours: a difference on an item whose gold calls RAND()
-is benign (its gold gives another result on every run), the same difference elsewhere is not."""
+is benign (its gold gives another result on every run), the same difference elsewhere is not;
+numbers exactly as another lm-eval version's way of passing results made them are named as that
+cause, any other difference beside a score dict as an edit."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.checks.rescoring import (
     BENIGN_CAUSES,
     RANDOM_GOLD_CAUSE,
+    VERSION_CAUSE,
     _likely_cause,
 )
 from sqlbench_lmeval.submission.logged import LoggedAnswer
@@ -52,4 +55,52 @@ def test_an_edited_sample_is_edited_even_where_gold_is_random():
     answer, ours = claimed_and_ours(["random"])
     beside = {"ex": 0}  # the numbers logged beside the score dict disagree with it
     cause = _likely_cause(answer, beside, ours, ["ex"], beside=True)
+    assert cause == "the sample's metrics differ from its own score dict: edited after scoring"
+
+
+# --- another lm-eval version's way of passing results ------------------------------------------
+
+# A score dict as lm-eval 0.5 passed it to a sqlbench-lmeval filter that returned it unwrapped:
+# process_results received its keys and gave zeros, which the samples log carries beside it.
+SCORE = {"id": 7, "status": "ok", "gold_status": "ok", "ves": 1, "ex": 1, "ex_strict": 1}
+SCORE.update(ex_set=1, ex_reads_data=1, r_ves=1.0, ex_on_healthy_gold=1)
+ZEROS = dict.fromkeys(("ves", "ex", "ex_strict", "ex_set", "ex_reads_data", "r_ves"), 0)
+
+
+def logged(filtered_resps, beside) -> LoggedAnswer:
+    return LoggedAnswer(
+        where="samples.jsonl:1",
+        item_id=7,
+        doc={"id": 7, "engine": "sqlite"},
+        prompt=None,
+        generation=None,
+        outputs=("SELECT 1",),
+        claimed_raw=filtered_resps,
+        claimed_numbers=beside,
+    )
+
+
+def test_zeros_made_by_0_5_passing_an_unwrapped_dict_are_named_as_that():
+    answer = logged([repr(SCORE)], ZEROS)
+    ours = ScoredItem.from_score(SCORE)
+    cause = _likely_cause(answer, ZEROS, ours, ["ex"], beside=True, lm_eval="0.5.0.dev2")
+    assert cause.startswith(VERSION_CAUSE)
+    assert "lm-eval 0.5.0.dev2" in cause and "the score dict's keys" in cause
+    assert not cause.startswith(BENIGN_CAUSES) and "edited" not in cause
+
+
+@pytest.mark.parametrize(
+    ("lm_eval", "filtered_resps", "beside"),
+    [
+        ("0.4.13", [repr(SCORE)], ZEROS),  # 0.4.13 passes the dict itself: the zeros are edits
+        (None, [repr(SCORE)], ZEROS),  # no version recorded
+        ("0.5.0.dev2", [repr(SCORE)], {**ZEROS, "ves": 1}),  # not what the keys give
+        ("0.5.0.dev2", [repr(SCORE)], {"ex": 0}),  # only some of what they give
+        ("0.5.0.dev2", [[repr(SCORE)]], ZEROS),  # wrapped: 0.5 passed the dict itself
+    ],
+)
+def test_numbers_no_version_explains_are_edits(lm_eval, filtered_resps, beside):
+    answer = logged(filtered_resps, beside)
+    ours = ScoredItem.from_score(SCORE)
+    cause = _likely_cause(answer, beside, ours, ["ex"], beside=True, lm_eval=lm_eval)
     assert cause == "the sample's metrics differ from its own score dict: edited after scoring"

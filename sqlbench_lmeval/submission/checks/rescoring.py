@@ -1,7 +1,9 @@
 """Re-scoring: the numbers a run claims, per item (the logged score dict and the numbers
 beside it) and in aggregate (the results file), against ours; each mismatch names its items and
 the likely cause, and only a benign named cause (another comparison version, a time limit, gold
-that calls RAND()) leaves the run standing."""
+that calls RAND()) leaves the run standing. Numbers made by another lm-eval version's way of
+passing results to ``process_results`` (``lmeval.versions``) are named as that, not as an edit:
+they do not stand either, but nobody edited them."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.execution.outcome import UNFINISHED
+from sqlbench_lmeval.lmeval.versions import flattens_results, passed_results
+from sqlbench_lmeval.report.runs import parse_python_literal
 from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 from sqlbench_lmeval.scoring.metrics import EX, VES
@@ -31,7 +35,8 @@ NEEDS_SCORES = True
 def check(task: CheckedTask) -> None:
     answers = task.answers
     logged_scores = [score for score in task.scored if score.id in answers]
-    _rescoring(task.spec, task.logged, answers, task.scored, logged_scores, task.add)
+    version = task.submission.settings.get("lm_eval_version")
+    _rescoring(task.logged, answers, task.scored, logged_scores, task.add, version)
 
 
 #: An answer's statuses that say it did not finish (a time limit, a crash), as written.
@@ -41,9 +46,10 @@ UNFINISHED_STATUSES = frozenset(status.value for status in UNFINISHED)
 TOLERANCE = 1e-9
 
 
-def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
+def _rescoring(logged, answers, scores, logged_scores, add, version=None) -> None:
     """Claimed numbers (per item: the logged score dict and the numbers beside it; in
-    aggregate: the results file) against ours."""
+    aggregate: the results file) against ours; ``version`` is the lm-eval version the run
+    records."""
     ours = {score.id: score for score in scores}
     mismatched: dict[str, list[int]] = {}
     for item_id, answer in answers.items():
@@ -56,7 +62,7 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
                 if is_number(value) and name in mine.values and not _close(value, mine.values[name])
             ]
             if differ:
-                cause = _likely_cause(answer, claim, mine, differ, beside)
+                cause = _likely_cause(answer, claim, mine, differ, beside, version)
                 mismatched.setdefault(cause, []).append(item_id)
                 break
     for cause, ids in mismatched.items():
@@ -66,10 +72,23 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
             "item_mismatch",
             FINDING if benign else REJECT,
             f"{len(ids)} item(s) claim numbers this scorer does not give; likely cause: {cause}"
-            + ("" if benign else " (no benign cause: the claims do not stand)"),
+            + (
+                ""
+                if benign
+                else " (the claims do not stand)"
+                if cause.startswith(VERSION_CAUSE)
+                else " (no benign cause: the claims do not stand)"
+            ),
             sorted(set(ids)),
         )
     explained = bool(mismatched) and all(c.startswith(BENIGN_CAUSES) for c in mismatched)
+    # Items whose claims another lm-eval version made explain an aggregate made of them, but
+    # leave it standing no more than they stand themselves.
+    by_version = (
+        bool(mismatched)
+        and not explained
+        and all(c.startswith((*BENIGN_CAUSES, VERSION_CAUSE)) for c in mismatched)
+    )
     effective = (logged.n_samples or {}).get("effective")
     if effective is not None and int(effective) != len(logged.answers):
         add(
@@ -90,10 +109,11 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
         f"{name} claimed {logged.claimed_metrics[name]:.4f}, re-scored {mine[name]:.4f}"
         for name in differ_names
     ]
-    if differ and explained:
-        benign = {item_id for ids in mismatched.values() for item_id in ids}
+    if differ and (explained or by_version):
+        explaining = {item_id for ids in mismatched.values() for item_id in ids}
         claimed = {name: logged.claimed_metrics[name] for name in differ_names}
-        explained = _claims_add_up(claimed, logged_scores, answers, benign)
+        adds_up = _claims_add_up(claimed, logged_scores, answers, explaining)
+        explained, by_version = explained and adds_up, by_version and adds_up
     if differ:
         add(
             "rescoring",
@@ -105,19 +125,22 @@ def _rescoring(spec, logged, answers, scores, logged_scores, add) -> None:
             + (
                 " (explained by the items' benign differences above)"
                 if explained
+                else f" (the means of the items' numbers above, as lm-eval {version} made them: "
+                "the claimed numbers do not stand)"
+                if by_version
                 else " (no item explains it: the claimed numbers do not stand)"
             ),
         )
 
 
-def _claims_add_up(claimed_metrics: Mapping, scores, answers, benign: set[int]) -> bool:
+def _claims_add_up(claimed_metrics: Mapping, scores, answers, explaining: set[int]) -> bool:
     """Whether each claimed aggregate that differs from ours is lm-eval's mean of our numbers
-    with the ``benign`` items' logged numbers in place of ours: only then do those items explain
-    the difference (one benign item never excuses an aggregate edited otherwise)."""
+    with the ``explaining`` items' logged numbers in place of ours: only then do those items
+    explain the difference (one benign item never excuses an aggregate edited otherwise)."""
     for name, value in claimed_metrics.items():
         carried = []
         for score in scores:
-            numbers = answers[score.id].claimed_numbers if score.id in benign else score.values
+            numbers = answers[score.id].claimed_numbers if score.id in explaining else score.values
             if is_number(numbers.get(name)):
                 carried.append(float(numbers[name]))
         if not carried or not _close(value, fmean(carried), 1e-6):
@@ -132,11 +155,16 @@ BENIGN_CAUSES = ("the run was judged under comparison version", "execution limit
 #: an honest answer's verdict there can differ between the run's machine and ours.
 RANDOM_GOLD_CAUSE = "gold's result is random (it calls RAND()): it differs between any two runs"
 BENIGN_CAUSES += (RANDOM_GOLD_CAUSE,)
+#: How a cause made by another lm-eval version's way of passing results begins: not benign (the
+#: numbers beside the score dicts are not the answers' scores), not an edit either.
+VERSION_CAUSE = "lm-eval's way of passing results"
 
 
-def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: ScoredItem, names, beside) -> str:
+def _likely_cause(
+    answer: LoggedAnswer, claim: Mapping, mine: ScoredItem, names, beside, lm_eval=None
+) -> str:
     """Why ``claim`` (the logged score dict's numbers, or with ``beside`` the numbers logged
-    beside it) differs from ours on ``names``."""
+    beside it) differs from ours on ``names``; ``lm_eval`` is the run's lm-eval version."""
     claimed = answer.claimed or {}
     version = claimed.get("comparison_version")
     if version is not None and str(version) != COMPARISON_VERSION:
@@ -160,7 +188,9 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: ScoredItem, names,
             if is_number(answer.claimed.get(n)) and not _close(answer.claimed[n], claim[n])
         ]
         if inner:
-            return "the sample's metrics differ from its own score dict: edited after scoring"
+            return _passing_cause(answer, claim, lm_eval) or (
+                "the sample's metrics differ from its own score dict: edited after scoring"
+            )
     if (
         status is not None
         and status != Status.OK.value
@@ -170,6 +200,46 @@ def _likely_cause(answer: LoggedAnswer, claim: Mapping, mine: ScoredItem, names,
     if UNREPEATABLE_FLAGS & set(mine.flags):
         return RANDOM_GOLD_CAUSE
     return "same status, another verdict: other comparison rules, gold result or edited numbers"
+
+
+def _passing_cause(answer: LoggedAnswer, beside: Mapping, version) -> str | None:
+    """The cause to name when the numbers logged ``beside`` a score dict are exactly what our
+    ``process_results`` gives for what lm-eval ``version`` passed it of the logged filter
+    output (0.5 flattens each item's filtered responses: a score dict logged unwrapped, as
+    sqlbench-lmeval wrote it before it supported 0.5, arrived as its keys); None otherwise."""
+    if not flattens_results(version) or not isinstance(answer.claimed_raw, list):
+        return None
+    try:
+        logged = [_parsed(value) for value in answer.claimed_raw]
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    passed = passed_results(logged, version)
+    # heavy: lm-eval's filter module; read only for a run whose claims differ from its dicts
+    from sqlbench_lmeval.lmeval.hooks import process_results
+
+    numbers = process_results(dict(answer.doc), passed)
+    if set(numbers) != set(beside) or not all(_close(beside[n], v) for n, v in numbers.items()):
+        return None
+    received = (
+        "the score dict's keys"
+        if passed and all(isinstance(element, str) for element in passed)
+        else "no score dict"
+    )
+    return (
+        f"{VERSION_CAUSE}: lm-eval {version} flattens each item's filtered responses before "
+        f"process_results, which received {received} (the filter output of a sqlbench-lmeval "
+        "older than its support of that lm-eval) and logged those numbers beside the score "
+        "dict, not the answer's scores; re-run with this sqlbench-lmeval"
+    )
+
+
+def _parsed(value):
+    """A logged filter output read back: a Python repr parsed, lists element by element."""
+    if isinstance(value, str):
+        return parse_python_literal(value)
+    if isinstance(value, list):
+        return [_parsed(element) for element in value]
+    return value
 
 
 def _close(a, b, tolerance: float = TOLERANCE) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import metadata
 
+from sqlbench_lmeval.lmeval import versions
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec
 from sqlbench_lmeval.scoring.scored import is_number
 from sqlbench_lmeval.submission.checks.base import (
@@ -32,7 +33,7 @@ def check(task: CheckedTask) -> None:
     )
 
 
-#: The lm-eval release this checkout's tasks are verified with (the installed one).
+#: The lm-eval release this verification runs (the installed one).
 LM_EVAL_VERSION = metadata.version("lm_eval")
 
 
@@ -120,12 +121,16 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
     recorded = run.get("lm_eval_version")
     facts["lm_eval_version"] = recorded or NOT_RECORDED
     if attested and recorded and str(recorded) != LM_EVAL_VERSION:
+        both_tested = {str(recorded), LM_EVAL_VERSION} <= set(versions.TESTED)
         add(
             "provenance",
             "lm_eval_version",
-            FINDING,
-            f"the run records lm-eval {recorded}; this benchmark's tasks are defined for, and "
-            f"verified with, lm-eval {LM_EVAL_VERSION}",
+            INFO if both_tested else FINDING,
+            f"the run records lm-eval {recorded}; this verification runs lm-eval "
+            f"{LM_EVAL_VERSION}: both are tested to give these tasks the same numbers"
+            if both_tested
+            else f"the run records lm-eval {recorded}; this benchmark's tasks are defined for, "
+            f"and verified with, lm-eval {', '.join(versions.TESTED)}",
         )
     elif attested and not recorded:
         add("provenance", "lm_eval_version", FINDING, "the results file records no lm-eval version")
