@@ -221,9 +221,12 @@ def _score(args: argparse.Namespace) -> int:
     ids = None
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
+    limit = None  # how --limit cut the lm-eval run scored ("--limit 30"), said wherever n is
     if _is_lmeval_output(args.predictions):
+        from sqlbench_lmeval.report.metadata import run_limit
         from sqlbench_lmeval.submission.logged import logged_runs
 
+        limit = run_limit(args.predictions)
         runs = logged_runs(args.predictions, args.benchmark)
         logged = runs[0]
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
@@ -262,6 +265,8 @@ def _score(args: argparse.Namespace) -> int:
         )
     if price is not None:
         _add_spend(result, price)
+    if limit is not None:
+        result["limit"] = limit  # the report marks the run's name with it, as an lm-eval run's
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
@@ -284,7 +289,11 @@ def _score(args: argparse.Namespace) -> int:
         f"{name}={metrics[name]:.4f}" for name in names(in_summary=True) if name in metrics
     )
     dialect = result["prediction_dialect"]
-    print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    # A --limit run's numbers are over the items it answered, not over its tasks: said here.
+    cut = ""
+    if limit is not None:
+        cut = f" (the run used {limit})" if limit.startswith("--") else f" (a partial run: {limit})"
+    print(f"{result['task']} ({dialect}): {metrics['n']} items{cut}, {shown}; wrote {args.output}")
     if result.get("gold_note"):
         print(f"{result['task']}: {result['gold_note']}")
     for name, task_metrics in (result.get("tasks") or {}).items():
