@@ -76,6 +76,20 @@ def test_tasks_dir_prints_an_existing_folder(capsys):
     assert Path(capsys.readouterr().out.strip()).is_dir()
 
 
+def test_an_unknown_task_offers_the_closest_and_lists_the_group(tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"id": 1, "prediction": "SELECT 1"}\n', "utf-8")
+    output = tmp_path / "out" / "s.json"
+    assert main(["score", "logicat", str(predictions), "-o", str(output)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        "sqlbench-lmeval score: error: 'logicat' is not a sqlbench-lmeval task or group; "
+        "did you mean 'logiccat'? Ours: logiccat (group), logiccat_"
+    )
+    assert ", tpcds, " in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]  # no output folder
+
+
 def _commands() -> dict:
     parser = build_parser()
     (sub,) = [action for action in parser._actions if action.choices and "score" in action.choices]
