@@ -52,6 +52,36 @@ _register("tasks-dir", "print the folder of our lm-eval tasks (for --include_pat
 )(_tasks_dir)
 
 
+def _docs_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "page",
+        nargs="?",
+        help="a page, as outputs cite it (scoring, scoring.md, docs/scoring.md#data-dependence); "
+        "without it, the folder: every docs/PAGE.md an output names is PAGE.md in it",
+    )
+
+
+@_register("docs", "print where the installed documentation (or one page of it) is")(_docs_args)
+def _docs(args: argparse.Namespace) -> int:
+    import difflib
+
+    from sqlbench_lmeval.paths import docs_dir
+
+    folder = docs_dir()
+    if args.page is None:
+        print(folder)
+        return 0
+    name = args.page.split("#", 1)[0].removeprefix("docs/").removesuffix(".md")
+    page = folder / f"{name}.md"
+    if not page.is_file():
+        pages = sorted(path.stem for path in folder.glob("*.md"))
+        close = difflib.get_close_matches(name, pages, n=1)
+        guess = f"; did you mean {close[0]!r}?" if close else "."
+        raise UserError(f"no page {args.page!r} in {folder}{guess} Pages: {', '.join(pages)}")
+    print(page)
+    return 0
+
+
 def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "benchmark",

@@ -76,6 +76,21 @@ def test_tasks_dir_prints_an_existing_folder(capsys):
     assert Path(capsys.readouterr().out.strip()).is_dir()
 
 
+def test_docs_prints_the_folder_and_the_page_an_output_cites(capsys):
+    assert main(["docs"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "index.md").is_file()
+    # As the explorer cites it: "docs/scoring.md, section Data dependence".
+    assert main(["docs", "docs/scoring.md#data-dependence"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == folder / "scoring.md"
+    assert main(["docs", "r-ves"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == folder / "r-ves.md"
+    assert main(["docs", "scorng"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sqlbench-lmeval docs: error: no page 'scorng' in {folder}; did you")
+    assert "did you mean 'scoring'? Pages: " in line
+
+
 def test_an_unknown_task_offers_the_closest_and_lists_the_group(tmp_path, capsys):
     predictions = tmp_path / "p.jsonl"
     predictions.write_text('{"id": 1, "prediction": "SELECT 1"}\n', "utf-8")
