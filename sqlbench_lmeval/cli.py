@@ -1026,3 +1026,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_UNAVAILABLE
+    except BaseException:
+        # Interrupted (Ctrl-C) or crashed: the folders made for --output go too, when empty.
+        _remove_created(created)
+        raise
