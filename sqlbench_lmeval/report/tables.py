@@ -150,6 +150,8 @@ table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+/* A long path or model argument without spaces wraps rather than widen the page. */
+td:not(.num) { overflow-wrap: anywhere; }
 .nb { white-space: nowrap; }
 .beside { display: flex; gap: 2em; align-items: flex-start; }
 .beside img { margin-top: 0; max-width: 45%; min-width: 0; }
