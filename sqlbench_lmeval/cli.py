@@ -57,7 +57,7 @@ def _docs_args(parser: argparse.ArgumentParser) -> None:
         "page",
         nargs="?",
         help="a page, as outputs cite it (scoring, scoring.md, docs/scoring.md#data-dependence); "
-        "without it, the folder: every docs/PAGE.md an output names is PAGE.md in it",
+        "without it, the folder of every page an output names as docs/...",
     )
 
 

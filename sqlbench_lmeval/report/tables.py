@@ -106,9 +106,9 @@ def fmt_p(p: float) -> str:
 
 
 def to_markdown(title: str, sections: Sequence[Section]) -> str:
-    parts = [f"# {title}\n"]
+    parts = [f"# {_cell(title)}\n"]
     for section in sections:
-        parts.append(f"{'#' * section.level} {section.title}\n")
+        parts.append(f"{'#' * section.level} {_cell(section.title)}\n")
         for block in section.blocks:
             parts.append(_block_markdown(block))
     return "\n".join(parts).rstrip() + "\n"

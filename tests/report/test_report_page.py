@@ -250,3 +250,21 @@ def test_a_run_name_matplotlib_would_read_as_tex_is_drawn_as_written(
     assert {path.name.split("-")[0] for path in files.images} >= {"scores", "categories"}
     # The Markdown backslash-escapes the backslash, so a viewer shows the name as written.
     assert "| $\\\\frac$ model |" in files.markdown.read_text(encoding="utf-8")
+
+
+def test_markup_from_a_run_is_backslash_escaped_in_report_md(
+    score_item, write_score_file, tmp_path
+):
+    """A model named with markup (``<think>``, as a reasoning model's output starts):
+    report.md writes it as Markdown escapes in its title and tables (a viewer shows
+    ``<think>``), never as HTML entities."""
+    items = [score_item(1, 1), score_item(2, 0)]
+    name = "<think>model</s>"
+    files = write_report(read_runs([f"{name}={write_score_file('m', items)}"]), tmp_path / "r")
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert "&lt;" not in markdown and "&gt;" not in markdown
+    assert markdown.startswith("# sqlbench-lmeval report: \\<think\\>model\\</s\\>\n")
+    assert "| logiccat | \\<think\\>model\\</s\\> | 2 | 0.500 [" in markdown
+    # The page shows them as text.
+    page = files.html.read_text(encoding="utf-8")
+    assert "&lt;think&gt;model&lt;/s&gt;" in page and "<think>" not in page
