@@ -52,6 +52,36 @@ _register("tasks-dir", "print the folder of our lm-eval tasks (for --include_pat
 )(_tasks_dir)
 
 
+def _docs_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "page",
+        nargs="?",
+        help="a page, as outputs cite it (scoring, scoring.md, docs/scoring.md#data-dependence); "
+        "without it, the folder of every page an output names as docs/...",
+    )
+
+
+@_register("docs", "print where the installed documentation (or one page of it) is")(_docs_args)
+def _docs(args: argparse.Namespace) -> int:
+    import difflib
+
+    from sqlbench_lmeval.paths import docs_dir
+
+    folder = docs_dir()
+    if args.page is None:
+        print(folder)
+        return 0
+    name = args.page.split("#", 1)[0].removeprefix("docs/").removesuffix(".md")
+    page = folder / f"{name}.md"
+    if not page.is_file():
+        pages = sorted(path.stem for path in folder.glob("*.md"))
+        close = difflib.get_close_matches(name, pages, n=1)
+        guess = f"; did you mean {close[0]!r}?" if close else "."
+        raise UserError(f"no page {args.page!r} in {folder}{guess} Pages: {', '.join(pages)}")
+    print(page)
+    return 0
+
+
 def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "benchmark",
@@ -221,9 +251,12 @@ def _score(args: argparse.Namespace) -> int:
     ids = None
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
+    limit = None  # how --limit cut the lm-eval run scored ("--limit 30"), said wherever n is
     if _is_lmeval_output(args.predictions):
+        from sqlbench_lmeval.report.metadata import run_limit
         from sqlbench_lmeval.submission.logged import logged_runs
 
+        limit = run_limit(args.predictions)
         runs = logged_runs(args.predictions, args.benchmark)
         logged = runs[0]
         benchmark, task, predictions = logged.benchmark, logged.task, logged.predictions
@@ -262,6 +295,8 @@ def _score(args: argparse.Namespace) -> int:
         )
     if price is not None:
         _add_spend(result, price)
+    if limit is not None:
+        result["limit"] = limit  # the report marks the run's name with it, as an lm-eval run's
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
@@ -284,7 +319,11 @@ def _score(args: argparse.Namespace) -> int:
         f"{name}={metrics[name]:.4f}" for name in names(in_summary=True) if name in metrics
     )
     dialect = result["prediction_dialect"]
-    print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    # A --limit run's numbers are over the items it answered, not over its tasks: said here.
+    cut = ""
+    if limit is not None:
+        cut = f" (the run used {limit})" if limit.startswith("--") else f" (a partial run: {limit})"
+    print(f"{result['task']} ({dialect}): {metrics['n']} items{cut}, {shown}; wrote {args.output}")
     if result.get("gold_note"):
         print(f"{result['task']}: {result['gold_note']}")
     for name, task_metrics in (result.get("tasks") or {}).items():
@@ -987,3 +1026,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_UNAVAILABLE
+    except BaseException:
+        # Interrupted (Ctrl-C) or crashed: the folders made for --output go too, when empty.
+        _remove_created(created)
+        raise

@@ -23,17 +23,18 @@ class DriverMissing(UserError, ImportError):
     """
 
 
-def exits_on_missing_driver(hook):
-    """For an lm-eval ``custom_dataset`` hook: a :class:`DriverMissing` stops the program with
-    its one line on stderr and exit status 2, as the ``sqlbench-lmeval`` commands do. lm-eval
-    would show it at the end of a traceback through its task loader, which hides the one thing
-    to do (install the extra) among dozens of lines."""
+def exits_on_user_error(hook):
+    """For an lm-eval ``custom_dataset`` hook: a :class:`UserError` (a missing driver, a LogicCat
+    source that cannot be read, a damaged bundle) stops the program with its one line on stderr
+    and exit status 2, as the ``sqlbench-lmeval`` commands do. lm-eval would show it at the end
+    of a traceback through its task loader (67 lines), which hides the one thing to do (install
+    the extra, set the variable) among dozens of lines."""
 
     @functools.wraps(hook)
     def wrapper(*args, **kwargs):
         try:
             return hook(*args, **kwargs)
-        except DriverMissing as error:
+        except UserError as error:
             program = _program_name()
             print(f"{program}: error: {error}" if program else f"error: {error}", file=sys.stderr)
             raise SystemExit(2) from None

@@ -48,6 +48,19 @@ def tasks_dir() -> Path:
     raise FileNotFoundError(f"no tasks folder beside {package}; the installation is incomplete")
 
 
+def docs_dir() -> Path:
+    """The folder of our documentation (the ``docs/`` every output cites: ``docs/scoring.md``).
+
+    A wheel carries it as ``sqlbench_lmeval/docs``; a source checkout or editable install keeps
+    it at the top level, beside the package (as :func:`tasks_dir`).
+    """
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "docs", package.parent / "docs"):
+        if (candidate / "index.md").is_file():
+            return candidate
+    raise FileNotFoundError(f"no docs folder beside {package}; the installation is incomplete")
+
+
 def write_text_atomically(path: Path, text: str, *, errors: str = "strict") -> None:
     """``text`` into ``path`` as UTF-8, all or nothing: written to a temporary file beside it
     (named per process and call, so two writers never share one) and renamed over ``path``, so

@@ -76,6 +76,64 @@ def test_tasks_dir_prints_an_existing_folder(capsys):
     assert Path(capsys.readouterr().out.strip()).is_dir()
 
 
+def test_an_interrupted_command_leaves_no_output_folder(tmp_path):
+    """``score`` waits to read its predictions from a FIFO after making --output's folders;
+    Ctrl-C (SIGINT) there must take those folders away with it."""
+    import os
+    import signal
+    import time
+
+    fifo = tmp_path / "predictions.jsonl"
+    os.mkfifo(fifo)
+    output = tmp_path / "out" / "deeper" / "s.json"
+    code = "from sqlbench_lmeval.cli import main\nraise SystemExit(main())"
+    command = [sys.executable, "-c", code, "score", "tpcds", str(fifo), "-o", str(output)]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # the folders exist before the predictions are read
+            if output.parent.is_dir():
+                break
+            time.sleep(0.05)
+        assert output.parent.is_dir()
+        time.sleep(0.2)  # it now blocks opening the FIFO
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode != 0
+    assert "KeyboardInterrupt" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["predictions.jsonl"]
+
+
+def test_docs_prints_the_folder_and_the_page_an_output_cites(capsys):
+    assert main(["docs"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "index.md").is_file()
+    # As the explorer cites it: "docs/scoring.md, section Data dependence".
+    assert main(["docs", "docs/scoring.md#data-dependence"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == folder / "scoring.md"
+    assert main(["docs", "r-ves"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == folder / "r-ves.md"
+    assert main(["docs", "scorng"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"sqlbench-lmeval docs: error: no page 'scorng' in {folder}; did you")
+    assert "did you mean 'scoring'? Pages: " in line
+
+
+def test_an_unknown_task_offers_the_closest_and_lists_the_group(tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"id": 1, "prediction": "SELECT 1"}\n', "utf-8")
+    output = tmp_path / "out" / "s.json"
+    assert main(["score", "logicat", str(predictions), "-o", str(output)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        "sqlbench-lmeval score: error: 'logicat' is not a sqlbench-lmeval task or group; "
+        "did you mean 'logiccat'? Ours: logiccat (group), logiccat_"
+    )
+    assert ", tpcds, " in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]  # no output folder
+
+
 def _commands() -> dict:
     parser = build_parser()
     (sub,) = [action for action in parser._actions if action.choices and "score" in action.choices]

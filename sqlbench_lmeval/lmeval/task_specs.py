@@ -12,6 +12,7 @@ docs/layout.md#task-definitions-without-lm-eval).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -139,11 +140,34 @@ def benchmark_spec(name: str) -> TaskSpec | None:
 
 
 def task_spec(name: str) -> TaskSpec:
-    """The task ``name``; a UserError naming ours otherwise."""
+    """The task ``name``; a UserError naming ours otherwise (:func:`unknown_task`)."""
     specs = task_specs()
     if name not in specs:
-        raise UserError(f"{name!r} is not a sqlbench-lmeval task; ours: {', '.join(specs)}")
+        raise UserError(unknown_task(name))
     return specs[name]
 
 
-__all__ = ["TaskSpec", "benchmark_spec", "read_config", "task_groups", "task_spec", "task_specs"]
+def unknown_task(name: str) -> str:
+    """What to say of a task name that is none of ours: the closest of our groups and tasks
+    (difflib's), then all of them, groups first.
+
+    >>> unknown_task("logicat")  # doctest: +ELLIPSIS
+    "'logicat' is not a sqlbench-lmeval task or group; did you mean 'logiccat'? Ours: ..."
+    """
+    groups = list(task_groups())
+    names = [*groups, *(task for task in task_specs() if task not in groups)]
+    close = difflib.get_close_matches(name, names, n=1)
+    guess = f"; did you mean {close[0]!r}?" if close else "."
+    listed = [f"{group} (group)" for group in groups] + names[len(groups) :]
+    return f"{name!r} is not a sqlbench-lmeval task or group{guess} Ours: {', '.join(listed)}"
+
+
+__all__ = [
+    "TaskSpec",
+    "benchmark_spec",
+    "read_config",
+    "task_groups",
+    "task_spec",
+    "task_specs",
+    "unknown_task",
+]

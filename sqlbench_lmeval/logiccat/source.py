@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from sqlbench_lmeval.build_lock import exclusive_build
+from sqlbench_lmeval.build_lock import LOCK_NAME, exclusive_build
 from sqlbench_lmeval.errors import UserError
 
 REPOSITORY = "Ffunkytao/LogicCat"
@@ -191,9 +191,12 @@ def _download(url: str, target: Path, progress: bool) -> None:
                     out.write(block)
                     bar.update(len(block))
     except OSError as error:
+        # Said for lm_eval as much as for sqlbench-lmeval: lm_eval has no --source, and the
+        # variable works under both.
         raise UserError(
-            f"cannot download {url}: {error}. Download it yourself and pass its extracted "
-            f"folder with --source or ${SOURCE_ENV}"
+            f"cannot download {url}: {error}. Download and extract it yourself, then set "
+            f"{SOURCE_ENV} to its folder (or pass it to `sqlbench-lmeval prepare logiccat "
+            "--source`)"
         ) from None
 
 
@@ -235,23 +238,58 @@ def download_source(
         return locate(destination, checksums=table, commit=commit)
     # The build lock serialises concurrent downloads and removes the temporary folders of
     # downloads killed before their own cleanup ran.
-    with exclusive_build(destination.parent, DOWNLOAD_LEFTOVERS):
-        if destination.is_dir():  # another process finished while we waited for the lock
-            return locate(destination, checksums=table, commit=commit)
-        work = Path(tempfile.mkdtemp(prefix=".download-", dir=destination.parent))
+    made = _missing_folders(destination.parent)
+    try:
+        with exclusive_build(destination.parent, DOWNLOAD_LEFTOVERS):
+            return _download_into(destination, url, table, commit, progress)
+    except BaseException:
+        if not destination.is_dir():
+            _remove_if_only_lock(made)
+        raise
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_if_only_lock(folders: list[Path]) -> None:
+    """Remove the folders a failed download created, deepest first, while each holds nothing
+    but the build lock: a refused or interrupted command leaves no empty cache folder behind.
+    A process that waited on that lock then holds an unlinked file and may download alongside
+    a later one; the download tolerates that (the rename into place keeps the first copy)."""
+    for folder in folders:
         try:
-            archive = work / "archive.tar.gz"
-            _download(url, archive, progress)
-            top = _safe_extract(archive, work / "extracted")
-            locate(top, checksums=table, commit=commit)  # raises before anything is kept
-            try:
-                top.rename(destination)
-            except OSError:
-                if not destination.is_dir():  # not a lock-less (non-POSIX) concurrent download
-                    raise
-            return locate(destination, checksums=table, commit=commit)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+            (folder / LOCK_NAME).unlink(missing_ok=True)
+            folder.rmdir()
+        except OSError:
+            return  # another download's files, or a lock file that is not ours: keep them
+
+
+def _download_into(
+    destination: Path, url: str, table: Mapping[str, str], commit: str, progress: bool
+) -> Source:
+    """:func:`download_source`'s work, under the build lock."""
+    if destination.is_dir():  # another process finished while we waited for the lock
+        return locate(destination, checksums=table, commit=commit)
+    work = Path(tempfile.mkdtemp(prefix=".download-", dir=destination.parent))
+    try:
+        archive = work / "archive.tar.gz"
+        _download(url, archive, progress)
+        top = _safe_extract(archive, work / "extracted")
+        locate(top, checksums=table, commit=commit)  # raises before anything is kept
+        try:
+            top.rename(destination)
+        except OSError:
+            if not destination.is_dir():  # not a lock-less (non-POSIX) concurrent download
+                raise
+        return locate(destination, checksums=table, commit=commit)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def resolve_source(
@@ -265,5 +303,11 @@ def resolve_source(
         return locate(source)
     from_env = os.environ.get(SOURCE_ENV)
     if from_env:
-        return locate(from_env)
+        try:
+            return locate(from_env)
+        except UserError as error:
+            raise UserError(
+                f"{error} (from {SOURCE_ENV}={from_env}: set it to the extracted LogicCat "
+                "upstream folder, or unset it to download the pinned archive)"
+            ) from None
     return download_source(cache_root / "logiccat" / "upstream" / PINNED_COMMIT, progress=progress)

@@ -6,7 +6,7 @@ documents as prompts that name the dialect the answer is asked in (SQLite, the e
 from __future__ import annotations
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.errors import UserError, exits_on_missing_driver
+from sqlbench_lmeval.errors import UserError, exits_on_user_error
 from sqlbench_lmeval.logiccat.benchmark import (
     CATEGORIES,
     MINI_SET_IDS,
@@ -42,7 +42,7 @@ def cot_instruction(dialect: str) -> str:
     )
 
 
-@exits_on_missing_driver
+@exits_on_user_error
 def load_dataset(subset: str = "all", split: str | None = None, **metadata):
     """``custom_dataset`` hook: the LogicCat documents of :func:`documents` as
     ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords.

@@ -24,6 +24,7 @@ from sqlbench_lmeval.report.sections import (
     outcomes,
     overview,
     pairs,
+    result,
     retries,
     sampling,
     scores,
@@ -34,6 +35,7 @@ from sqlbench_lmeval.report.tables import to_html, to_markdown
 
 #: The report's sections in order.
 SECTIONS: tuple[SectionBuilder, ...] = (
+    result.sections,  # Result: EX per run with its interval, chart and table (before contents)
     overview.sections,  # Runs: views, versions, sources; how the numbers are computed
     scores.sections,  # Scores: VES, EX variants (and structural similarity) with intervals
     databases.sections,  # Scores by database: EX of each run per database

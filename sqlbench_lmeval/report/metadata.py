@@ -36,13 +36,18 @@ def _load(path: Path) -> dict:
 
 
 def _results_file(source: Path) -> dict:
-    """The newest lm-eval results file of a run (the file itself, or in its folder)."""
+    """The newest lm-eval results file of a run (the file itself, in its folder, or in its one
+    model folder: ``--output_path`` holds a folder per model)."""
     if source.is_file():
         if source.suffix == ".jsonl":  # a samples file: its folder holds the results
             source = source.parent
         else:
             return _load(source)
     files = sorted(source.glob("results_*.json"), key=file_timestamp) if source.is_dir() else []
+    if not files and source.is_dir():
+        models = {path.parent for path in source.glob("*/results_*.json")}
+        if len(models) == 1:
+            files = sorted(models.pop().glob("results_*.json"), key=file_timestamp)
     return _load(files[-1]) if files else {}
 
 
@@ -75,10 +80,19 @@ def _limit(data: Mapping) -> str | None:
     return None
 
 
+def run_limit(source: str | Path) -> str | None:
+    """How ``--limit`` cut the lm-eval run at ``source`` (its folder, samples or results file):
+    "--limit 30", or "logiccat_x: 30 of 4036 items" when lm-eval did not record the option;
+    None for a run of whole tasks (or a folder without a results file)."""
+    return _limit(_results_file(Path(source)))
+
+
 def run_metadata(run: Run) -> RunMetadata:
     data = _results_file(Path(run.source))
-    if "items" in data and "task" in data:  # a `sqlbench-lmeval score` file: none of it
-        return RunMetadata()
+    if "items" in data and "task" in data:
+        # A `sqlbench-lmeval score` file records none of it, but the limit of the lm-eval run
+        # it scored (``score`` copies it).
+        return RunMetadata(limit=_text(data.get("limit")))
     config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
     generation = _text(config.get("gen_kwargs"))
     if generation is None:
@@ -110,4 +124,4 @@ def marked(runs: Sequence[Run]) -> list[Run]:
     return renamed
 
 
-__all__ = ["RunMetadata", "marked", "run_metadata"]
+__all__ = ["RunMetadata", "marked", "run_limit", "run_metadata"]

@@ -13,7 +13,7 @@ Markdown and a self-contained HTML page (inline CSS, a table of contents, images
 | run | EX |
 | --- | ---: |
 | a\\|b | 0.750 |
-| &lt;i&gt;c&lt;/i&gt; | – |"""
+| \\<i\\>c\\</i\\> | – |"""
 
 from __future__ import annotations
 
@@ -50,7 +50,15 @@ class Image:
     alt: str
 
 
-Block = str | Table | Image  # a str is a paragraph
+@dataclass(frozen=True)
+class Beside:
+    """Blocks set side by side on the page (a chart and its table), one after the other in
+    Markdown."""
+
+    blocks: tuple[Table | Image, ...]
+
+
+Block = str | Table | Image | Beside  # a str is a paragraph
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,8 @@ class Section:
     title: str
     blocks: tuple[Block, ...]
     level: int = 2
+    #: Shown before the table of contents (the report's result, what its first screen shows).
+    lead: bool = False
 
 
 # --- number formatting -------------------------------------------------------------------------
@@ -96,15 +106,17 @@ def fmt_p(p: float) -> str:
 
 
 def to_markdown(title: str, sections: Sequence[Section]) -> str:
-    parts = [f"# {title}\n"]
+    parts = [f"# {_cell(title)}\n"]
     for section in sections:
-        parts.append(f"{'#' * section.level} {section.title}\n")
+        parts.append(f"{'#' * section.level} {_cell(section.title)}\n")
         for block in section.blocks:
             parts.append(_block_markdown(block))
     return "\n".join(parts).rstrip() + "\n"
 
 
 def _block_markdown(block: Block) -> str:
+    if isinstance(block, Beside):
+        return "\n".join(_block_markdown(inner) for inner in block.blocks)
     if isinstance(block, Table):
         return table_markdown(block)
     if isinstance(block, Image):
@@ -114,8 +126,9 @@ def _block_markdown(block: Block) -> str:
 
 def _cell(text: str) -> str:
     # Text from runs (model names, errors) may hold markup: a Markdown viewer that renders HTML
-    # must show it as text, so <, > and & are written as entities.
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+    # must show it as text, and the file read as text must read as the run wrote it, so \, <,
+    # > and & are backslash-escaped (CommonMark shows "\<" as "<"), never written as entities.
+    return re.sub(r"([\\<>&|])", r"\\\1", str(text)).replace("\n", " ")
 
 
 def table_markdown(table: Table) -> str:
@@ -136,7 +149,12 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; 
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #f0f0f0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+/* A long path or model argument without spaces wraps rather than widen the page. */
+td:not(.num) { overflow-wrap: anywhere; }
+.nb { white-space: nowrap; }
+.beside { display: flex; gap: 2em; align-items: flex-start; }
+.beside img { margin-top: 0; max-width: 45%; min-width: 0; }
 img { max-width: 100%; margin: 0.5em 0 1.5em; }
 nav.toc { border: 1px solid #ddd; background: #fafafa; padding: 0.5em 1.5em; margin: 1em 0; }
 nav.toc ul { margin: 0.2em 0; padding-left: 1.2em; }
@@ -175,8 +193,11 @@ def to_html(title: str, sections: Sequence[Section], images: Path | None = None)
     ``images`` (the folder the PNGs were saved in) each image is embedded as a ``data:`` URI,
     so the page needs nothing beside it; without, images are referenced by relative path."""
     anchors = _anchors(sections)
-    body = [f"<h1>{html.escape(title)}</h1>", _contents(sections, anchors)]
-    for section, anchor in zip(sections, anchors, strict=True):
+    lead = next((i for i, section in enumerate(sections) if not section.lead), len(sections))
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for index, (section, anchor) in enumerate(zip(sections, anchors, strict=True)):
+        if index == lead:
+            body.append(_contents(sections, anchors))
         level = min(max(section.level, 2), 6)
         body.append(f'<h{level} id="{anchor}">{html.escape(section.title)}</h{level}>')
         body.extend(_block_html(block, images) for block in section.blocks)
@@ -189,6 +210,9 @@ def to_html(title: str, sections: Sequence[Section], images: Path | None = None)
 
 
 def _block_html(block: Block, images: Path | None = None) -> str:
+    if isinstance(block, Beside):
+        inner = "\n".join(_block_html(part, images) for part in block.blocks)
+        return f'<div class="beside">\n{inner}\n</div>'
     if isinstance(block, Table):
         return _table_html(block)
     if isinstance(block, Image):
@@ -209,15 +233,26 @@ def _inline_html(text: str) -> str:
     )
 
 
+def _unbroken(text: str) -> str:
+    """A cell's escaped text with each bracketed part kept on one line: a table narrower than
+    its numbers wraps "0.750 [0.250, 1.000]" between the mean and its interval, and a run named
+    "G [--limit 30]" never at the hyphens of its option.
+
+    >>> _unbroken("G [--limit 30]")
+    'G <span class="nb">[--limit 30]</span>'
+    """
+    return re.sub(
+        r"\[[^\[\]]*\]", lambda m: f'<span class="nb">{m.group(0)}</span>', html.escape(text)
+    )
+
+
 def _table_html(table: Table) -> str:
     numeric = table.numeric or (False,) * len(table.columns)
     head = "".join(f"<th>{html.escape(column)}</th>" for column in table.columns)
     rows = [
         "<tr>"
         + "".join(
-            f'<td class="num">{html.escape(cell)}</td>'
-            if right
-            else f"<td>{html.escape(cell)}</td>"
+            f'<td class="num">{_unbroken(cell)}</td>' if right else f"<td>{_unbroken(cell)}</td>"
             for cell, right in zip(row, numeric, strict=True)
         )
         + "</tr>"
@@ -231,6 +266,7 @@ def _table_html(table: Table) -> str:
 
 
 __all__ = [
+    "Beside",
     "Block",
     "Image",
     "Section",

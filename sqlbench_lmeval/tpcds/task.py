@@ -7,7 +7,7 @@ with ``benchmark: tpcds`` adding the structure metrics)."""
 from __future__ import annotations
 
 from sqlbench_lmeval import __version__
-from sqlbench_lmeval.errors import exits_on_missing_driver
+from sqlbench_lmeval.errors import exits_on_user_error
 from sqlbench_lmeval.scoring.item import documents_dataset
 from sqlbench_lmeval.sql.dialects import display_name
 from sqlbench_lmeval.tpcds.benchmark import DEFAULT_SCALE_FACTOR, dataset_version, load_items
@@ -23,7 +23,7 @@ def instruction(dialect: str) -> str:
     )
 
 
-@exits_on_missing_driver
+@exits_on_user_error
 def load_dataset(scale_factor: float = DEFAULT_SCALE_FACTOR, **metadata):
     """``custom_dataset`` hook: the 99 TPC-DS documents of :func:`documents` as
     ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""

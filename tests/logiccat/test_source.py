@@ -134,8 +134,8 @@ def test_download_with_wrong_checksums_keeps_nothing(http_root, tmp_path):
         source.download_source(
             destination, url=f"{base}/archive.tar.gz", checksums=wrong, progress=False
         )
-    assert not destination.exists()
-    assert [p.name for p in destination.parent.iterdir()] == [".build.lock"]
+    # Not even the folders the download made for its lock: the cache folder was not there.
+    assert not (tmp_path / "cache").exists()
 
 
 def test_a_killed_download_leaves_nothing_behind_the_next_one(http_root, tmp_path):
@@ -152,12 +152,52 @@ def test_a_killed_download_leaves_nothing_behind_the_next_one(http_root, tmp_pat
     assert sorted(p.name for p in destination.parent.iterdir()) == [".build.lock", COMMIT]
 
 
-def test_download_failure_names_the_way_out(http_root, tmp_path):
+def test_download_failure_names_the_way_out_and_leaves_no_folder(http_root, tmp_path):
+    """The way out works under lm_eval too (a variable, not an option lm_eval lacks); the
+    folders made for the download's lock go with it, a folder that was there stays."""
     _, base = http_root
-    with pytest.raises(UserError, match=f"--source or \\${source.SOURCE_ENV}"):
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "other").write_text("a user's file", "utf-8")
+    destination = tmp_path / "cache" / "logiccat" / "upstream" / COMMIT
+    with pytest.raises(UserError) as raised:
         source.download_source(
-            tmp_path / "dest", url=f"{base}/missing.tar.gz", checksums=TABLE, progress=False
+            destination, url=f"{base}/missing.tar.gz", checksums=TABLE, progress=False
         )
+    assert f"set {source.SOURCE_ENV} to its folder" in str(raised.value)
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["other"]
+
+
+def test_under_lm_eval_an_unreadable_source_is_one_line_naming_the_variable(tmp_path):
+    """``lm_eval`` with ``$SQLBENCH_LMEVAL_LOGICCAT_SOURCE`` naming a folder that does not exist,
+    then one that is not LogicCat, and an empty cache: exit 2, the line last, no traceback, no
+    ``--source`` (lm_eval has none), and no cache folder made."""
+    from support.lm_eval_run import run_lm_eval_failing
+
+    cache = tmp_path / "cache"
+    nowhere = tmp_path / "nowhere"
+    not_logiccat = tmp_path / "not-logiccat"
+    not_logiccat.mkdir()
+    for folder, problem in (
+        (nowhere, f"LogicCat source {nowhere} is not a directory"),
+        (not_logiccat, f"{not_logiccat} holds neither {source.CHECKOUT_RECORDS}"),
+    ):
+        (tmp_path / f"run-{folder.name}").mkdir()
+        output = run_lm_eval_failing(
+            "logiccat_mini",
+            answer="```sql\nSELECT 1\n```",
+            workdir=tmp_path / f"run-{folder.name}",
+            extra_args=["--limit", "1"],
+            env={"SQLBENCH_LMEVAL_CACHE": str(cache), source.SOURCE_ENV: str(folder)},
+            exit_code=2,
+        )
+        last = output.strip().splitlines()[-1]
+        assert last.startswith(f"lm_eval: error: {problem}"), output[-3000:]
+        assert last.endswith(
+            f"(from {source.SOURCE_ENV}={folder}: set it to the extracted LogicCat upstream "
+            "folder, or unset it to download the pinned archive)"
+        )
+        assert "Traceback" not in output and "--source" not in output, output[-3000:]
+        assert not cache.exists()
 
 
 def test_archive_members_cannot_escape(http_root, tmp_path):

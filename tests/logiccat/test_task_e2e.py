@@ -280,7 +280,17 @@ def test_score_of_the_group_run_writes_the_group_and_its_categories_as_lm_eval_d
     assert sorted(item["id"] for item in scored["items"]) == logged_ids
     assert scored["missing_ids"] == []
     out = capsys.readouterr().out
-    assert out.startswith(f"logiccat (sqlite): 24 items, ves={scored['metrics']['ves']:.4f}")
+    # The run used --limit 6 (per task): said beside the count, and kept in the file.
+    assert out.startswith(
+        f"logiccat (sqlite): 24 items (the run used --limit 6), ves={scored['metrics']['ves']:.4f}"
+    )
+    assert scored["limit"] == "--limit 6"
+    # A report of the score file marks the run as one of the lm-eval folder would be.
+    from sqlbench_lmeval.report import read_runs
+    from sqlbench_lmeval.report.metadata import run_metadata
+
+    (run,) = read_runs([str(output)])
+    assert run_metadata(run).limit == "--limit 6"
     for task in GROUP_TASKS:
         assert f"\n  {task}: 6 items, ves={scored['tasks'][task]['ves']:.4f}, ex=" in out
     # One task of the same run is still scored by its name.

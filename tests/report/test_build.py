@@ -146,6 +146,7 @@ def test_report_files_tables_and_charts(two_runs, tmp_path):
         "categories-logiccat.png",
         "outcomes-logiccat.png",
         "paired-logiccat.png",
+        "result-EX.png",
         "scores-logiccat.png",
     ]
     # The page embeds every chart (one file to share); the Markdown links the PNGs beside it.
@@ -279,10 +280,16 @@ def test_report_over_lmeval_folders(write_lmeval_run, score_item, tmp_path):
     files = write_report(read_runs([str(first), str(second)]), tmp_path / "r", resamples=200)
     # Every view gets tables; only the group gets charts (its tasks are its categories).
     assert "### logiccat_physical" in files.markdown.read_text()
+    # The Result section shows the group, which stands for its tasks: first 3 of 4, second 1.
+    result = files.markdown.read_text().split("## Runs")[0]
+    assert "| logiccat | first | 4 | 0.750 [" in result
+    assert "| logiccat | second | 4 | 0.250 [" in result
+    assert "logiccat_physical" not in result
     assert sorted(path.name for path in files.images) == [
         "categories-logiccat.png",
         "outcomes-logiccat.png",
         "paired-logiccat.png",
+        "result-EX.png",
         "scores-logiccat.png",
     ]
 

@@ -331,7 +331,7 @@ def test_list_beside_a_sticky_detail_with_question_error_and_line_diff(browser, 
     browser.get_log("browser")  # drop what earlier pages logged
     open_page(browser, page, "explorerReady")
     header = [th.text for th in browser.find_elements("css selector", "#items th")]
-    assert header == ["Item", "Question", "Category", "alpha", "beta", "Gold", "Flags"]
+    assert header == ["Item", "Question", "Category", "alpha", "beta"]
     row = browser.find_element("css selector", "#items tr[data-key='shop/2']")
     cells = row.find_elements("tag name", "td")
     assert cells[1].text == "How many products are there?"
@@ -381,7 +381,7 @@ def test_tpcds_similarity_column(browser, tmp_path, score_item, write_score_file
     browser.get_log("browser")
     open_page(browser, page, "explorerReady")
     header = [th.text for th in browser.find_elements("css selector", "#items th")]
-    assert header == ["Item", "Question", "m", "Similarity: m", "Gold", "Flags"]
+    assert header == ["Item", "Question", "m", "Sim. m"]
     cells = [td.text for td in browser.find_elements("css selector", "#items td.similarity-cell")]
     assert cells == ["0.75", "0.25", "–"]
     browser.find_element("css selector", "#items th[data-sort='sim0']").click()
@@ -440,3 +440,117 @@ def test_opening_an_item_far_down_the_list_keeps_the_list_in_place(browser, tmp_
     screenshot = tmp_path / "explorer-far-down.png"
     assert browser.save_screenshot(str(screenshot))
     print(f"screenshot: {screenshot}")
+
+
+def _fits(driver) -> None:
+    """The list does not scroll sideways and every one of its headings is inside it."""
+    listed = driver.find_element("id", "list")
+    assert driver.execute_script(
+        "return arguments[0].scrollWidth <= arguments[0].clientWidth", listed
+    )
+    right = listed.rect["x"] + listed.rect["width"]
+    for th in driver.find_elements("css selector", "#items th"):
+        assert th.rect["x"] + th.rect["width"] <= right + 0.5, th.text
+    assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+
+
+LONG_ERROR = (
+    'Binder Error: Referenced column "ss_sold_date_sk_typo" not found in FROM clause! '
+    'Candidate bindings: "store_sales.ss_sold_date_sk", "store_sales.ss_sold_time_sk"'
+)
+
+
+def test_two_to_four_runs_fit_1400_px_with_answered_items_first(
+    browser, tmp_path, score_item, write_score_file
+):
+    """Four score files: "full" and "errors" answered LogicCat items 1-6 ("errors" with a long
+    engine message on every item), "limited" only items 4-6 (a cut run), "tpc" TPC-DS items
+    1-3. Items 4-6 lack one run's answer (tpc's), 1-3 two, the TPC-DS items three: that is
+    the list's first order. Gold of item 2 is empty and item 3 is flagged: both under the id."""
+    from sqlbench_lmeval.report.explorer import write_explorer
+    from sqlbench_lmeval.report.runs import read_runs
+
+    def item(i, ex, status="ok", **extra):
+        gold = "empty" if i == 2 else "ok"
+        flags = ["random"] if i == 3 else []
+        return score_item(
+            i, ex, status, category=f"category {i % 2}", gold_status=gold, flags=flags, **extra
+        )
+
+    files = {
+        "full": write_score_file("full", [item(i, i % 2) for i in range(1, 7)]),
+        "errors": write_score_file(
+            "errors", [item(i, 0, "error", error=LONG_ERROR) for i in range(1, 7)]
+        ),
+        "limited": write_score_file("limited", [item(i, 1) for i in range(4, 7)]),
+        "tpc": write_score_file(
+            "tpc",
+            [score_item(i, 1, structural_similarity=0.5) for i in range(1, 4)],
+            task="tpcds",
+        ),
+    }
+    two = write_explorer(
+        read_runs([f"{n}={files[n]}" for n in ("full", "errors")]), tmp_path / "two"
+    )
+    four = write_explorer(read_runs([f"{n}={p}" for n, p in files.items()]), tmp_path / "four")
+    browser.get_log("browser")
+    try:
+        for width in (1400, 1920):
+            browser.set_window_size(width, 1000)
+            open_page(browser, two, "explorerReady")
+            _fits(browser)
+            row = browser.find_element("css selector", "#items tr[data-key='logiccat/1']")
+            # The engine's message is cut to its column, the whole of it on hover.
+            message = row.find_element("css selector", ".error-message")
+            assert message.get_attribute("title") == LONG_ERROR
+            cut = "return arguments[0].scrollWidth > arguments[0].clientWidth"
+            assert browser.execute_script(cut, message)
+            # Gold's status and the flags, under the id.
+            facts = {
+                key: [
+                    e.text
+                    for e in browser.find_elements(
+                        "css selector", f"#items tr[data-key='{key}'] .item-facts"
+                    )
+                ]
+                for key in ("logiccat/1", "logiccat/2", "logiccat/3")
+            }
+            assert facts == {
+                "logiccat/1": [],
+                "logiccat/2": ["gold empty"],
+                "logiccat/3": ["random"],
+            }
+            browser.save_screenshot(str(tmp_path / f"explorer-two-runs-{width}.png"))
+
+            open_page(browser, four, "explorerReady")
+            _fits(browser)
+            header = [th.text for th in browser.find_elements("css selector", "#items th")]
+            assert header == [
+                "Item",
+                "Question",
+                "Category",
+                "full",
+                "errors",
+                "limited",
+                "tpc",
+                "Sim. tpc",
+            ]
+            keys = _shown_keys(browser)
+            assert keys == [
+                *(f"logiccat/{i}" for i in (4, 5, 6, 1, 2, 3)),
+                *(f"tpcds/{i}" for i in (1, 2, 3)),
+            ]
+            # A short verdict is never cut: "wrong result" is whole in its column.
+            label = browser.find_element(
+                "css selector", "#items tr[data-key='logiccat/4'] td.verdict .label"
+            )
+            assert label.text == "wrong result"
+            assert not browser.execute_script(cut, label)
+            # A click on the Item heading sorts by item alone.
+            browser.find_element("css selector", "#items th[data-sort='key']").click()
+            assert _shown_keys(browser)[:3] == ["logiccat/1", "logiccat/2", "logiccat/3"]
+            assert page_problems(browser) == {"console_errors": [], "fetched": []}
+            browser.save_screenshot(str(tmp_path / f"explorer-four-runs-{width}.png"))
+    finally:
+        browser.set_window_size(1400, 1800)
+    print(f"screenshots: {tmp_path}/explorer-*-runs-*.png")

@@ -142,12 +142,83 @@ def test_report_page_in_chromium(full_and_limited, score_item, write_score_file,
         assert len(shown) == len(files.images)
         assert all(width > 300 and height > 150 for width, height in shown)
         links = driver.find_elements("css selector", "nav.toc a")
-        assert [link.text for link in links][:2] == ["Runs", "Scores"]
+        assert [link.text for link in links][:3] == ["Result", "Runs", "Scores"]
         for link in links:  # every entry leads to a heading on the page
             target = link.get_attribute("href").split("#", 1)[1]
             assert driver.find_elements("id", target)
         assert page_problems(driver) == {"console_errors": [], "fetched": []}
         screenshot = tmp_path / "report.png"
+        assert driver.save_screenshot(str(screenshot))
+        print(f"screenshot: {screenshot}")
+
+
+@needs_chromium
+def test_the_first_screen_shows_the_result_and_every_table_fits_1400_px(
+    score_item, write_lmeval_run, tmp_path
+):
+    """TPC-DS's widest Scores table (VES, four EX columns, R-VES, structural similarity) on a
+    1,400 px window; one run cut by ``--limit 3`` under a long name. "wide" is right on items
+    1-3 of 4 (EX 0.75), "narrow" on item 1 of 3 (EX 1/3)."""
+
+    def item(item_id, ex):
+        return score_item(item_id, ex, structural_similarity=0.5, r_ves=float(ex))
+
+    wide = write_lmeval_run(
+        "wide",
+        {"tpcds": [item(i, i < 4) for i in range(1, 5)]},
+        output=tmp_path / "wide",
+        results=_config(),
+    )
+    narrow = write_lmeval_run(
+        "narrow",
+        {"tpcds": [item(i, i == 1) for i in range(1, 4)]},
+        output=tmp_path / "narrow",
+        results=_config(limit=3.0),
+    )
+    name = "qwen2.5-coder-32b-instruct-q4-k-m"
+    runs = read_runs([f"wide={wide}", f"{name}={narrow}"])
+    files = write_report(runs, tmp_path / "out", resamples=100)
+    markdown = files.markdown.read_text(encoding="utf-8")
+    # The Result section comes first, the run metadata after it.
+    assert markdown.index("## Result") < markdown.index("## Runs") < markdown.index("## Scores")
+    assert f"| tpcds | {name} [--limit 3] | 3 | 0.333 [" in markdown
+    assert "| tpcds | wide | 4 | 0.750 [" in markdown
+    with chromium(tmp_path / "profile") as driver:
+        driver.set_window_size(1400, 900)
+        driver.get(files.html.as_uri())
+        for _ in range(100):  # images decode asynchronously
+            if driver.execute_script("return Array.from(document.images).every((i) => i.complete)"):
+                break
+            time.sleep(0.05)
+        box = "return arguments[0].getBoundingClientRect()"
+        height = driver.execute_script("return window.innerHeight")
+        result = driver.find_element("css selector", "h2")
+        assert result.text == "Result"
+        chart = driver.find_element("css selector", ".beside img")
+        table = driver.find_element("css selector", ".beside table")
+        contents = driver.find_element("css selector", "nav.toc")
+        chart_box, table_box = (driver.execute_script(box, e) for e in (chart, table))
+        # Chart and table on the first screen, side by side, before the contents.
+        assert chart_box["bottom"] <= height and table_box["bottom"] <= height
+        assert table_box["left"] >= chart_box["right"]
+        assert driver.execute_script(box, contents)["top"] >= table_box["bottom"]
+        assert "0.750 [" in table.text and f"{name} [--limit 3]" in table.text
+        # No table is wider than the page's column, and the page does not scroll sideways.
+        right = driver.execute_script("return document.body.getBoundingClientRect().right")
+        for each in driver.find_elements("css selector", "table"):
+            assert driver.execute_script(box, each)["right"] <= right + 0.5, each.text[:80]
+        assert driver.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth"
+        )
+        # Struct. sim. is the last Scores column, and it is in view.
+        headers = driver.find_elements("css selector", "table th")
+        assert "Struct. sim." in [h.text for h in headers]
+        # A bracketed part never breaks: the limit mark and each interval are one line each.
+        spans = driver.find_elements("css selector", "span.nb")
+        assert any(s.text == "[--limit 3]" for s in spans)
+        for span in spans:
+            assert driver.execute_script("return arguments[0].getClientRects().length", span) == 1
+        screenshot = tmp_path / "report-first-screen.png"
         assert driver.save_screenshot(str(screenshot))
         print(f"screenshot: {screenshot}")
 
@@ -177,4 +248,23 @@ def test_a_run_name_matplotlib_would_read_as_tex_is_drawn_as_written(
     paths = [str(write_score_file(name, items)), str(write_score_file("other", items))]
     files = write_report(read_runs(paths), tmp_path / "r", resamples=50)
     assert {path.name.split("-")[0] for path in files.images} >= {"scores", "categories"}
-    assert f"| {name} |" in files.markdown.read_text(encoding="utf-8")
+    # The Markdown backslash-escapes the backslash, so a viewer shows the name as written.
+    assert "| $\\\\frac$ model |" in files.markdown.read_text(encoding="utf-8")
+
+
+def test_markup_from_a_run_is_backslash_escaped_in_report_md(
+    score_item, write_score_file, tmp_path
+):
+    """A model named with markup (``<think>``, as a reasoning model's output starts):
+    report.md writes it as Markdown escapes in its title and tables (a viewer shows
+    ``<think>``), never as HTML entities."""
+    items = [score_item(1, 1), score_item(2, 0)]
+    name = "<think>model</s>"
+    files = write_report(read_runs([f"{name}={write_score_file('m', items)}"]), tmp_path / "r")
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert "&lt;" not in markdown and "&gt;" not in markdown
+    assert markdown.startswith("# sqlbench-lmeval report: \\<think\\>model\\</s\\>\n")
+    assert "| logiccat | \\<think\\>model\\</s\\> | 2 | 0.500 [" in markdown
+    # The page shows them as text.
+    page = files.html.read_text(encoding="utf-8")
+    assert "&lt;think&gt;model&lt;/s&gt;" in page and "<think>" not in page

@@ -59,6 +59,7 @@ def test_a_report_shows_every_section_in_the_listed_order(score_item, write_scor
     titles = {module.sections: module.TITLE for module in _modules()}
     assert headings == [titles[build] for build in SECTIONS]
     assert headings == [
+        "Result",
         "Runs",
         "Scores",
         "Scores by database",

@@ -84,7 +84,9 @@ def test_categories_runs_on_other_data_and_the_page_escapes_names(tmp_path):
     from sqlbench_lmeval.submission.leaderboard import _sections
 
     markdown = to_markdown("Leaderboard", _sections(data))
-    assert "<img" not in markdown and "&lt;/script&gt;&lt;img src=x" in markdown
+    # Markdown escapes (a viewer shows the text, renders no tag), never HTML entities.
+    assert "\\</script\\>\\<img src=x" in markdown and "&lt;" not in markdown
+    assert all(markdown[at - 1] == "\\" for at in range(len(markdown)) if markdown[at] == "<")
     page = render_leaderboard(data)
     # The name is inside the JSON block only, with <, > and & escaped.
     assert "</script><img" not in page and "<img" not in page

@@ -126,7 +126,7 @@ def test_the_untouched_run_verifies_clean(runs, cache):
     assert task.metrics["verdict_counts"] == {"wrong_result": 99}
     assert task.facts["chat_template"] == "off" and task.facts["num_fewshot"] == 0
     assert task.facts["lm_eval_version"] == results_json(runs["clean"])["lm_eval_version"]
-    assert task.facts["config_source"].endswith("tasks/tpcds/tpcds.yaml")
+    assert task.facts["config_source"] == "tasks/tpcds/tpcds.yaml"  # not this machine's path
     assert {item["prompt"] for item in task.items} == {"same"}
 
 
@@ -308,7 +308,7 @@ def test_a_real_include_path_override_that_adds_gold_rejects_the_run(cache, item
     assert "--limit 3)" in missing.message
     (task,) = verification.tasks
     assert task.facts["chat_template"] == "off"
-    assert task.facts["config_source"] == str(override / "tpcds_hint.yaml")
+    assert task.facts["config_source"] == "override/tpcds_hint.yaml"  # not this machine's path
 
 
 def _chatml(line, prompt):

@@ -176,15 +176,18 @@ def run_lm_eval_failing(
     extra_args: Sequence[str] = (),
     workdir: str | os.PathLike | None = None,
     env: Mapping[str, str] | None = None,
+    exit_code: int | None = None,
 ) -> str:
     """Run ``lm_eval`` as :func:`run_lm_eval` does, for a run that must fail: asserts a non-zero
-    exit and that no ``results_*.json`` was written; returns the run's output (stdout, stderr)."""
+    exit (``exit_code`` when given) and that no ``results_*.json`` was written; returns the
+    run's output (stdout, then stderr)."""
     _, done, errors, output_dir = _run(
         tasks, answer, include_path, False, extra_args, workdir, env, None
     )
     text = done.stdout + done.stderr
     assert errors == [], errors
     assert done.returncode != 0, text[-_TAIL_CHARS:]
+    assert exit_code is None or done.returncode == exit_code, text[-_TAIL_CHARS:]
     assert list(output_dir.rglob("results_*.json")) == [], text[-_TAIL_CHARS:]
     return text
 

@@ -23,6 +23,17 @@ def test_prepare_tpcds_reports_the_database_and_its_empty_gold_queries(
     # Query numbers, never mistaken for a count.
     empty = [n for n, rows in tpcds_manifest["gold_row_counts"].items() if rows == 0]
     assert f"{len(empty)} gold queries return no rows at this scale: q3, q4, q8," in out
+    assert out.count("return no rows at this scale") == 1  # said once
+
+
+def test_a_fresh_prepare_names_the_empty_gold_queries_once(tmp_path, capsys):
+    """A build's own progress lines and prepare's summary: the empty gold queries once."""
+    cache = tmp_path / "cache"
+    code = main(["prepare", "tpcds", "--cache-dir", str(cache), "--scale-factor", "0.01"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "building the TPC-DS database at scale factor 0.01" in out
+    assert out.count("return no rows at this scale") == 1, out
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,9 @@
     // run's answer was flagged as not reading the data.
     item.dataDependence = results.map((result) => result.data_dependence).filter(Boolean);
     item.readsNoData = results.some((result) => result.reads_no_table);
+    // Runs without an answer to this item (another task, or a --limit run): the list shows
+    // the items every run answered first, where the runs can be compared.
+    item.unanswered = item.results.length - results.length;
   }
   // Each data-dependence value's label and sentence (explorer.py's data_dependence_words),
   // and the values some answer has (the filter offers those).
@@ -45,8 +48,10 @@
   // Columns shown only when some item has something for them (TPC-DS has no categories,
   // LogicCat no structural similarity).
   const HAS_CATEGORY = ITEMS.some((item) => item.category);
-  const HAS_SIMILARITY = ITEMS.some((item) =>
-    item.results.some((result) => result && typeof result.structural_similarity === "number")
+  // A similarity column for each run that has a similarity (a TPC-DS run beside LogicCat runs
+  // gets one, they do not).
+  const SIMILAR_RUNS = RUNS.map((name, run) =>
+    ITEMS.some((item) => item.results[run] && typeof item.results[run].structural_similarity === "number")
   );
   const TIE_FILTERS = {
     tie_equivalent: (item) => item.tieEquivalent,
@@ -63,7 +68,7 @@
     verdicts: RUNS.map(() => ""),
     pairA: "",
     pairB: "",
-    sortKey: "key",
+    sortKey: "answered", // items every run answered first, then by item (no column's arrow)
     sortDir: 1,
     shown: PAGE,
     selected: null,
@@ -124,6 +129,7 @@
       return result ? result.label : "~"; // absent results sort last
     }
     if (key === "key") return [item.task, item.id];
+    if (key === "answered") return [item.unanswered, item.task, item.id];
     if (key === "flags") return item.flagText;
     return item[key] === undefined || item[key] === null ? "" : item[key];
   }
@@ -246,14 +252,25 @@
   }
 
   function buildHeader() {
-    const columns = [["key", "Item"], ["question", "Question"]];
-    if (HAS_CATEGORY) columns.push(["category", "Category"]);
-    RUNS.forEach((name, run) => columns.push(["run" + run, name]));
-    if (HAS_SIMILARITY) RUNS.forEach((name, run) => columns.push(["sim" + run, "Similarity: " + name]));
-    columns.push(["gold_status", "Gold"], ["flags", "Flags"]);
+    // [sort key, title, column class]: the classes give the fixed columns their widths
+    // (explorer.css); the runs' columns share what is left, so the list never scrolls sideways.
+    // Gold's status (when not ok) and the flags are a line of the Item cell, always in view.
+    const columns = [["key", "Item", "c-item"], ["question", "Question", "c-question"]];
+    if (HAS_CATEGORY) columns.push(["category", "Category", "c-category"]);
+    RUNS.forEach((name, run) => columns.push(["run" + run, name, "c-run"]));
+    RUNS.forEach((name, run) => SIMILAR_RUNS[run] && columns.push(["sim" + run, "Sim. " + name, "c-sim"]));
+    // The item column as wide as the longest key ("tpcds/99" needs less than "logiccat/4036"),
+    // and a narrower question beside three or four runs: what is left goes to the runs.
+    const keyLength = Math.max(4, ...ITEMS.map((item) => item.key.length));
+    const widths = {
+      "c-item": 0.62 * keyLength + 1 + "em",
+      "c-question": RUNS.length > 2 ? "14%" : "18%",
+    };
     const row = el("tr");
-    for (const [key, title] of columns) {
-      const th = el("th", { "data-sort": key, text: title });
+    for (const [key, title, css] of columns) {
+      const full = css === "c-sim" ? "Structural similarity to gold: " + RUNS[Number(key.slice(3))] : title;
+      const style = widths[css] ? "width: " + widths[css] : null;
+      const th = el("th", { "data-sort": key, className: css, title: full, style: style, text: title });
       th.addEventListener("click", () => {
         state.sortDir = state.sortKey === key ? -state.sortDir : 1;
         state.sortKey = key;
@@ -291,12 +308,23 @@
     for (const item of rows.slice(0, state.shown)) {
       const tr = el("tr", { "data-key": item.key });
       if (item.key === state.selected) tr.className = "selected";
-      tr.append(el("td", { text: item.key }));
+      const facts = [item.gold_status !== "ok" && "gold " + item.gold_status, item.flagText].filter(Boolean).join(" · ");
+      tr.append(
+        el(
+          "td",
+          { className: "key" },
+          el("div", { title: item.key, text: item.key }),
+          facts ? el("div", { className: "item-facts", title: facts, text: facts }) : null
+        )
+      );
       tr.append(el("td", { className: "question", title: item.question || "", text: item.questionShort }));
-      if (HAS_CATEGORY) tr.append(el("td", { className: "category", text: item.category }));
+      if (HAS_CATEGORY) tr.append(el("td", { className: "category", title: item.category, text: item.category }));
       for (const result of item.results) {
         const verdict = result ? result.verdict : "absent";
-        const cell = el("td", { className: "v-" + verdict, text: result ? result.label : "—" });
+        // Each line of the cell is cut to the column's width; hovering shows it whole.
+        const cell = el("td", { className: "verdict v-" + verdict });
+        const label = result ? result.label : "—";
+        cell.append(el("div", { className: "label", title: label, text: label }));
         if (result && result.verdict === "error" && result.error) {
           // The engine's own words, not only the class the label counts by.
           cell.append(el("div", { className: "error-message", title: result.error, text: shorten(result.error, 80) }));
@@ -310,14 +338,13 @@
         }
         tr.append(cell);
       }
-      if (HAS_SIMILARITY) {
-        for (const result of item.results) {
+      for (const [run, result] of item.results.entries()) {
+        if (SIMILAR_RUNS[run]) {
           const value = result ? result.structural_similarity : null;
           const text = typeof value === "number" ? value.toFixed(2) : "–";
           tr.append(el("td", { className: "num similarity-cell", text: text }));
         }
       }
-      tr.append(el("td", { text: item.gold_status }), el("td", { text: item.flagText }));
       tr.addEventListener("click", () => openItem(item.key));
       fragment.append(tr);
     }
@@ -610,7 +637,8 @@
     buildFilters(),
     summary,
     counts,
-    el("div", { id: "layout" }, el("div", { id: "list" }, table, more), detail)
+    // Three or four runs' columns need more of the width than two: the list takes 2/3 of it.
+    el("div", { id: "layout" }, el("div", { id: "list", style: RUNS.length > 2 ? "flex-grow: 4" : null }, table, more), detail)
   );
   refresh();
   if (location.hash.length > 1) openItem(decodeURIComponent(location.hash.slice(1)));

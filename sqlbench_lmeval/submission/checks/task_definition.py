@@ -5,6 +5,7 @@ override shows even when the samples log was edited back to our prompts."""
 from __future__ import annotations
 
 import inspect
+from pathlib import PurePosixPath, PureWindowsPath
 
 from sqlbench_lmeval import __version__
 from sqlbench_lmeval.lmeval.task_specs import TaskSpec
@@ -18,6 +19,25 @@ from sqlbench_lmeval.submission.logged import LoggedTask
 
 #: Whether the check reads the task's scores (it runs after the scoring).
 NEEDS_SCORES = False
+
+
+def shown_source(path: str | None) -> str | None:
+    """The task YAML a results file names, as a shared verification shows it: from our tasks
+    folder on (``tasks/tpcds/tpcds.yaml``), else its folder and file (``override/x.yaml``),
+    never the absolute path of the machine that ran it (its user's home folder).
+
+    >>> shown_source("/home/me/venv/lib/site-packages/sqlbench_lmeval/tasks/tpcds/tpcds.yaml")
+    'tasks/tpcds/tpcds.yaml'
+    >>> shown_source("/home/me/override/tpcds_hint.yaml")
+    'override/tpcds_hint.yaml'
+    """
+    if not isinstance(path, str) or not path:
+        return None
+    parts = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parts
+    if "tasks" in parts:
+        at = len(parts) - 1 - parts[::-1].index("tasks")
+        return "/".join(parts[at:])
+    return "/".join(parts[-2:]).lstrip("/")
 
 
 def check(task: CheckedTask) -> None:
@@ -40,7 +60,7 @@ def _task_definition(spec: TaskSpec, logged: LoggedTask, submission, add, facts)
             "the results file records no config for this task: its definition was not compared",
         )
         return
-    source = (config.get("metadata") or {}).get("config_source")
+    source = shown_source((config.get("metadata") or {}).get("config_source"))
     facts["config_source"] = source or NOT_RECORDED
     recorded = config.get("doc_to_text")
     ours = _source_of(spec.prompt_function())
