@@ -655,6 +655,11 @@ def _report(args: argparse.Namespace) -> int:
 def _explore_args(parser: argparse.ArgumentParser) -> None:
     _runs_argument(parser)
     parser.add_argument("--output", "-o", required=True, help="folder for explorer.html")
+    parser.add_argument(
+        "--audit-gold",
+        metavar="FILE",
+        help="an audit-gold.json (sqlbench-lmeval audit-gold) whose suspect items are marked",
+    )
 
 
 @_register("explore", "write explorer.html: every item, each run's verdict, filters, SQL diffs")(
@@ -664,8 +669,13 @@ def _explore(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.report import read_runs
     from sqlbench_lmeval.report.explorer import write_explorer
 
+    suspects = None
+    if args.audit_gold is not None:
+        from sqlbench_lmeval.audit.pages import read_suspects
+
+        suspects = read_suspects(args.audit_gold)
     runs = read_runs(args.runs)
-    path = write_explorer(runs, args.output)
+    path = write_explorer(runs, args.output, suspects)
     print(f"explorer on {', '.join(run.name for run in runs)}: wrote {path}")
     return 0
 

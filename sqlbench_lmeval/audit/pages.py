@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sqlbench_lmeval.audit.card import DIGITS
+from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.tables import Section, Table, table_markdown, to_html, to_markdown
 
 #: The longest text a table cell shows of SQL or an error (the JSON keeps all of it).
@@ -229,6 +230,22 @@ def write_audit(audit: Mapping, folder: Path) -> dict[str, Path]:
     return paths
 
 
+def read_suspects(path: str | Path) -> dict[str, str]:
+    """``{"task/id": why}`` of the suspect items in an ``audit-gold.json`` (for the explorer's
+    marks); a UserError names a file that is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return {
+            f"{s['task']}/{s['id']}": (
+                f"{s['agreeing_models']} of {s['runs_answered']} runs agree on another result "
+                f"({', '.join(s['agreeing_runs'])})"
+            )
+            for s in data["suspect"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UserError(f"{path}: not an audit-gold.json of sqlbench-lmeval ({error})") from None
+
+
 def _write(folder: Path, stem: str, data: Mapping, title: str, sections) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {kind: folder / f"{stem}.{kind}" for kind in ("json", "md", "html")}
@@ -261,4 +278,4 @@ def _result_text(preview, error) -> str:
     return _cut(f"{', '.join(preview['columns'])}: {rows or '(none)'} ({count} rows)")
 
 
-__all__ = ["CELL_CHARS", "ceiling_table", "write_audit", "write_card"]
+__all__ = ["CELL_CHARS", "ceiling_table", "read_suspects", "write_audit", "write_card"]

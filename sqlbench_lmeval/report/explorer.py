@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -212,8 +212,10 @@ def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
     return text
 
 
-def explorer_data(runs: Sequence[Run]) -> dict:
-    """Everything the page shows, as JSON-ready data: run names, then one entry per item."""
+def explorer_data(runs: Sequence[Run], suspect_gold: Mapping[str, str] | None = None) -> dict:
+    """Everything the page shows, as JSON-ready data: run names, then one entry per item.
+    ``suspect_gold``: ``{"task/id": why}`` of the items a suspect-gold audit lists, marked on
+    their rows (docs/gold-audit.md)."""
     rows: dict[tuple[str, int], dict] = {}
     for index, run in enumerate(runs):
         for task in run.tasks:
@@ -224,6 +226,9 @@ def explorer_data(runs: Sequence[Run]) -> dict:
                 _fill_shared(row, item)
                 row["results"][index] = _run_result(item, task.engine)
     ordered = sorted(rows.values(), key=lambda row: (row["task"], row["id"]))
+    for row in ordered:
+        if suspect_gold and row["key"] in suspect_gold:
+            row["suspect_gold"] = suspect_gold[row["key"]]
     schemas = {}
     for row in ordered:
         # A database's schema is stored once, not per item; the prompt, which repeats it
@@ -342,14 +347,18 @@ def render_explorer(data: dict, title: str = "sqlbench-lmeval explorer") -> str:
     )
 
 
-def write_explorer(runs: Sequence[Run], output: str | Path) -> Path:
-    """Write ``explorer.html`` into the folder ``output`` (created if needed); its path."""
+def write_explorer(
+    runs: Sequence[Run], output: str | Path, suspect_gold: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``explorer.html`` into the folder ``output`` (created if needed); its path.
+    ``suspect_gold`` as for :func:`explorer_data`."""
     folder = Path(output)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / EXPLORER_FILE
     runs = marked(runs)  # a --limit run says so in its name, in the counts and the columns
     names = ", ".join(run.name for run in runs)
-    path.write_text(render_explorer(explorer_data(runs), f"Explorer: {names}"), encoding="utf-8")
+    data = explorer_data(runs, suspect_gold)
+    path.write_text(render_explorer(data, f"Explorer: {names}"), encoding="utf-8")
     return path
 
 

@@ -12,17 +12,13 @@ import pytest
 
 from sqlbench_lmeval import cli
 from sqlbench_lmeval.logiccat import bundle
+from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 
 LAYOUT = Path(__file__).resolve().parents[2] / "fixtures" / "logiccat" / "shared_layout"
 # Item 6 of the fixture asks for the total capacity if every station doubled its capacity.
 RIGHT_6 = "SELECT SUM(Capacity_Kw * 2) AS Total FROM Stations"
 PLANTED_6 = "SELECT SUM(Capacity_Kw * 3) AS Total FROM Stations;"
-
-
-def _cache_of(fixture_bundle, tmp_path: Path) -> Path:
-    cache = tmp_path / "cache"
-    shutil.copytree(fixture_bundle.root, bundle.bundle_dir(cache))
-    return cache
+DETERMINISTIC_5 = "SELECT Name FROM Stations ORDER BY Name LIMIT 1;"
 
 
 def _records() -> list[dict]:
@@ -46,8 +42,10 @@ def _score(cache: Path, predictions: Path, output: Path, *extra: str) -> dict:
     return json.loads(output.read_text("utf-8"))
 
 
-def test_the_card_equals_a_separate_gold_as_answer_score_run(fixture_bundle, tmp_path, capsys):
-    cache = _cache_of(fixture_bundle, tmp_path)
+def test_the_card_equals_a_separate_gold_as_answer_score_run(source_from, tmp_path, capsys):
+    # Item 5's gold picks a row at random (ORDER BY RAND()): the same answer matches it on some
+    # runs only, so two runs can differ there. Here it picks the first name instead.
+    cache = _bundle_with(tmp_path, source_from, {5: DETERMINISTIC_5})
     assert (
         cli.main(
             ["gold-card", "logiccat", "--dialect", "mysql", "--output", str(tmp_path / "card")]
@@ -58,6 +56,7 @@ def test_the_card_equals_a_separate_gold_as_answer_score_run(fixture_bundle, tmp
     card = json.loads((tmp_path / "card" / "gold-card.json").read_text("utf-8"))
     # The published gold (upstream's records, word for word) as answers, scored by `score`.
     published = {record["idx"]: record["query"] for record in _records()}
+    published[5] = DETERMINISTIC_5
     predictions = _write_predictions(tmp_path / "published.jsonl", published)
     scored = _score(cache, predictions, tmp_path / "s.json", "--dialect", "mysql")
     expected = {
@@ -71,8 +70,9 @@ def test_the_card_equals_a_separate_gold_as_answer_score_run(fixture_bundle, tmp
     assert {miss["id"] for miss in card["published_gold_misses"]} == misses
     # Gold health as the bundle has it (tests/logiccat/test_commands.py prints the same counts).
     assert card["gold_status"] == {"ok": 8, "all_null": 1, "empty": 1, "error": 1, "non_select": 1}
+    items = items_from_bundle(bundle.load_bundle(cache))
     assert {u["id"]: u["gold_status"] for u in card["unhealthy"]} == {
-        item.id: item.gold_status for item in _items(fixture_bundle) if item.gold_status != "ok"
+        item.id: item.gold_status for item in items if item.gold_status != "ok"
     }
     assert card["dataset_version"] == scored["dataset_version"]
     assert card["reference_points"][0]["value"] == 0.9505  # the board's human EX
@@ -83,28 +83,29 @@ def test_the_card_equals_a_separate_gold_as_answer_score_run(fixture_bundle, tmp
     assert "gold card of logiccat (sqlite, read as mysql)" in capsys.readouterr().out
 
 
-def _items(fixture_bundle):
-    from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
-
-    return items_from_bundle(fixture_bundle)
+def _bundle_with(tmp_path: Path, source_from, golds: dict[int, str]) -> Path:
+    """A cache whose bundle is the fixture's with the gold of the items in ``golds`` replaced
+    (in upstream's records and its gold file alike)."""
+    layout = tmp_path / "layout"
+    shutil.copytree(LAYOUT, layout)
+    records = _records()
+    gold_lines = layout / "MySQL" / "data.sql"  # upstream's gold file: query TAB db_id per line
+    lines = gold_lines.read_text("utf-8").split("\n")
+    for idx, query in golds.items():
+        assert records[idx - 1]["idx"] == idx
+        records[idx - 1]["query"] = query
+        lines[idx - 1] = "\t".join([query, *lines[idx - 1].split("\t")[1:]])
+    (layout / "records-4036.json").write_text(json.dumps(records), encoding="utf-8")
+    gold_lines.write_text("\n".join(lines), encoding="utf-8")
+    cache = tmp_path / "cache"
+    bundle.build_bundle(source_from(layout), cache, progress=False, workers=0)
+    return cache
 
 
 @pytest.fixture
 def planted(tmp_path, source_from) -> Path:
     """A cache whose bundle is the fixture with item 6's gold planted wrong (x3, not x2)."""
-    layout = tmp_path / "layout"
-    shutil.copytree(LAYOUT, layout)
-    records = _records()
-    assert records[5]["idx"] == 6
-    records[5]["query"] = PLANTED_6
-    (layout / "records-4036.json").write_text(json.dumps(records), encoding="utf-8")
-    gold_lines = layout / "MySQL" / "data.sql"  # upstream's gold file: query TAB db_id per line
-    lines = gold_lines.read_text("utf-8").split("\n")
-    lines[5] = "\t".join([PLANTED_6, *lines[5].split("\t")[1:]])
-    gold_lines.write_text("\n".join(lines), encoding="utf-8")
-    cache = tmp_path / "planted-cache"
-    bundle.build_bundle(source_from(layout), cache, progress=False, workers=0)
-    return cache
+    return _bundle_with(tmp_path, source_from, {6: PLANTED_6})
 
 
 def test_the_audit_finds_the_planted_gold_and_no_item_where_runs_disagree(planted, tmp_path):
@@ -159,6 +160,26 @@ def test_the_audit_finds_the_planted_gold_and_no_item_where_runs_disagree(plante
     assert 6 not in unhealthy and unhealthy <= set(range(1, 13))
     assert "Suspect gold (1)" in (output / "audit-gold.md").read_text("utf-8")
 
+    # The explorer marks the listed item, and only it.
+    explorer = tmp_path / "explorer"
+    assert (
+        cli.main(
+            [
+                "explore",
+                *runs,
+                "--output",
+                str(explorer),
+                "--audit-gold",
+                str(output / "audit-gold.json"),
+            ]
+        )
+        == 0
+    )
+    page = (explorer / "explorer.html").read_text("utf-8")
+    data = json.loads(page.split('id="explorer-data">', 1)[1].split("</script>", 1)[0])
+    marked = {item["key"]: item["suspect_gold"] for item in data["items"] if "suspect_gold" in item}
+    assert marked == {"logiccat/6": "3 of 3 runs agree on another result (a, b, c)"}
+
     # With --agree 2, item 3 (two runs return -7) is listed too; item 2 still is not.
     again = tmp_path / "audit2"
     assert (
@@ -189,3 +210,11 @@ def test_the_audit_needs_two_runs_to_agree(tmp_path, capsys):
     assert code == 2
     assert "--agree must be at least 2" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()  # a refused command leaves no folder
+    not_an_audit = tmp_path / "audit.json"
+    not_an_audit.write_text('{"suspects": []}', encoding="utf-8")
+    code = cli.main(
+        ["explore", f"a={tmp_path / 'x.json'}", "--output", str(tmp_path / "e")]
+        + ["--audit-gold", str(not_an_audit)]
+    )
+    assert code == 2
+    assert "not an audit-gold.json" in capsys.readouterr().err

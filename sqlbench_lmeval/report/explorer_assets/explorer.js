@@ -308,7 +308,7 @@
     for (const item of rows.slice(0, state.shown)) {
       const tr = el("tr", { "data-key": item.key });
       if (item.key === state.selected) tr.className = "selected";
-      const facts = [item.gold_status !== "ok" && "gold " + item.gold_status, item.flagText].filter(Boolean).join(" · ");
+      const facts = [item.suspect_gold && "suspect gold", item.gold_status !== "ok" && "gold " + item.gold_status, item.flagText].filter(Boolean).join(" · ");
       tr.append(
         el(
           "td",
@@ -603,6 +603,7 @@
     detail.dataset.key = key;
     const facts = [item.category && "category " + item.category, "gold " + item.gold_status];
     if (item.flags && item.flags.length) facts.push("flags " + item.flagText);
+    if (item.suspect_gold) facts.push("suspect gold: " + item.suspect_gold);
     detail.append(
       el("h2", { text: item.key }),
       el("p", { className: "muted", text: facts.filter(Boolean).join(" · ") })
