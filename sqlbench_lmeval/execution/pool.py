@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -54,6 +54,7 @@ def execute_many(
     progress: str | None = None,
     expected: int | None = None,
     pool: WorkerPool | None = None,
+    keep: Callable[[int, Outcome], Outcome] | None = None,
 ) -> list[Outcome]:
     """Run ``jobs`` in worker processes; one Outcome per job, in input order.
 
@@ -65,6 +66,8 @@ def execute_many(
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
     about how many it yields (chunk size and the bar's total; any count is handled: fewer jobs
     count the rest as done, so the total the bar showed never drops).
+    ``keep(index, outcome)``, if given, is what the batch keeps of each outcome as it arrives
+    (e.g. ``HeldResults.keep``, which bounds the memory of many large results).
     Bad SQL never raises; a failure of the evaluation itself (no worker starts, a database
     cannot be opened, a server stays gone: see ``execution.unavailable``) raises
     :class:`EvaluationUnavailable` and ends the batch.
@@ -85,12 +88,13 @@ def execute_many(
         if workers == 0:
             results = []
             for job in source:
-                results.append(execute(job, limits))
+                outcome = execute(job, limits)
+                results.append(outcome if keep is None else keep(len(results), outcome))
                 bar.update(1)
             _settle_total(bar, len(results))
             return results
         count = min(workers or default_workers(), expected or MAX_CHUNK)
-        return _Batch(source, limits, count, bar, expected, pool).run()
+        return _Batch(source, limits, count, bar, expected, pool, keep).run()
     finally:
         bar.close()
 
@@ -286,8 +290,10 @@ class _Batch:
         bar,
         expected: int | None,
         pool: WorkerPool | None = None,
+        keep: Callable[[int, Outcome], Outcome] | None = None,
     ) -> None:
         self.pool = pool
+        self.keep = keep
         self.source: Iterator[Job] | None = source  # None once every job has been taken
         self.jobs: list[Job] = []
         self.limits = limits
@@ -534,7 +540,7 @@ class _Batch:
 
     def _finish(self, index: int, outcome: Outcome) -> None:
         if self.results[index] is None:
-            self.results[index] = outcome
+            self.results[index] = outcome if self.keep is None else self.keep(index, outcome)
             self.remaining -= 1
             self.bar.update(1)
 
