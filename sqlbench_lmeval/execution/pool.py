@@ -34,6 +34,8 @@ READ_SIZE = 1 << 20
 BATCH_WAIT_S = 0.005
 STARTUP_FAILURES_ALLOWED = 3
 OPENING_DEATHS_ALLOWED = 2  # workers that die opening a database before the batch stops
+#: How long a worker may take to open a database (and run its setup hook) before it is killed.
+OPENING_WAIT_S = 60.0
 STOP_WAIT_S = 2.0  # how long a worker told to stop may take to close its connections
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -497,7 +499,7 @@ class _Batch:
         wait = 0.5 if block else 0.0
         for worker in self.workers:
             if worker.pending:
-                wait = min(wait, max(0.0, worker.busy_since + self.kill_after - now))
+                wait = min(wait, max(0.0, worker.busy_since + self._allowed(worker) - now))
         for key, _ in self.selector.select(timeout=wait):
             worker: _Worker = key.data
             if worker not in self.workers:
@@ -544,12 +546,18 @@ class _Batch:
             self.remaining -= 1
             self.bar.update(1)
 
+    def _allowed(self, worker: _Worker) -> float:
+        """How long ``worker`` may go without a message before it is killed: a query's limit
+        and grace, or, while it opens a database, :data:`OPENING_WAIT_S` (opening is the
+        evaluation's cost, never a query's, and a loaded machine slows it too)."""
+        return OPENING_WAIT_S if worker.opening else self.kill_after
+
     def _watchdog(self) -> None:
         now = time.monotonic()
         for worker in list(self.workers):
-            if worker.pending and now - worker.busy_since > self.kill_after:
+            if worker.pending and now - worker.busy_since > self._allowed(worker):
                 self._retire(
                     worker,
                     Status.TIMEOUT,
-                    f"did not stop within {self.kill_after:g} s; worker process killed",
+                    f"did not stop within {self._allowed(worker):g} s; worker process killed",
                 )
