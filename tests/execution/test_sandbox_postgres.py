@@ -194,9 +194,9 @@ def test_a_server_restarted_mid_run_changes_no_item(restartable_postgres, capfd)
 
 @pytest.mark.postgres
 def test_byte_budget_then_the_next_answer(postgres_attack_server):
-    """256 MiB / 32 = 8 MiB per result (fetch.result_budget); 100 rows of 10 MB are 1 GB, so the cursor is
-    left after a few rows (few are fetched at first: one FETCH arrives whole) and the next
-    answer runs. A generous timeout: building the rows must not race the deadline."""
+    """256 MiB / 32 = 8 MiB per result (fetch.result_budget); 100 rows of 10 MB are 1 GB, so
+    the cursor is left after a few rows (few are fetched at first: one FETCH arrives whole) and
+    the next answer runs. A generous timeout: building the rows must not race the deadline."""
     database = postgres_attack_server.database()
     jobs = [
         Job(database, "SELECT repeat('x', 10000000) FROM t"),
