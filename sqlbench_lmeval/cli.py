@@ -340,6 +340,11 @@ def _score(args: argparse.Namespace) -> int:
     print("verdicts: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts.get(v)))
     if result["missing_ids"]:
         print(f"{len(result['missing_ids'])} item(s) had no prediction and scored 0")
+    from sqlbench_lmeval.scoring.timeouts import timed_out_line
+
+    late = timed_out_line(result["items"])
+    if late:
+        print(late)
     if metrics.get("n_excluded"):
         ids = ", ".join(str(i) for i in metrics["excluded_ids"])
         print(

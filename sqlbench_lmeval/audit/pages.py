@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from sqlbench_lmeval.audit.card import DIGITS
@@ -25,12 +25,13 @@ from sqlbench_lmeval.report.tables import Section, Table, table_markdown, to_htm
 CELL_CHARS = 160
 
 
-def ceiling_table(card: Mapping) -> str:
-    """The card's ceilings as one Markdown table (what the task READMEs carry)."""
-    return table_markdown(_ceiling_table(card))
+def ceiling_table(card: Mapping, only: Collection[str] | None = None) -> str:
+    """The card's ceilings as one Markdown table; ``only``: just those metrics (the task
+    READMEs carry the registry's, without the per-category rows)."""
+    return table_markdown(_ceiling_table(card, only))
 
 
-def _ceiling_table(card: Mapping) -> Table:
+def _ceiling_table(card: Mapping, only: Collection[str] | None = None) -> Table:
     executed = card["ceiling_executed_gold"]
     return Table(
         (
@@ -41,6 +42,7 @@ def _ceiling_table(card: Mapping) -> Table:
         tuple(
             (name, f"{value:.{DIGITS}f}", _number(executed.get(name)))
             for name, value in card["ceiling"].items()
+            if only is None or name in only
         ),
         numeric=(False, True, True),
     )

@@ -14,10 +14,11 @@ import itertools
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval.execution import engines
+from sqlbench_lmeval.execution.held_results import from_index
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS, Database, Job, Limits
 from sqlbench_lmeval.execution.outcome import EXECUTION_VERSION, FINISHED, Outcome
 from sqlbench_lmeval.execution.pool import WorkerPool, execute_many
@@ -68,13 +69,15 @@ class GoldCache:
         progress: str | None = None,
         expected: int | None = None,
         pool: WorkerPool | None = None,
+        keep: Callable[[Outcome], Outcome] | None = None,
     ) -> tuple[list[Outcome], list[Outcome]]:
         """Like :meth:`run` for ``gold_jobs``, executing ``other_jobs`` (never cached) in the
         same parallel batch: one slow gold query then overlaps the predictions instead of
         running before them. Returns (gold outcomes, other outcomes), each in input order.
 
         ``other_jobs`` may be lazy (``pool.execute_many``): it is consumed while the missing
-        gold and the first of them run; ``expected`` is about how many it yields."""
+        gold and the first of them run; ``expected`` is about how many it yields. ``keep``: what
+        is kept of each of their outcomes as it arrives (``HeldResults.keep``)."""
         gold_jobs = list(gold_jobs)
         if isinstance(other_jobs, Sequence):
             other_jobs, expected = list(other_jobs), len(other_jobs)
@@ -105,6 +108,7 @@ class GoldCache:
             progress=progress,
             expected=None if expected is None else len(to_run) + expected,
             pool=pool,
+            keep=None if keep is None else from_index(len(to_run), keep),
         )
         fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
         storable = {

@@ -1,5 +1,5 @@
-"""Fetching a result under the row cap and a byte budget, and the outcome of a query that ran
-out of memory (shared by every engine)."""
+"""Fetching a result under the row cap and the per-answer budget (every value counted), and the
+outcome of a query that ran out of memory (shared by every engine)."""
 
 from __future__ import annotations
 
@@ -22,13 +22,48 @@ def out_of_memory(limits: Limits, start: float) -> Outcome:
     )
 
 
-def fetch_limited(fetchmany, columns: tuple[str, ...], limits: Limits, start: float) -> Outcome:
-    """Fetch up to ``max_rows`` rows within a byte budget.
+#: What one value of a result costs against the budget beyond its text or bytes: a number (or
+#: NULL, a date) in the main process is a Python object of 24-32 bytes plus its place in the
+#: row, so 10,000 rows of 1,500 numbers weigh about 480 MB there, as much as their text would.
+VALUE_BYTES = 32
+#: The per-answer budget is this part of the worker's memory limit (32 MiB at the default
+#: 1,024 MiB): what the main process may hold of one result (docs/failures.md#memory).
+BUDGET_SHARE = 32
 
-    The byte budget (a quarter of ``memory_mb`` of text/blob payload) keeps 10,000 rows of
-    16 MiB blobs from exhausting the worker's Python heap, which the engine limit cannot see.
+
+def result_budget(limits: Limits) -> int:
+    """The bytes one result may weigh (``result_size``) before it is ``too_many_rows``.
+
+    >>> result_budget(Limits()) // MIB
+    32
     """
-    budget = limits.memory_mb * MIB // 4
+    return limits.memory_mb * MIB // BUDGET_SHARE
+
+
+def result_size(rows) -> int:
+    """What ``rows`` weigh against the budget: :data:`VALUE_BYTES` per value, plus the length
+    of each text or bytes value.
+
+    >>> result_size([(1, "abc"), (None, b"xy")])
+    133
+    """
+    size = 0
+    for row in rows:
+        size += VALUE_BYTES * len(row)
+        for value in row:
+            if isinstance(value, (str, bytes)):
+                size += len(value)
+    return size
+
+
+def fetch_limited(fetchmany, columns: tuple[str, ...], limits: Limits, start: float) -> Outcome:
+    """Fetch up to ``max_rows`` rows within the per-answer budget (``result_budget``).
+
+    Every value counts (``result_size``), numbers too: the budget bounds what the main process
+    holds of each answer (and keeps 10,000 rows of 16 MiB blobs from exhausting the worker's
+    Python heap, which the engine limit cannot see).
+    """
+    budget = result_budget(limits)
     rows: list[tuple] = []
     size = 0
     while True:
@@ -36,10 +71,7 @@ def fetch_limited(fetchmany, columns: tuple[str, ...], limits: Limits, start: fl
         if not chunk:
             break
         rows.extend(chunk)
-        for row in chunk:
-            for value in row:
-                if isinstance(value, (str, bytes)):
-                    size += len(value)
+        size += result_size(chunk)
         if size > budget:
             return Outcome(
                 Status.TOO_MANY_ROWS,

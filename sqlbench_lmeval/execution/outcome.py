@@ -25,7 +25,8 @@ from typing import Any
 # (cached gold without it would score r_ves 0). 3: SQLite counts steps exactly up to 4,096
 # (gold cached in units of 64 would be divided by exact counts). 4: DuckDB reads work only from
 # the query's own profile (gold cached by a worker whose profiling an answer had turned off
-# carries another query's work).
+# carries another query's work), and every value counts against the per-answer budget, now
+# 32 MiB (a result cached under the old budget may now be too large).
 EXECUTION_VERSION = "4"
 
 

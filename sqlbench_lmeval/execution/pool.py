@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -36,6 +36,8 @@ READ_SIZE = 1 << 20
 BATCH_WAIT_S = 0.005
 STARTUP_FAILURES_ALLOWED = 3
 OPENING_DEATHS_ALLOWED = 2  # workers that die opening a database before the batch stops
+#: How long a worker may take to open a database (and run its setup hook) before it is killed.
+OPENING_WAIT_S = 60.0
 STOP_WAIT_S = 2.0  # how long a worker told to stop may take to close its connections
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -56,6 +58,7 @@ def execute_many(
     progress: str | None = None,
     expected: int | None = None,
     pool: WorkerPool | None = None,
+    keep: Callable[[int, Outcome], Outcome] | None = None,
 ) -> list[Outcome]:
     """Run ``jobs`` in worker processes; one Outcome per job, in input order.
 
@@ -67,6 +70,8 @@ def execute_many(
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
     about how many it yields (chunk size and the bar's total; any count is handled: fewer jobs
     count the rest as done, so the total the bar showed never drops).
+    ``keep(index, outcome)``, if given, is what the batch keeps of each outcome as it arrives
+    (e.g. ``HeldResults.keep``, which bounds the memory of many large results).
     Bad SQL never raises; a failure of the evaluation itself (no worker starts, a database
     cannot be opened, a server stays gone: see ``execution.unavailable``) raises
     :class:`EvaluationUnavailable` and ends the batch.
@@ -87,12 +92,13 @@ def execute_many(
         if workers == 0:
             results = []
             for job in source:
-                results.append(execute(job, limits))
+                outcome = execute(job, limits)
+                results.append(outcome if keep is None else keep(len(results), outcome))
                 bar.update(1)
             _settle_total(bar, len(results))
             return results
         count = min(workers or default_workers(), expected or MAX_CHUNK)
-        return _Batch(source, limits, count, bar, expected, pool).run()
+        return _Batch(source, limits, count, bar, expected, pool, keep).run()
     finally:
         bar.close()
 
@@ -310,8 +316,10 @@ class _Batch:
         bar,
         expected: int | None,
         pool: WorkerPool | None = None,
+        keep: Callable[[int, Outcome], Outcome] | None = None,
     ) -> None:
         self.pool = pool
+        self.keep = keep
         self.source: Iterator[Job] | None = source  # None once every job has been taken
         self.jobs: list[Job] = []
         self.limits = limits
@@ -515,7 +523,7 @@ class _Batch:
         wait = 0.5 if block else 0.0
         for worker in self.workers:
             if worker.pending:
-                wait = min(wait, max(0.0, worker.busy_since + self.kill_after - now))
+                wait = min(wait, max(0.0, worker.busy_since + self._allowed(worker) - now))
         for key, _ in self.selector.select(timeout=wait):
             worker: _Worker = key.data
             if worker not in self.workers:
@@ -558,16 +566,22 @@ class _Batch:
 
     def _finish(self, index: int, outcome: Outcome) -> None:
         if self.results[index] is None:
-            self.results[index] = outcome
+            self.results[index] = outcome if self.keep is None else self.keep(index, outcome)
             self.remaining -= 1
             self.bar.update(1)
+
+    def _allowed(self, worker: _Worker) -> float:
+        """How long ``worker`` may go without a message before it is killed: a query's limit
+        and grace, or, while it opens a database, :data:`OPENING_WAIT_S` (opening is the
+        evaluation's cost, never a query's, and a loaded machine slows it too)."""
+        return OPENING_WAIT_S if worker.opening else self.kill_after
 
     def _watchdog(self) -> None:
         now = time.monotonic()
         for worker in list(self.workers):
-            if worker.pending and now - worker.busy_since > self.kill_after:
+            if worker.pending and now - worker.busy_since > self._allowed(worker):
                 self._retire(
                     worker,
                     Status.TIMEOUT,
-                    f"did not stop within {self.kill_after:g} s; worker process killed",
+                    f"did not stop within {self._allowed(worker):g} s; worker process killed",
                 )

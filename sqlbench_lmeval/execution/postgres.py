@@ -22,7 +22,12 @@ except ModuleNotFoundError as error:  # the postgres extra is not installed
 
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
-from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
+from sqlbench_lmeval.execution.fetch import (
+    fetch_limited,
+    out_of_memory,
+    result_budget,
+    result_size,
+)
 from sqlbench_lmeval.execution.job import Limits
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.statement import refusal
@@ -535,7 +540,7 @@ class _Fetcher:
     def __init__(self, cursor, deadline: Deadline, limits: Limits) -> None:
         self.cursor = cursor
         self.deadline = deadline
-        self.budget = limits.memory_mb * MIB // 4
+        self.budget = result_budget(limits)
         self.next_size = 1
         self.rows = 0
         self.size = 0
@@ -549,9 +554,7 @@ class _Fetcher:
             size = min(size, max(1, (self.budget - self.size) // per_row))
         chunk = self.cursor.fetchmany(size)
         self.rows += len(chunk)
-        self.size += sum(
-            len(value) for row in chunk for value in row if isinstance(value, (str, bytes))
-        )
+        self.size += result_size(chunk)
         self.next_size *= self.GROWTH
         return chunk
 

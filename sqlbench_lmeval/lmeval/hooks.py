@@ -31,6 +31,7 @@ from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import METRICS, NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.scoring.timeouts import timed_out_line
 
 
 class ExecuteAndScore(Filter):
@@ -93,6 +94,9 @@ class ExecuteAndScore(Filter):
                 file=sys.stderr,
                 flush=True,
             )
+        late = timed_out_line(scores)
+        if late:  # lm-eval's table shows only the numbers; say which answers ran out of time
+            print(f"sqlbench-lmeval: {self.benchmark.name}: {late}", file=sys.stderr, flush=True)
         return [filter_output(score) for score in scores]
 
     def _save_unscored(self, items: list[Item], resps: list) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlbench_lmeval.execution import Job, Outcome
+from sqlbench_lmeval.execution.held_results import HeldResults
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
@@ -47,6 +48,8 @@ class Batch:
     gold_reading: dict[int, bool] = field(default_factory=dict)
     #: The run's worker processes, shared by its batches (None: each batch starts its own).
     pool: WorkerPool | None = None
+    #: The answers' results as the run holds them: within a bound (``execution.held_results``).
+    held: HeldResults = field(default_factory=HeldResults)
 
     def gold_reads_no_table(self, index: int) -> bool:
         """Whether the gold of ``items[index]`` surely reads no table (a calculation on

@@ -18,15 +18,26 @@ test, its values and its limits: docs/scoring.md#data-dependence).
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status, execute_many
+from sqlbench_lmeval.execution import (
+    Database,
+    GoldCache,
+    Job,
+    Limits,
+    Outcome,
+    Status,
+    execute_many,
+)
 from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.execution.perturbed import perturbed_database
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.compare import same_result
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.scoring.timeouts import settle
 from sqlbench_lmeval.scoring.vocabulary import Vocabulary
 
 #: The score-dict field that says how the answer's reading of the data was judged.
@@ -100,8 +111,10 @@ def judge_all(
     database has no copy. Gold runs on the copies first, under gold's own time limit
     (``Limits.for_gold``) and through ``gold_cache`` (after the first run, a read), then only
     the answers whose gold changed there: where it did not, or did not finish, the verdict is
-    :data:`UNDECIDABLE` whatever the answer gives. The answers run there under gold's limit
-    too. ``pool``: the run's worker processes (``execute_many``), if it keeps them."""
+    :data:`UNDECIDABLE` whatever the answer gives. The answers run there under their own limit
+    scaled by the copy's size (``copy_scale``: the run is charged to the answer, not to gold),
+    with the rule for an answer that runs past it (``timeouts.settle``). ``pool``: the run's
+    worker processes (``execute_many``), if it keeps them."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -127,12 +140,8 @@ def judge_all(
             verdicts[i] = UNDECIDABLE
         else:
             asked.append((i, gold_perturbed))
-    answer_jobs = [Job(copies[cases[i].item.database], cases[i].sql) for i, _ in asked]
-    # Gold's limit for the answers too: each already matched gold within the answers' limit,
-    # and this run is the evaluation's test, not the model's cost; under the answers' limit a
-    # heavy answer on twice the data would be undecidable or not as the machine's load decides.
-    answers = (
-        execute_many(answer_jobs, gold_limits, workers=workers, pool=pool) if answer_jobs else []
+    answers = _on_copies(
+        [(copies[cases[i].item.database], cases[i]) for i, _ in asked], limits, workers, pool
     )
     for (i, gold_perturbed), answer_perturbed in zip(asked, answers, strict=True):
         case = cases[i]
@@ -140,8 +149,48 @@ def judge_all(
     return verdicts
 
 
+def _on_copies(runs, limits: Limits, workers, pool) -> list[Outcome]:
+    """The answers of ``runs`` ((copy, case) pairs) on their copies, each charged to the
+    answer: the answers' limit scaled by its copy's size (``copy_scale``), and one that runs
+    past it settled as on the original (``timeouts.settle``: alone, after gold on the copy)."""
+    by_scale: dict[float, list[int]] = {}
+    for index, (copy, case) in enumerate(runs):
+        by_scale.setdefault(copy_scale(case.item.database, copy), []).append(index)
+    found: list[Outcome | None] = [None] * len(runs)
+    for scale, chosen in by_scale.items():
+        scaled = replace(limits, timeout_s=limits.timeout_s * scale, count_work=False)
+        jobs = [Job(runs[i][0], runs[i][1].sql) for i in chosen]
+        for i, job, outcome in zip(
+            chosen, jobs, execute_many(jobs, scaled, workers=workers, pool=pool), strict=True
+        ):
+            gold = Job(job.database, runs[i][1].item.gold_sql)
+            found[i] = settle(job, gold, outcome, scaled, workers, pool)
+    return found  # type: ignore[return-value]
+
+
+def copy_scale(original: Database, copy: Database) -> float:
+    """How many times the original's size ``copy`` is (its file's bytes over the original's,
+    rounded up to a quarter, at least 1): what the answers' time limit is multiplied by there,
+    whatever the copy changed.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for name, size in (("a.db", 1000), ("b.db", 1900)):
+    ...     with open(os.path.join(folder, name), "wb") as file:
+    ...         _ = file.write(bytes(size))
+    >>> copy_scale(Database("sqlite", f"{folder}/a.db"), Database("sqlite", f"{folder}/b.db"))
+    2.0
+    """
+    try:
+        ratio = os.path.getsize(copy.path) / max(1, os.path.getsize(original.path))
+    except OSError:  # not files (a server keeps no copy): the answers' limit
+        return 1.0
+    return max(1.0, math.ceil(ratio * 4) / 4)
+
+
 __all__ = [
     "CHANGED",
+    "copy_scale",
     "DATA_DEPENDENCE",
     "DataDependence",
     "FLAGGED",

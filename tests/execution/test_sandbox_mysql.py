@@ -92,9 +92,10 @@ def test_a_query_whose_connection_drops_every_time_is_crashed(mysql_attack_serve
 
 @pytest.mark.mysql
 def test_byte_budget_then_a_fresh_connection(mysql_attack_server):
-    """256 MiB / 4 = 64 MiB of text per result; 1,000 rows of 100 kB are 100 MB, so the stream
-    is cut off (not drained) and the next job on the same worker runs on a new connection.
-    A generous timeout: building 64 MB must not race the deadline on a busy machine."""
+    """256 MiB / 32 = 8 MiB per result (fetch.result_budget); 1,000 rows of 100 kB are 100 MB,
+    so the stream is cut off (not drained) and the next job on the same worker runs on a new
+    connection. A generous timeout: building the rows must not race the deadline on a busy
+    machine."""
     database = mysql_attack_server.database()
     jobs = [
         Job(database, "SELECT repeat('x', 100000) FROM t a, t b"),
@@ -102,7 +103,7 @@ def test_byte_budget_then_a_fresh_connection(mysql_attack_server):
     ]
     limits = Limits(timeout_s=60, max_rows=1000, memory_mb=256)
     capped, after = execute_many(jobs, limits, workers=1)
-    assert capped.status is Status.TOO_MANY_ROWS and "larger than 64 MiB" in capped.error
+    assert capped.status is Status.TOO_MANY_ROWS and "larger than 8 MiB" in capped.error
     assert after.status is Status.OK and after.rows == ((100,),)
 
 

@@ -194,9 +194,9 @@ def test_a_server_restarted_mid_run_changes_no_item(restartable_postgres, capfd)
 
 @pytest.mark.postgres
 def test_byte_budget_then_the_next_answer(postgres_attack_server):
-    """256 MiB / 4 = 64 MiB of text per result; 100 rows of 10 MB are 1 GB, so the cursor is
-    left after a few rows (few are fetched at first: one FETCH arrives whole) and the next
-    answer runs. A generous timeout: building the rows must not race the deadline."""
+    """256 MiB / 32 = 8 MiB per result (fetch.result_budget); 100 rows of 10 MB are 1 GB, so
+    the cursor is left after a few rows (few are fetched at first: one FETCH arrives whole) and
+    the next answer runs. A generous timeout: building the rows must not race the deadline."""
     database = postgres_attack_server.database()
     jobs = [
         Job(database, "SELECT repeat('x', 10000000) FROM t"),
@@ -204,7 +204,7 @@ def test_byte_budget_then_the_next_answer(postgres_attack_server):
     ]
     limits = Limits(timeout_s=60, max_rows=1000, memory_mb=256)
     capped, after = execute_many(jobs, limits, workers=1)
-    assert capped.status is Status.TOO_MANY_ROWS and "larger than 64 MiB" in capped.error
+    assert capped.status is Status.TOO_MANY_ROWS and "larger than 8 MiB" in capped.error
     assert after.status is Status.OK and after.rows == ((100,),)
 
 

@@ -16,6 +16,7 @@ from sqlbench_lmeval.scoring.stages import (
     preview,
     read_data,
     recheck_gold,
+    recheck_timeouts,
     translate,
 )
 
@@ -25,6 +26,7 @@ STAGES = (
     plan_ties,
     execute,
     recheck_gold,
+    recheck_timeouts,
     finish_ties,
     judge,
     read_data,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlbench_lmeval.execution import Job, Outcome, Status, execute_many
+from sqlbench_lmeval.execution.held_results import from_index
 from sqlbench_lmeval.scoring.compare import gold_order_matters
 from sqlbench_lmeval.scoring.item import Item
 
@@ -57,13 +58,14 @@ def _execute(batch, gold_jobs, pred_jobs, orders, scorer):
         if cache is not None:
             gold, predicted = cache.run_together(
                 gold_jobs, pred_jobs, limits, workers=workers, progress=description,
-                expected=batch.expected, pool=batch.pool,
+                expected=batch.expected, pool=batch.pool, keep=batch.held.keep,
             )  # fmt: skip
         else:
             expected = None if batch.expected is None else len(gold_jobs) + batch.expected
             both = execute_many(
                 itertools.chain(gold_jobs, pred_jobs), limits, workers=workers,
                 progress=description, expected=expected, pool=batch.pool,
+                keep=from_index(len(gold_jobs), batch.held.keep),
             )  # fmt: skip
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
         return gold, predicted, found[0].result()
