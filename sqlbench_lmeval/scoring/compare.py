@@ -36,7 +36,9 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 #: 4: numbers compare per value (a column's scale forgives only residues, and the scale is
 #: its bulk, not its largest value); tie groups join sort keys equal under that rule;
 #: ``ex_strict``/``ex_set`` need gold's width where gold is empty.
-COMPARISON_VERSION = "4"
+#: 5: ``data_dependence`` asks whether an answer's result on each perturbed copy is gold's
+#: there (``ex`` of the two), on two copies with unpredictable changes; ``differs`` is new.
+COMPARISON_VERSION = "5"
 # Float noise between two queries on the same engine and data is a few units in the last place
 # (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
 # where the value itself is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative plus
