@@ -130,8 +130,8 @@ def same_result(pred: Outcome, gold: Outcome, *, ordered: bool) -> bool:
     """``compare(pred, gold, ordered=ordered).ex`` alone: the same answer, without the literal
     modes and the reason, and without the tolerant matching where a cheap check already
     proves the results differ (:func:`_surely_differ`). For callers that need ``ex`` only and
-    mostly compare results that plainly differ (``data_dependence``: a result on the
-    perturbed copy, every row twice, text suffixed, against the original)."""
+    mostly compare results that plainly differ (``data_dependence``: a result on a
+    perturbed copy, rows doubled or dropped, values shifted, against the original)."""
     if gold.status is not Status.OK or pred.status is not Status.OK:
         return False
     if len(pred.columns) != len(gold.columns):
