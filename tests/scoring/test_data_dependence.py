@@ -34,6 +34,7 @@ from sqlbench_lmeval.execution.perturbed import (
     SECOND,
     SUBSET,
     draws,
+    duckdb_kept_sql,
     perturbed_databases,
 )
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
@@ -231,6 +232,25 @@ def test_the_subset_keeps_some_rows_whole_with_their_references(orders):
     assert rows(same, "SELECT * FROM orders ORDER BY id") == sorted(
         rows(subset, "SELECT * FROM orders")
     )
+
+
+def test_the_duckdb_subset_drops_the_values_draws_drop():
+    # The DuckDB build computes Draws.keeps in SQL: the same on negative, 64-bit unsigned and
+    # 128-bit keys (the SQLite build calls Draws.keeps itself).
+    import duckdb
+
+    chosen = draws(SUBSET, [["t", ["id"], 5]])
+    values = [(-5, 5, -(2**100)), (2**62, 2**63 + 7, 2**100 + 3), (0, 0, 0)]
+    values += [(n * 7919 - 40000, n * 104729, n * -(2**70)) for n in range(60)]
+    conn = duckdb.connect()
+    conn.execute("CREATE TABLE t (id BIGINT, u UBIGINT, h HUGEINT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?, ?)", values)
+    for index, column in enumerate(("id", "u", "h")):
+        found = conn.execute(f"SELECT {duckdb_kept_sql([column], chosen)} FROM t")
+        kept = [row[0] for row in found.fetchall()]
+        assert kept == [chosen.keeps(row[index]) for row in values], column
+        assert False in kept and True in kept
+    conn.close()
 
 
 def test_duckdb_copies(tmp_path):
