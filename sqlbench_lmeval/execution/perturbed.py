@@ -1,7 +1,7 @@
 """Perturbed copies of a database file, to tell answers that read the data from constants: one
-copy with every row twice and its texts broken up, one with a subset of the rows and its texts
-as they are, both with numbers and dates shifted by amounts drawn from a seed that no query can
-see; built once beside the original, for file engines only (what the copies hold and why:
+copy with every row twice, numbers and dates shifted by drawn amounts and texts broken up, one
+with a drawn subset of the rows and every value as it is; drawn from a seed that no query can
+see, built once beside the original, for file engines only (what the copies hold and why:
 docs/scoring.md#data-dependence).
 
 >>> interleaved("Shanghai Tower"), interleaved("2024-01-01"), interleaved("北京")
@@ -168,12 +168,11 @@ def is_key(column: str) -> bool:
 
 @dataclass(frozen=True)
 class Draws:
-    """One copy's amounts, drawn from :func:`draws`' seed (``texts``: whether it breaks texts
-    up, :func:`interleaved`, the doubled copy only): ``shift`` is added to every integer
-    and real (1 to 999), ``small`` to small integers and decimals (whose types bound them, 1 to
-    3), ``days`` to dates (1 to 400); ``a``, ``b``, ``c`` are the subset's value hash."""
+    """One copy's amounts, drawn from :func:`draws`' seed. The doubled copy's: ``shift`` added
+    to every integer and real (1 to 999), ``small`` to small integers and decimals (whose types
+    bound them, 1 to 3), ``days`` to dates (1 to 400); the subset's: ``a``, ``b``, ``c``, its
+    key hash."""
 
-    texts: bool
     shift: int
     small: int
     days: int
@@ -205,7 +204,6 @@ def draws(copy: str, summary: list) -> Draws:
         return low + int.from_bytes(digest[start : start + 4], "big") % (high - low + 1)
 
     return Draws(
-        texts=copy == DOUBLED,
         shift=number(0, 1, 999),
         small=number(4, 1, 3),
         days=number(8, 1, 400),
@@ -297,15 +295,12 @@ def build_sqlite(original: Path, temporary: Path, copy: str) -> None:
             listed = ", ".join([str(len(keys)), "rowid", *map(_quote, keys)])
             selects = [
                 "SELECT "
-                + ", ".join(
-                    _sqlite_value(column, steps[second], second, copy == DOUBLED)
-                    for column, _ in columns
-                )
+                + ", ".join(_sqlite_value(column, steps[second], second) for column, _ in columns)
                 + f" FROM original.{_quote(name)}"
                 for second in ((0, 1) if copy == DOUBLED else (0,))
             ]
-            if copy == SUBSET:
-                selects = [f"{selects[0]} WHERE kept_row({listed})"]
+            if copy == SUBSET:  # the values as they are: only rows go
+                selects = [f"SELECT {names} FROM original.{_quote(name)} WHERE kept_row({listed})"]
             conn.execute(f"INSERT INTO main.{_quote(name)} ({names}) {' UNION ALL '.join(selects)}")
             # An empty table gets one row of 1s (its column affinity makes them 1, 1.0, '1').
             conn.execute(
@@ -357,14 +352,14 @@ def _index_like(conn: sqlite3.Connection, table: str) -> None:
         conn.execute(f"CREATE INDEX main.{index} ON {_quote(table)} ({listed})")
 
 
-def _sqlite_value(column: str, step: int, second: int, texts: bool) -> str:
-    """The SQL of one value of a row's instance: numbers + ``step``, text by
-    :func:`interleaved` where ``texts`` (``second``: 1 in the row's second instance)."""
+def _sqlite_value(column: str, step: int, second: int) -> str:
+    """The SQL of one value of a row's instance in the doubled copy: numbers + ``step``, text
+    by :func:`interleaved` (``second``: 1 in the row's second instance)."""
     quoted = _quote(column)
-    text = f"WHEN 'text' THEN perturbed_text({quoted}, {second}) " if texts else ""
     return (
         f"CASE typeof({quoted}) WHEN 'integer' THEN {quoted} + {step} "
-        f"WHEN 'real' THEN {quoted} + {step} {text}ELSE {quoted} END"
+        f"WHEN 'real' THEN {quoted} + {step} "
+        f"WHEN 'text' THEN perturbed_text({quoted}, {second}) ELSE {quoted} END"
     )
 
 
@@ -379,9 +374,9 @@ _DUCKDB_DATES = frozenset({"DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIM
 
 
 def _duckdb_value(column: str, data_type: str, chosen: Draws, second: int, big: int) -> str:
-    """The SQL of one value of a row's instance (``second``: 1 in the second) in DuckDB, cast
-    to its column type (NULL where a shifted value leaves it); ``big``: the second instance's
-    :func:`second_shift`."""
+    """The SQL of one value of a row's instance (``second``: 1 in the second) in the doubled
+    copy in DuckDB, cast to its column type (NULL where a shifted value leaves it); ``big``:
+    the second instance's :func:`second_shift`."""
     quoted = _quote(column)
     if data_type in _DUCKDB_SMALL or data_type.startswith("DECIMAL"):
         value = f"{quoted} + {chosen.small + second}"
@@ -389,7 +384,7 @@ def _duckdb_value(column: str, data_type: str, chosen: Draws, second: int, big: 
         value = f"{quoted} + {chosen.shift + second * big}"
     elif data_type in _DUCKDB_DATES:
         value = f"{quoted} + INTERVAL {chosen.days + second * 366} DAY"
-    elif data_type == "VARCHAR" and chosen.texts:
+    elif data_type == "VARCHAR":
         # interleaved(), in SQL: RE2's \pL is a letter, as str.isalpha() is.
         text = (
             f"CASE WHEN regexp_matches({quoted}, '\\pL') "
@@ -482,9 +477,13 @@ def _build_duckdb_here(original: Path, temporary: Path, copy: str) -> None:
                 + f" FROM original.{name}"
                 for second in ((0, 1) if copy == DOUBLED else (0,))
             ]
-            if copy == SUBSET:
+            if copy == SUBSET:  # the values as they are: only rows go
                 integers = [_quote(c) for c, t in cols if t in _DUCKDB_INTEGERS and is_key(c)]
-                selects = [f"{selects[0]} WHERE {duckdb_kept_sql(integers, chosen)}"]
+                columns_as_they_are = ", ".join(_quote(c) for c, _ in cols)
+                selects = [
+                    f"SELECT {columns_as_they_are} FROM original.{name} "
+                    f"WHERE {duckdb_kept_sql(integers, chosen)}"
+                ]
             conn.execute(f"INSERT INTO {name} {' UNION ALL '.join(selects)}")
             ones = ", ".join(f"TRY_CAST(1 AS {t})" for _, t in cols)
             conn.execute(
