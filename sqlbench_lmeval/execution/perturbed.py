@@ -1,8 +1,8 @@
 """Perturbed copies of a database file, to tell answers that read the data from constants: one
 copy with every row twice, numbers and dates shifted by drawn amounts and texts broken up, one
-with a drawn subset of the rows and every value as it is; drawn from a seed that no query can
-see, built once beside the original, for file engines only (what the copies hold and why:
-docs/scoring.md#data-dependence).
+with a drawn subset of the rows, numbers and dates moved a little and texts as they are; drawn
+from a seed that no query can see, built once beside the original, for file engines only (what
+the copies hold and why: docs/scoring.md#data-dependence).
 
 >>> interleaved("Shanghai Tower"), interleaved("2024-01-01"), interleaved("北京")
 ('S~h~a~n~g~h~a~i~ ~T~o~w~e~r~', '2024-01-01', '北~京~')
@@ -21,7 +21,7 @@ import sys
 import threading
 import urllib.parse
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlbench_lmeval.build_lock import exclusive_build
@@ -170,7 +170,8 @@ def is_key(column: str) -> bool:
 class Draws:
     """One copy's amounts, drawn from :func:`draws`' seed. The doubled copy's: ``shift`` added
     to every integer and real (1 to 999), ``small`` to small integers and decimals (whose types
-    bound them, 1 to 3), ``days`` to dates (1 to 400); the subset's: ``a``, ``b``, ``c``, its
+    bound them, 1 to 3), ``days`` to dates (1 to 400). The subset's: ``small`` added to every
+    number and date (days), so literal filters still select rows, and ``a``, ``b``, ``c``, its
     key hash."""
 
     shift: int
@@ -299,8 +300,11 @@ def build_sqlite(original: Path, temporary: Path, copy: str) -> None:
                 + f" FROM original.{_quote(name)}"
                 for second in ((0, 1) if copy == DOUBLED else (0,))
             ]
-            if copy == SUBSET:  # the values as they are: only rows go
-                selects = [f"SELECT {names} FROM original.{_quote(name)} WHERE kept_row({listed})"]
+            if copy == SUBSET:  # texts as they are, numbers moved a little: rows go
+                moved = ", ".join(
+                    _sqlite_value(column, chosen.small, 0, texts=False) for column, _ in columns
+                )
+                selects = [f"SELECT {moved} FROM original.{_quote(name)} WHERE kept_row({listed})"]
             conn.execute(f"INSERT INTO main.{_quote(name)} ({names}) {' UNION ALL '.join(selects)}")
             # An empty table gets one row of 1s (its column affinity makes them 1, 1.0, '1').
             conn.execute(
@@ -352,14 +356,14 @@ def _index_like(conn: sqlite3.Connection, table: str) -> None:
         conn.execute(f"CREATE INDEX main.{index} ON {_quote(table)} ({listed})")
 
 
-def _sqlite_value(column: str, step: int, second: int) -> str:
-    """The SQL of one value of a row's instance in the doubled copy: numbers + ``step``, text
-    by :func:`interleaved` (``second``: 1 in the row's second instance)."""
+def _sqlite_value(column: str, step: int, second: int, texts: bool = True) -> str:
+    """The SQL of one value of a row's instance: numbers + ``step``, text by
+    :func:`interleaved` where ``texts`` (``second``: 1 in the row's second instance)."""
     quoted = _quote(column)
+    text = f"WHEN 'text' THEN perturbed_text({quoted}, {second}) " if texts else ""
     return (
         f"CASE typeof({quoted}) WHEN 'integer' THEN {quoted} + {step} "
-        f"WHEN 'real' THEN {quoted} + {step} "
-        f"WHEN 'text' THEN perturbed_text({quoted}, {second}) ELSE {quoted} END"
+        f"WHEN 'real' THEN {quoted} + {step} {text}ELSE {quoted} END"
     )
 
 
@@ -373,10 +377,12 @@ _DUCKDB_FLOATS = frozenset({"FLOAT", "DOUBLE", "REAL"})
 _DUCKDB_DATES = frozenset({"DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S"})
 
 
-def _duckdb_value(column: str, data_type: str, chosen: Draws, second: int, big: int) -> str:
-    """The SQL of one value of a row's instance (``second``: 1 in the second) in the doubled
-    copy in DuckDB, cast to its column type (NULL where a shifted value leaves it); ``big``:
-    the second instance's :func:`second_shift`."""
+def _duckdb_value(
+    column: str, data_type: str, chosen: Draws, second: int, big: int, texts: bool = True
+) -> str:
+    """The SQL of one value of a row's instance (``second``: 1 in the second) in DuckDB, cast
+    to its column type (NULL where a shifted value leaves it), texts broken up where
+    ``texts``; ``big``: the second instance's :func:`second_shift`."""
     quoted = _quote(column)
     if data_type in _DUCKDB_SMALL or data_type.startswith("DECIMAL"):
         value = f"{quoted} + {chosen.small + second}"
@@ -384,7 +390,7 @@ def _duckdb_value(column: str, data_type: str, chosen: Draws, second: int, big: 
         value = f"{quoted} + {chosen.shift + second * big}"
     elif data_type in _DUCKDB_DATES:
         value = f"{quoted} + INTERVAL {chosen.days + second * 366} DAY"
-    elif data_type == "VARCHAR":
+    elif data_type == "VARCHAR" and texts:
         # interleaved(), in SQL: RE2's \pL is a letter, as str.isalpha() is.
         text = (
             f"CASE WHEN regexp_matches({quoted}, '\\pL') "
@@ -477,12 +483,12 @@ def _build_duckdb_here(original: Path, temporary: Path, copy: str) -> None:
                 + f" FROM original.{name}"
                 for second in ((0, 1) if copy == DOUBLED else (0,))
             ]
-            if copy == SUBSET:  # the values as they are: only rows go
+            if copy == SUBSET:  # texts as they are, numbers moved a little: rows go
                 integers = [_quote(c) for c, t in cols if t in _DUCKDB_INTEGERS and is_key(c)]
-                columns_as_they_are = ", ".join(_quote(c) for c, _ in cols)
+                little = replace(chosen, shift=chosen.small, days=chosen.small)
+                moved = ", ".join(_duckdb_value(c, t, little, 0, big, texts=False) for c, t in cols)
                 selects = [
-                    f"SELECT {columns_as_they_are} FROM original.{name} "
-                    f"WHERE {duckdb_kept_sql(integers, chosen)}"
+                    f"SELECT {moved} FROM original.{name} WHERE {duckdb_kept_sql(integers, chosen)}"
                 ]
             conn.execute(f"INSERT INTO {name} {' UNION ALL '.join(selects)}")
             ones = ", ".join(f"TRY_CAST(1 AS {t})" for _, t in cols)
