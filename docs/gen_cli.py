@@ -1,7 +1,8 @@
 """Write docs/cli.md, the command-line reference, from the ``--help`` of every command.
 
-Run ``python docs/gen_cli.py`` after changing a command or an option of ``sqlbench-lmeval``;
-``tests/test_docs.py`` fails while docs/cli.md differs from what this script writes. The help is
+Run ``python regenerate.py`` (every generated file; or this script alone) after changing a
+command or an option of ``sqlbench-lmeval``; ``tests/docs/test_docs.py`` and ``regenerate.py
+--check`` fail while docs/cli.md differs from what this script writes. The help is
 formatted at a fixed width (``COLUMNS``), so the page does not depend on the terminal.
 """
 
@@ -18,7 +19,7 @@ WIDTH = "100"
 HEADER = """# Command-line reference
 
 Generated from `sqlbench-lmeval --help` and the `--help` of each command by
-`python docs/gen_cli.py`; the test suite fails when this page and the program differ. What the
+`python regenerate.py` (`docs/gen_cli.py`); CI fails when this page and the program differ. What the
 commands do, with examples: [scoring files offline](score.md), [reports and the
 explorer](reports.md), [verify and leaderboard](verify.md), [servers](mysql.md). Exit codes: 0
 done, 2 a usage or input error, 3 the evaluation itself cannot run

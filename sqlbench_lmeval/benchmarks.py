@@ -26,6 +26,33 @@ NAMES = ("logiccat", "tpcds")
 
 
 @dataclass(frozen=True)
+class ReferencePoint:
+    """A number the benchmark's authors publish (human EX, ...): who scored it, on which metric
+    and items, and where it is written."""
+
+    label: str
+    metric: str
+    value: float
+    items: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Board:
+    """A benchmark's own leaderboard, which scores a test set whose gold it hides: the task of
+    ours on that set, the dialect the board executes, the note said beside every number we
+    score on that set with our copy of its gold, the records of the board's predictions file
+    (``records(queries, cache_dir=, source=)``: ``{id: sql}`` in, the file's records in its
+    order out) and which dataset versions are that set (``is_board_data``)."""
+
+    task: str
+    dialect: str
+    note: str
+    records: Callable[..., list[dict]]
+    is_board_data: Callable[[str | None], bool]
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark's contract with the rest of the package: what it requires (its items, the
     name of its data, building that data, the engines it runs on) and the optional
@@ -42,6 +69,14 @@ class Benchmark:
     aggregate_metrics: Callable[[Sequence[Mapping]], dict[str, float]] | None = None
     gold_complexity: Callable[..., object] | None = None
     prompt_tail: str = ""
+    #: The gold as the benchmark's authors publish it, ``{id: SQL}`` in ``published_dialect``
+    #: (``published_gold(cache_dir=None, **options)``), where it differs from the gold we run
+    #: (LogicCat's MySQL text); None: the gold we run is the published one.
+    published_gold: Callable[..., Mapping[int, str]] | None = None
+    published_dialect: str | None = None
+    #: Numbers the benchmark's authors publish to place a score beside (the gold card shows them).
+    reference_points: tuple[ReferencePoint, ...] = ()
+    board: Board | None = None
 
     def scoring_hooks(self) -> Hooks:
         """What this benchmark adds to scoring (``Scorer.hooks``)."""
@@ -53,6 +88,35 @@ def get(name: str) -> Benchmark:
     if name not in NAMES:
         raise UserError(f"unknown benchmark {name!r}; choose one of {', '.join(NAMES)}")
     return importlib.import_module(f"sqlbench_lmeval.{name}.benchmark").BENCHMARK
+
+
+def gold_note(dataset_version: str | None) -> str | None:
+    """What must be said beside a number scored on ``dataset_version``: the note of the
+    benchmark board whose hidden-gold test set it is, else None.
+
+    >>> gold_note("logiccat-cb580e87ac17-builder5+split2026-test-b0d082cc109c")
+    'local gold of upstream cb580e8; the board scores its hidden gold'
+    >>> gold_note("logiccat-cb580e87ac17-builder5+split2026-dev-b0d082cc109c") is None
+    True
+    """
+    for name in NAMES:
+        board = get(name).board
+        if board is not None and board.is_board_data(dataset_version):
+            return board.note
+    return None
+
+
+def board_of_task(task: str) -> Board:
+    """The :class:`Board` whose test set ``task`` is; a UserError naming the tasks that have
+    one otherwise."""
+    boards = [get(name).board for name in NAMES if get(name).board is not None]
+    for board in boards:
+        if board.task == task:
+            return board
+    raise UserError(
+        f"{task!r} is not the test set of a leaderboard with hidden gold; the tasks that are: "
+        + ", ".join(board.task for board in boards)
+    )
 
 
 def task_module(name: str) -> ModuleType:

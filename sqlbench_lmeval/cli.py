@@ -94,6 +94,13 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
         "on counted work, is); single answers only",
     )
     parser.add_argument(
+        "--price",
+        metavar="IN,OUT",
+        help="prices of a million prompt and of a million completion tokens: a metered run's "
+        "tokens (lm_eval --model sqlbench-metered) are also given as spend, per item and per "
+        "task, in the prices' currency (never guessed: without --price, tokens only)",
+    )
+    parser.add_argument(
         "--dialect",
         help="sqlglot dialect the predictions are written in (e.g. postgres, mysql); they are "
         "translated to the engine's before they run (default: the engine's, sqlite for "
@@ -210,7 +217,8 @@ def _score(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.execution import Limits
     from sqlbench_lmeval.offline import read_predictions, score_group, score_predictions
 
-    benchmark, task, ids = _score_target(args.benchmark)
+    benchmark, task, members = _score_target(args.benchmark)
+    ids = None
     options = {"dialect": args.dialect, **_data_kwargs(args)}
     group = None  # the logged tasks of an lm-eval group run (``--tasks logiccat``)
     if _is_lmeval_output(args.predictions):
@@ -227,6 +235,12 @@ def _score(args: argparse.Namespace) -> int:
             print(f"sqlbench-lmeval score: warning: {logged.incomplete}", file=sys.stderr)
     else:
         predictions = read_predictions(args.predictions, samples=args.samples)
+        if members:  # a group of ours other than a benchmark's whole (logiccat_test)
+            from sqlbench_lmeval.offline import group_predictions
+
+            data = {k: v for k, v in options.items() if v is not None}
+            group = group_predictions(args.benchmark, predictions, cache_dir=args.cache_dir, **data)
+    price = _price(args.price)
     common = {
         "cache_dir": args.cache_dir,
         "limits": _gold_limits(
@@ -238,11 +252,16 @@ def _score(args: argparse.Namespace) -> int:
     }
     timed = args.r_ves_time
     if group is not None:
-        result = score_group(args.benchmark, group, r_ves_time=timed, **common, **options)
+        every_item = not _is_lmeval_output(args.predictions)  # a file's missing ids score 0
+        result = score_group(
+            args.benchmark, group, every_item=every_item, r_ves_time=timed, **common, **options
+        )
     else:
         result = score_predictions(
             benchmark, predictions, task=task, ids=ids, r_ves_time=timed, **common, **options
         )
+    if price is not None:
+        _add_spend(result, price)
     with _json_output(args.output) as out:
         # json.dumps without indent uses the C encoder; json.dump and indent are pure Python.
         out.write(json.dumps(result, ensure_ascii=False, default=str))
@@ -267,6 +286,8 @@ def _score(args: argparse.Namespace) -> int:
     )
     dialect = result["prediction_dialect"]
     print(f"{result['task']} ({dialect}): {metrics['n']} items, {shown}; wrote {args.output}")
+    if result.get("gold_note"):
+        print(f"{result['task']}: {result['gold_note']}")
     for name, task_metrics in (result.get("tasks") or {}).items():
         # A group's tasks, one line each, as lm-eval's table lists them under the group.
         each = ", ".join(
@@ -304,6 +325,8 @@ def _score(args: argparse.Namespace) -> int:
             f"dressed up as queries): EX counts them, {EX_READS_DATA}="
             f"{metrics[EX_READS_DATA]:.4f} and r_ves do not"
         )
+    if metrics.get("cost"):
+        print(_cost_line(metrics["cost"]))
     # How each answer's reading of the data was decided (docs/scoring.md, "Data dependence").
     decided = Counter(item.get(DATA_DEPENDENCE) for item in result["items"])
     if decided.keys() - {None}:
@@ -312,13 +335,62 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _score_target(name: str) -> tuple[str, str | None, None]:
-    """(benchmark, task or None for the whole benchmark, ids) that ``score NAME`` scores."""
-    if name in BENCHMARK_NAMES:
-        return name, None, None
-    from sqlbench_lmeval.lmeval.task_specs import task_spec
+def _score_target(name: str) -> tuple[str, str | None, tuple[str, ...] | None]:
+    """(benchmark, task or None for the whole benchmark or a group, the group's tasks or None)
+    that ``score NAME`` scores: a group of ours other than a benchmark's whole
+    (``logiccat_test``) names its tasks, anything else is ``offline.task_target``'s."""
+    from sqlbench_lmeval.lmeval.task_specs import task_groups, task_spec
+    from sqlbench_lmeval.offline import task_target
 
-    return task_spec(name).benchmark, name, None
+    members = None if name in BENCHMARK_NAMES else task_groups().get(name)
+    if members:
+        return task_spec(members[0]).benchmark, None, members
+    return (*task_target(name), None)
+
+
+def _price(text: str | None) -> tuple[float, float] | None:
+    """``--price IN,OUT`` read (a UserError says what is wrong with it)."""
+    if text is None:
+        return None
+    from sqlbench_lmeval.scoring.cost import parse_price
+
+    try:
+        return parse_price(text)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+
+
+def _add_spend(result: dict, price: tuple[float, float]) -> None:
+    """The spend at ``price`` of every item, of the run and of each task of a group."""
+    from sqlbench_lmeval.scoring.cost import priced
+
+    priced(result["items"], result["metrics"].get("cost"), price)
+    for task_metrics in (result.get("tasks") or {}).values():
+        priced([], task_metrics.get("cost"), price)
+
+
+def _cost_line(cost: dict) -> str:
+    """``score``'s line on what a metered run cost (docs/cost.md)."""
+
+    def amount(value, digits=0) -> str:
+        return "unknown" if value is None else f"{value:,.{digits}f}"
+
+    sources = ", ".join(f"{name} {n}" for name, n in sorted(cost["tokens_from"].items()))
+    line = (
+        f"cost: {cost['n_metered']} items metered ({cost['requests']} requests), tokens counted "
+        f"for {cost['n_counted']} ({sources}): prompt {amount(cost['prompt_tokens'])} "
+        f"(median {amount(cost['median_prompt_tokens'], 1)}), completion "
+        f"{amount(cost['completion_tokens'])} (median "
+        f"{amount(cost['median_completion_tokens'], 1)}); latency {amount(cost['latency_s'], 2)} s "
+        f"(median {amount(cost['median_latency_s'], 2)} s)"
+    )
+    if "spend" in cost:
+        prices = cost["price_per_million"]
+        line += (
+            f"; spend {cost['spend']:.4f} at {prices['prompt_tokens']:g}/"
+            f"{prices['completion_tokens']:g} per million tokens"
+        )
+    return line
 
 
 def _is_lmeval_output(path: str) -> bool:
@@ -560,6 +632,106 @@ def _explore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gold_card_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        help=f"a benchmark ({', '.join(BENCHMARK_NAMES)}: all its items) or one of our tasks",
+    )
+    parser.add_argument(
+        "--output", "-o", required=True, help="folder for gold-card.md, .html and .json"
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument(
+        "--dialect",
+        help="the dialect the published gold is read as (default: the task's prompted dialect)",
+    )
+    _run_options(parser, "the engine's")
+    _gold_options(parser, exclude=False)
+    _data_options(parser)
+
+
+@_register(
+    "gold-card",
+    "the ceiling of every metric (gold as the answer), gold health, reference points; writes "
+    "gold-card.md/.html/.json",
+)(_gold_card_args)
+def _gold_card(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.audit.card import gold_card
+    from sqlbench_lmeval.audit.pages import write_card
+    from sqlbench_lmeval.execution import Limits
+
+    options = _data_kwargs(args)
+    limits = Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows)
+    card = gold_card(
+        args.task,
+        dialect=args.dialect,
+        cache_dir=args.cache_dir,
+        limits=_gold_limits(limits, args),
+        workers=args.workers,
+        progress=not args.no_progress,
+        **options,
+    )
+    paths = write_card(card, Path(args.output))
+    ceiling = ", ".join(f"{name}={value:.4f}" for name, value in card["ceiling"].items())
+    print(
+        f"gold card of {card['task']} ({card['engine']}, read as {card['dialect']}): {ceiling}; "
+        f"{len(card['unhealthy'])} unhealthy gold; wrote {paths['md']}, {paths['html']}, "
+        f"{paths['json']}"
+    )
+    return 0
+
+
+def _audit_gold_args(parser: argparse.ArgumentParser) -> None:
+    _runs_argument(parser)
+    parser.add_argument(
+        "--output", "-o", required=True, help="folder for audit-gold.md, .html, .csv and .json"
+    )
+    parser.add_argument(
+        "--agree",
+        type=int,
+        default=3,
+        metavar="K",
+        help="runs of different models that must return one and the same other result (default 3)",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    _run_options(parser, "the engine's")
+    _data_options(parser)
+
+
+@_register(
+    "audit-gold",
+    "items no run matches while K runs of different models agree on another result, and unhealthy "
+    "gold; writes audit-gold.md/.html/.csv/.json (changes no score)",
+)(_audit_gold_args)
+def _audit_gold(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.audit.pages import write_audit
+    from sqlbench_lmeval.audit.suspects import audit_gold
+    from sqlbench_lmeval.execution import Limits
+    from sqlbench_lmeval.report import read_runs
+
+    if args.agree < 2:
+        raise UserError("--agree must be at least 2: one run alone is no evidence against gold")
+    runs = read_runs(args.runs)
+    options = _data_kwargs(args)
+    audit = audit_gold(
+        runs,
+        agree=args.agree,
+        cache_dir=args.cache_dir,
+        limits=Limits(timeout_s=_timeout(args, options.get("engine")), max_rows=args.max_rows),
+        workers=args.workers,
+        progress=not args.no_progress,
+        **options,
+    )
+    paths = write_audit(audit, Path(args.output))
+    print(
+        f"audit-gold of {', '.join(run.name for run in runs)}: {len(audit['suspect'])} suspect "
+        f"item(s), {len(audit['unhealthy'])} with unhealthy gold; wrote {paths['md']}, "
+        f"{paths['csv']}, {paths['json']}"
+    )
+    return 0
+
+
 def _verify_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs",
@@ -588,10 +760,10 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
 
+    from sqlbench_lmeval.submission.cross_run import cross_run_findings
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
         EXIT_CODES,
-        cross_run_findings,
         run_limits,
         verify_submission,
         worst_verdict,
@@ -687,14 +859,55 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _submission_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        help="the test set of a leaderboard with hidden gold: logiccat_test (LogicCat's board)",
+    )
+    parser.add_argument(
+        "run",
+        metavar="RUN",
+        help="an lm-eval --output_path folder (or its model subfolder) written with "
+        "--log_samples that ran TASK",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        help="the predictions file to write (JSON: the board's test records in their order, "
+        "query set to the run's SQL in the board's dialect)",
+    )
+    parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
+    parser.add_argument("--source", help="logiccat: upstream folder, if the bundle must be built")
+
+
+@_register(
+    "submission",
+    "write a leaderboard's predictions file from an lm-eval run of its test set "
+    "(logiccat_test: upstream's test.json records with the run's SQL)",
+)(_submission_args)
+def _submission(args: argparse.Namespace) -> int:
+    from sqlbench_lmeval.submission.board_file import write_submission
+
+    written = write_submission(
+        args.task, args.run, args.output, cache_dir=args.cache_dir, source=args.source
+    )
+    print(written.summary())
+    return 0
+
+
 #: What each command's ``--output`` names: a file, or a folder it writes its files into.
 OUTPUT_KINDS = {
     "score": "file",
     "gold": "file",
+    "submission": "file",
     "fidelity": "file",
     "complexity": "folder",
     "report": "folder",
     "explore": "folder",
+    "gold-card": "folder",
+    "audit-gold": "folder",
     "verify": "folder",
     "leaderboard": "folder",
 }

@@ -29,10 +29,11 @@ from sqlbench_lmeval.benchmarks import Benchmark, task_module
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, engines, execute_many
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.lmeval.task_specs import task_spec
+from sqlbench_lmeval.lmeval.task_specs import DATA_OPTIONS, task_groups, task_spec
 from sqlbench_lmeval.paths import gold_cache_dir, shared_path
 from sqlbench_lmeval.scoring.answer import gold_health
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.cost import unwrap, unwrap_all
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, Item
 from sqlbench_lmeval.scoring.metrics import R_VES_TIME
 from sqlbench_lmeval.scoring.preview import PREVIEW_ROWS
@@ -41,7 +42,6 @@ from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.stages.recheck_gold import recheck_gold
 from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 from sqlbench_lmeval.scoring.verdicts import aggregate
-from sqlbench_lmeval.submission.logged import DATA_OPTIONS
 
 
 def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
@@ -139,7 +139,7 @@ def score_predictions(
     """
     chosen = benchmarks.get(benchmark)
     options = {name: value for name, value in options.items() if value is not None}
-    items = task_items(benchmark, task, cache_dir=cache_dir, **options)
+    items, dataset_version = _items_and_version(benchmark, task, cache_dir, options)
     if ids is not None:
         wanted = set(ids)
         items = [item for item in items if item.id in wanted]
@@ -172,7 +172,7 @@ def score_predictions(
     return {
         "task": name,
         "comparison_version": COMPARISON_VERSION,
-        "dataset_version": chosen.dataset_version(cache_dir=cache_dir, **options),
+        "dataset_version": dataset_version,
         "prediction_dialect": items[0].prompted_dialect if items else None,
         "engine": items[0].database.engine if items else None,
         "sqlbench_lmeval_version": __version__,
@@ -185,16 +185,48 @@ def score_predictions(
             name: options[name] for name in DATA_OPTIONS if options.get(name) is not None
         },
         "missing_ids": sorted(known - set(predictions)),
+        **_gold_note(dataset_version),
         "metrics": metrics,
         "items": scores,
     }
 
 
-def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
+def _gold_note(dataset_version: str | None) -> dict:
+    """``{"gold_note": ...}`` for a test set whose gold a board hides (``benchmarks.gold_note``),
+    else nothing."""
+    note = benchmarks.gold_note(dataset_version)
+    return {} if note is None else {"gold_note": note}
+
+
+def group_predictions(
+    group: str, predictions: Mapping[int, object], *, cache_dir=None, **options
+) -> dict[str, dict]:
+    """``{id: prediction}`` of lm-eval group ``group`` of ours split into its tasks, as
+    :func:`score_group` takes them (``score logiccat_test PREDICTIONS.jsonl``); an id that is no
+    item of the group is a UserError, so no answer is scored as another set's."""
+    members = task_groups()[group]
+    parts: dict[str, dict] = {}
+    for member in members:
+        spec = task_spec(member)
+        ids = {
+            item.id for item in task_items(spec.benchmark, member, cache_dir=cache_dir, **options)
+        }
+        parts[member] = {i: p for i, p in predictions.items() if i in ids}
+    unknown = sorted(set(predictions) - {i for part in parts.values() for i in part})
+    if unknown:
+        shown = ", ".join(map(str, unknown[:20])) + (" ..." if len(unknown) > 20 else "")
+        raise UserError(f"{len(unknown)} prediction id(s) are not {group} items: {shown}")
+    return parts
+
+
+def score_group(
+    group: str, parts: Mapping[str, Mapping], *, every_item: bool = False, **options
+) -> dict:
     """Score the tasks of the lm-eval group ``group`` (``logiccat``: its four categories) as
     one run logged them: ``parts`` is ``{task: {id: raw output}}``. Each task is scored as
     ``score_predictions(..., task=task, ids=its logged ids)`` scores it alone; ``options`` as
-    for :func:`score_predictions`.
+    for :func:`score_predictions`. ``every_item``: each task's items are all of its items,
+    those ``parts`` lacks scoring 0 (a predictions file), not only the logged ones.
 
     One score dict, as lm-eval tables a group: ``task`` is the group, ``metrics`` are over
     the items of every task (a mean over all items is the size-weighted mean of the tasks',
@@ -203,7 +235,11 @@ def score_group(group: str, parts: Mapping[str, Mapping], **options) -> dict:
     """
     results = {
         task: score_predictions(
-            task_spec(task).benchmark, predictions, task=task, ids=list(predictions), **options
+            task_spec(task).benchmark,
+            predictions,
+            task=task,
+            ids=None if every_item else list(predictions),
+            **options,
         )
         for task, predictions in parts.items()
     }
@@ -240,17 +276,41 @@ def run_metrics(benchmark: Benchmark, scores: Sequence[Mapping], sampled: bool) 
     return metrics
 
 
+def task_target(name: str) -> tuple[str, str | None]:
+    """(benchmark, task) that ``name`` stands for: a benchmark (``logiccat``: all its items,
+    task None) or one of our tasks (a UserError names ours otherwise).
+
+    >>> task_target("logiccat"), task_target("logiccat_mini")
+    (('logiccat', None), ('logiccat', 'logiccat_mini'))
+    """
+    if name in benchmarks.NAMES:
+        return name, None
+    return task_spec(name).benchmark, name
+
+
 def task_items(benchmark: str, task: str | None = None, *, cache_dir=None, **options) -> list:
     """The items of ``task`` (one of our tasks of ``benchmark``; None: all of ``benchmark``),
     built from the documents the task gives lm-eval, so ids, gold and prompted dialect are the
     task's own. ``options`` as for ``load_items``; the task's own dialect unless one is given."""
+    return _items_and_version(benchmark, task, cache_dir, options, version=False)[0]
+
+
+def _items_and_version(benchmark, task, cache_dir, options, version: bool = True):
+    """(:func:`task_items`, the dataset version its documents name: a task on a split of the
+    data names the split, ``logiccat.split.version_with_split``); the version is None unless
+    ``version``."""
+    chosen = benchmarks.get(benchmark)
     if task is None:
-        return benchmarks.get(benchmark).load_items(cache_dir=cache_dir, **options)
+        items = chosen.load_items(cache_dir=cache_dir, **options)
+        return items, chosen.dataset_version(cache_dir=cache_dir, **options) if version else None
     spec = task_spec(task)
     if spec.benchmark != benchmark:
         raise UserError(f"task {task} belongs to {spec.benchmark}, not {benchmark}")
     docs = task_documents(spec, cache_dir=cache_dir, **options)
-    return [Item.from_doc(doc) for doc in docs]
+    named = docs[0].get("dataset_version") if docs else None
+    if version and named is None:
+        named = chosen.dataset_version(cache_dir=cache_dir, **{**spec.data_options(), **options})
+    return [Item.from_doc(doc) for doc in docs], named
 
 
 def task_documents(spec, *, cache_dir=None, **options) -> list[dict]:
@@ -287,13 +347,21 @@ def score_outputs(scorer: Scorer, items, outputs, cache_dir=None) -> list[dict]:
     return [
         {
             **score,
-            "raw_output": output,
+            "raw_output": _logged_output(output),
             "question": item.question,
             "gold_sql": item.gold_sql,
             "db_path": shown[path],
         }
         for item, path, output, score in zip(items, public, outputs, scores, strict=True)
     ]
+
+
+def _logged_output(output):
+    """An item's raw output as kept in its score: a metered answer's is its base model's (what
+    it cost is in the score's own fields, ``scoring.cost``), so metering changes no field."""
+    if isinstance(output, list):
+        return unwrap_all(output)[0]
+    return unwrap(output)[0]
 
 
 def gold_lines(

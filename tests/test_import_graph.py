@@ -1,16 +1,19 @@
 """The package's layers point one way, read from the source with ``ast`` (nothing is imported).
 
-Every ``import`` of a ``sqlbench_lmeval`` module counts, at module level or inside a function
-(a function-level import is a dependency all the same); imports under ``if TYPE_CHECKING:`` do
-not run and are left out. The rules are the architecture README.md's layout section describes:
-``sql/`` at the bottom, then ``execution/``, ``scoring/``, the benchmarks and the lm-eval,
-report and submission layers, and the CLI on top.
+Every ``import`` of a ``sqlbench_lmeval`` module counts, at module level, inside a function (a
+dependency all the same) or under ``if TYPE_CHECKING:`` (a type one module needs from another
+is a dependency too: a circle through it is a circle, whether or not it runs). The rules are the
+layers docs/DEVELOPING.md describes (:data:`LAYERS`): the helpers and ``sql/`` at the bottom,
+then ``execution/``, ``scoring/``, the benchmarks, the lm-eval layer, report and submission, and
+the CLI on top; and the core (:data:`CORE`, docs/layout.md) never imports the server engines or
+the submission tools.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
 import tokenize
 from pathlib import Path
 
@@ -37,6 +40,37 @@ ENGINE_MODULES = {
     )
 }
 
+#: The layers, bottom first, each a tuple of the package's top-level modules and packages ("" is
+#: the package itself, for its version): a module imports only from its own layer and the layers
+#: below it (docs/DEVELOPING.md#layers).
+LAYERS = (
+    ("", "errors", "paths", "jsonl", "build_lock"),
+    ("sql",),
+    ("execution",),
+    ("scoring",),
+    ("benchmarks", "logiccat", "tpcds"),
+    ("lmeval", "offline"),
+    ("report", "submission", "audit"),
+    ("cli", "__main__"),
+)
+
+#: The server engines: the MySQL/MariaDB and PostgreSQL engines with their account modules, and
+#: what each benchmark does on those servers.
+SERVER_ENGINES = {
+    f"{ROOT}.execution.mysql",
+    f"{ROOT}.execution.mysql_admin",
+    f"{ROOT}.execution.postgres",
+    f"{ROOT}.execution.postgres_admin",
+    f"{ROOT}.logiccat.server",
+    f"{ROOT}.tpcds.postgres",
+}
+
+#: The core: what turns an answer into a score whatever the benchmark or the caller (the SQL
+#: layer, the execution layer without the server engines, scoring, the benchmark registry and
+#: the helpers). docs/layout.md states its size.
+CORE_LAYERS = ("", "errors", "paths", "jsonl", "build_lock", "sql", "execution", "scoring")
+CORE_MODULES = {f"{ROOT}.benchmarks"}
+
 #: Modules allowed to import inside functions without saying why: start-up paths, where every
 #: import waits until a command needs it (``sqlbench-lmeval --help`` must stay instant; the
 #: discovery hook runs at every interpreter start through the ``.pth`` file; the worker process
@@ -56,14 +90,6 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _type_checking_nodes(tree: ast.Module) -> set[int]:
-    hidden = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            hidden.update(id(inner) for child in node.body for inner in ast.walk(child))
-    return hidden
-
-
 def _targets(node: ast.Import | ast.ImportFrom) -> set[str]:
     """The modules of ours an import statement loads (``from pkg import sub`` names ``pkg.sub``
     when ``sub`` is a module, else ``pkg``)."""
@@ -80,10 +106,14 @@ def _targets(node: ast.Import | ast.ImportFrom) -> set[str]:
 
 @functools.cache
 def imports_of(module: str) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Each import statement of ``module`` (TYPE_CHECKING blocks left out) and whether it is
+    """Each import statement of ``module`` and whether it is inside a function or class."""
+    return import_statements(MODULES[module].read_text(encoding="utf-8"))
+
+
+def import_statements(source: str) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Each import statement of ``source`` (under ``if TYPE_CHECKING:`` too) and whether it is
     inside a function or class."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    hidden = _type_checking_nodes(tree)
+    tree = ast.parse(source)
     nested = {
         id(inner)
         for node in ast.walk(tree)
@@ -94,7 +124,7 @@ def imports_of(module: str) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
     return [
         (node, id(node) in nested)
         for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in hidden
+        if isinstance(node, (ast.Import, ast.ImportFrom))
     ]
 
 
@@ -156,6 +186,32 @@ def edges(where, to) -> list[tuple[str, str]]:
     )
 
 
+def top_level(module: str) -> str:
+    """The top-level module or package of ours ``module`` is in ("" for the package itself)."""
+    return module.removeprefix(ROOT).lstrip(".").split(".")[0]
+
+
+def layer_of(module: str) -> int:
+    (index,) = [i for i, names in enumerate(LAYERS) if top_level(module) in names]
+    return index
+
+
+def arrows_up(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The imports of ``graph`` that run from a layer to a layer above it."""
+    return sorted(
+        (source, target)
+        for source, targets in graph.items()
+        for target in targets
+        if layer_of(target) > layer_of(source)
+    )
+
+
+def in_core(module: str) -> bool:
+    return module not in SERVER_ENGINES and (
+        top_level(module) in CORE_LAYERS or module in CORE_MODULES
+    )
+
+
 def test_the_graph_is_read_from_real_imports():
     # A check on the checker: edges every layout has, one per layer.
     assert f"{ROOT}.sql.lexis" in import_graph()[f"{ROOT}.sql.extract"]
@@ -173,6 +229,63 @@ def test_the_circle_finder_finds_circles():
 
 def test_no_import_circles():
     assert [sorted(c) for c in circles(import_graph())] == []
+
+
+def test_type_checking_imports_are_edges():
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        f"    from {ROOT}.execution.job import Limits\n"
+    )
+    found = {target for node, _ in import_statements(source) for target in _targets(node)}
+    assert found == {f"{ROOT}.execution.job"}
+
+
+def test_every_module_is_in_a_layer():
+    assert [m for m in MODULES if sum(top_level(m) in names for names in LAYERS) != 1] == []
+
+
+def test_the_up_arrow_finder_finds_one():
+    graph = {f"{ROOT}.offline": {f"{ROOT}.submission.logged"}, f"{ROOT}.cli": {f"{ROOT}.sql.x"}}
+    assert arrows_up(graph) == [(f"{ROOT}.offline", f"{ROOT}.submission.logged")]
+
+
+def test_no_arrow_runs_back_up():
+    assert arrows_up(import_graph()) == []
+
+
+def test_the_core_imports_nothing_outside_it():
+    """Not the server engines, not the submission tools (verify, leaderboard), not a benchmark's
+    package, not a caller: the core reads whole without them."""
+    core = [m for m in MODULES if in_core(m)]
+    assert f"{ROOT}.scoring.scorer" in core and f"{ROOT}.execution.sqlite" in core
+    assert f"{ROOT}.execution.mysql" not in core and f"{ROOT}.submission.verify" not in core
+    assert edges(in_core, lambda m: not in_core(m)) == []
+
+
+def test_layout_states_the_cores_size_within_a_tenth():
+    """docs/layout.md says how many lines the core is; it stays true within 10%."""
+    page = (PACKAGE.parent / "docs" / "layout.md").read_text(encoding="utf-8")
+    stated = int(re.search(r"The core\s+is\s+([\d,]+)\s+lines", page).group(1).replace(",", ""))
+    actual = sum(
+        len(path.read_text("utf-8").splitlines()) for m, path in MODULES.items() if in_core(m)
+    )
+    assert abs(stated - actual) <= actual / 10, f"docs/layout.md: {stated}; the core: {actual}"
+
+
+def test_verifys_checks_import_no_other_submission_module_but_the_logged_run():
+    allowed = {f"{ROOT}.submission.logged"}
+    assert (
+        edges(
+            lambda m: in_package(m, "submission.checks"),
+            lambda m: (
+                in_package(m, "submission")
+                and not in_package(m, "submission.checks")
+                and m not in allowed
+            ),
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -274,3 +387,14 @@ def test_function_level_imports_say_why():
             if nested and not _explained(node, lines, comments):
                 unexplained.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert unexplained == []
+
+
+def test_only_the_cli_imports_the_gold_audits():
+    # An audit of gold is advice, never an input to a score, a verdict or a rank.
+    assert (
+        edges(
+            lambda m: not in_package(m, "audit") and m != f"{ROOT}.cli",
+            lambda m: in_package(m, "audit"),
+        )
+        == []
+    )

@@ -27,8 +27,39 @@ PROFILING = (
     "SET disabled_optimizers = 'join_filter_pushdown'",
     "PRAGMA enable_profiling = 'no_output'",
     "PRAGMA custom_profiling_settings = "
-    '\'{"CUMULATIVE_CARDINALITY": "true", "CUMULATIVE_ROWS_SCANNED": "true"}\'',
+    '\'{"CUMULATIVE_CARDINALITY": "true", "CUMULATIVE_ROWS_SCANNED": "true", '
+    '"QUERY_NAME": "true"}\'',
 )
+
+#: The table functions an answer may call: each computes its rows from its arguments alone or
+#: reads the database's own catalog. Any other is refused before the query runs: some change
+#: the connection for every later query, and ``lock_configuration`` does not stop them
+#: (``enable_logging``, ``enable_profiling``, ``disable_profiling``, ``checkpoint``), some run
+#: SQL hidden in a string (``query``, ``json_execute_serialized_sql``), the rest read files or
+#: the machine (``read_csv``, ``duckdb_memory``). Why refused rather than a connection renewed
+#: after them: docs/engines.md#no-answer-changes-another.
+ALLOWED_TABLE_FUNCTIONS = frozenset(
+    {
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "json_each",
+        "json_tree",
+        "duckdb_columns",
+        "duckdb_constraints",
+        "duckdb_indexes",
+        "duckdb_schemas",
+        "duckdb_tables",
+        "duckdb_views",
+        "pragma_table_info",
+        "pragma_show",
+    }
+)
+#: Scalar functions that change the connection for later queries (the random generator's
+#: seed, a sequence, the log): refused like a table function outside the allow-list.
+CONNECTION_CHANGING_FUNCTIONS = frozenset({"setseed", "nextval", "write_log"})
 
 
 def connect(
@@ -84,14 +115,20 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         )
     deadline = Deadline(limits.timeout_s, conn.interrupt)
     try:
+        # Checked under the deadline: the check's cost grows with the statement's nesting.
+        refused = _refused_function(conn, sql)
+        if refused is not None:
+            return Outcome(Status.ERROR, error=refused, elapsed_s=time.monotonic() - start)
         # Execute on the connection itself: interrupt() reaches only the connection it is
         # called on, not cursors derived from it.
         conn.execute(sql)
         columns = tuple(d[0] for d in conn.description or ())
         outcome = fetch_limited(conn.fetchmany, columns, limits, start)
         if outcome.ok and limits.count_work:
-            work = _profiled_work(conn)
+            work = _profiled_work(conn, sql)
             outcome = replace(outcome, work=len(outcome.rows) if work is None else work)
+    except EvaluationUnavailable:
+        raise
     except duckdb.InterruptException:
         outcome = stopped(limits.timeout_s, start)
     except MemoryError:
@@ -119,8 +156,62 @@ def profiled_work(profile: Mapping) -> int | None:
     return int(profile["cumulative_cardinality"]) + int(profile.get("cumulative_rows_scanned", 0))
 
 
-def _profiled_work(conn: duckdb.DuckDBPyConnection) -> int:
-    return profiled_work(json.loads(conn.get_profiling_information(format="json")))
+#: The profile of a query whose plan DuckDB returned without running it (see profiled_work).
+_NO_PLAN = {"result": "error"}
+
+
+def _profiled_work(conn: duckdb.DuckDBPyConnection, sql: str) -> int | None:
+    """The work of ``sql``, the query that just ran, read only from its own profile; raises
+    :class:`EvaluationUnavailable` when the profile is another's or none (profiling was turned
+    off or changed on this connection: the runner runs the query again on a fresh one)."""
+    profile = json.loads(conn.get_profiling_information(format="json"))
+    if profile == _NO_PLAN:
+        return None
+    if profile.get("query_name") != sql:
+        raise EvaluationUnavailable(
+            "DuckDB's profile after a query is not that query's (profiling on the worker's "
+            f"connection was changed: {str(profile)[:200]}), so its work cannot be read"
+        )
+    return profiled_work(profile)
+
+
+#: Every function a statement calls, from DuckDB's own parse of it (``json_serialize_sql``)
+#: walked by ``json_tree``: a name whose node sits under a ``function`` key is a table
+#: function's. Walked in DuckDB, not in Python: ``json.loads`` of a deeply nested statement
+#: raises RecursionError at a depth that depends on the caller's stack. The statement is a
+#: string literal, not a parameter: DuckDB imports pandas to look at a parameter's type
+#: (seconds of a worker's first query).
+_FUNCTIONS_CALLED = (
+    "SELECT key, path, atom ->> '$' FROM json_tree(json_serialize_sql({})) "
+    "WHERE key = 'function_name' OR (key = 'error_message' AND path = '$')"
+)
+
+
+def _refused_function(conn: duckdb.DuckDBPyConnection, sql: str) -> str | None:
+    """Why ``sql`` (one SELECT) may not run, or None: it calls a table function outside
+    :data:`ALLOWED_TABLE_FUNCTIONS` or a function of :data:`CONNECTION_CHANGING_FUNCTIONS`.
+    Read from DuckDB's own parse of the statement, so every place a function can hide
+    (subqueries, CTEs, LATERAL, lambdas, quoted or qualified names) is seen as DuckDB runs it."""
+    table_functions: set[str] = set()
+    functions: set[str] = set()
+    literal = "'" + sql.replace("'", "''") + "'"
+    for key, path, value in conn.execute(_FUNCTIONS_CALLED.format(literal)).fetchall():
+        if key == "error_message":
+            return f"the statement cannot be checked: {value}"
+        name = str(value).lower()  # DuckDB looks functions up without case
+        functions.add(name)
+        if path.endswith(".function"):
+            table_functions.add(name)
+    refused = sorted(table_functions - ALLOWED_TABLE_FUNCTIONS)
+    if refused:
+        return (
+            f"table function {', '.join(refused)} is not allowed: an answer may only read the "
+            f"database (allowed: {', '.join(sorted(ALLOWED_TABLE_FUNCTIONS))})"
+        )
+    changing = sorted(functions & CONNECTION_CHANGING_FUNCTIONS)
+    if changing:
+        return f"function {', '.join(changing)} is not allowed: it changes the connection"
+    return None
 
 
 def _path(conn: duckdb.DuckDBPyConnection) -> str:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from sqlbench_lmeval.errors import DriverMissing
 
-if TYPE_CHECKING:  # engines.py is imported by job.py: no runtime import back
-    from sqlbench_lmeval.execution.job import Limits
+if TYPE_CHECKING:  # annotations only
+    from sqlbench_lmeval.execution.limits import Limits
     from sqlbench_lmeval.execution.outcome import Outcome
 
 #: The engine modules of this package, in the order ``--engine`` lists them.

@@ -1,10 +1,15 @@
-"""What to run and under which limits: :class:`Database`, :class:`Limits`, :class:`Job`."""
+"""What to run: :class:`Database` and :class:`Job` (and, from :mod:`.limits`, under which
+:class:`Limits`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import engines
+
+# Limits live a module down, where the engine registry can name them without importing this
+# module (which asks the registry); most callers import them from here with the jobs they limit.
+from sqlbench_lmeval.execution.limits import DEFAULT_LIMITS, GOLD_MIN_TIMEOUT_S, Limits
 
 
 @dataclass(frozen=True)
@@ -42,44 +47,6 @@ class Database:
 
 
 @dataclass(frozen=True)
-class Limits:
-    """Per-query limits, enforced inside the engine (and by killing the worker as a backstop)."""
-
-    timeout_s: float = 10.0  # wall clock per query
-    max_rows: int = 10_000  # more rows -> Status.TOO_MANY_ROWS
-    memory_mb: int = 1024  # per worker: SQLite heap limit / DuckDB memory_limit
-    #: Gold's own time limit, for gold that did not finish within ``timeout_s`` (its cost is
-    #: the benchmark's, not the model's); None: the larger of ``GOLD_MIN_TIMEOUT_S`` and
-    #: ``timeout_s``. Not part of the gold cache's key: only gold that finished is stored.
-    gold_timeout_s: float | None = None
-    #: Gold that still does not finish within its limit: False stops the run naming the items;
-    #: True leaves those items out of every mean (never scored 0) and counts them apart.
-    exclude_unfinished_gold: bool = False
-    #: False where nothing reads a run's ``Outcome.work`` (the runs on a perturbed copy, which
-    #: only compare results): SQLite then runs a statement once, without its exact step count
-    #: (docs/r-ves.md#how-each-engine-counts-work), DuckDB reads no profile, and ``work`` is
-    #: None. Part of the gold cache's key when False.
-    count_work: bool = True
-
-    def for_gold(self) -> Limits:
-        """These limits with gold's own time limit (see ``gold_timeout_s``)."""
-        timeout = self.gold_timeout_s
-        if timeout is None:
-            timeout = max(GOLD_MIN_TIMEOUT_S, self.timeout_s)
-        return Limits(
-            timeout_s=timeout,
-            max_rows=self.max_rows,
-            memory_mb=self.memory_mb,
-            count_work=self.count_work,
-        )
-
-
-#: The least time gold gets when it did not finish within the answers' limit (a gold query of
-#: the benchmark that needs 20 s on a loaded machine is not the model's failure).
-GOLD_MIN_TIMEOUT_S = 60.0
-
-
-@dataclass(frozen=True)
 class Job:
     """One query on one database; ``sql`` None, blank or comment-only gives Status.NO_SQL."""
 
@@ -87,4 +54,4 @@ class Job:
     sql: str | None
 
 
-DEFAULT_LIMITS = Limits()  # frozen, so safe to share as a default argument
+__all__ = ["DEFAULT_LIMITS", "GOLD_MIN_TIMEOUT_S", "Database", "Job", "Limits"]

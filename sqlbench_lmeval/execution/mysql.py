@@ -783,12 +783,19 @@ def _stop_stream(session: _Session, conn: pymysql.Connection, cursor) -> None:
         result.unbuffered_active = False
 
 
+#: Functions whose call a later query on the same session could see: named locks and the
+#: session's last insert id (``LAST_INSERT_ID(expr)`` sets what ``LAST_INSERT_ID()`` returns).
+_SESSION_STATE_FUNCTIONS = ("get_lock", "last_insert_id")
+
+
 def _leaves_session_state(sql: str) -> bool:
     """Whether the query may leave state behind on its connection for the next one to see:
-    user variables (``@x := 1``, ``SELECT ... INTO @x``) or named locks (``GET_LOCK``). Such a
-    connection is closed after the query; the next one starts clean. Textual and generous
-    (``@@version`` counts too): a needless reconnect costs milliseconds."""
-    return "@" in sql or "get_lock" in sql.lower()
+    user variables (``@x := 1``, ``SELECT ... INTO @x``), named locks (``GET_LOCK``) or the
+    last insert id (the rule: docs/engines.md#no-answer-changes-another). Such a connection is
+    closed after the query; the next one starts clean. Textual and generous (``@@version``
+    counts too): a needless reconnect costs milliseconds."""
+    lowered = sql.lower()
+    return "@" in sql or any(name in lowered for name in _SESSION_STATE_FUNCTIONS)
 
 
 def _error_code(error: BaseException | None) -> int | None:

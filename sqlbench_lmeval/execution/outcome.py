@@ -23,8 +23,10 @@ from typing import Any
 # Bump when anything changes how a query's result is produced or stored (engine settings,
 # value conversion, this JSON form): the gold cache keys on it. 2: outcomes carry ``work``
 # (cached gold without it would score r_ves 0). 3: SQLite counts steps exactly up to 4,096
-# (gold cached in units of 64 would be divided by exact counts).
-EXECUTION_VERSION = "3"
+# (gold cached in units of 64 would be divided by exact counts). 4: DuckDB reads work only from
+# the query's own profile (gold cached by a worker whose profiling an answer had turned off
+# carries another query's work).
+EXECUTION_VERSION = "4"
 
 
 class Status(str, enum.Enum):

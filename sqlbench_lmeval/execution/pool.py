@@ -15,6 +15,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -27,6 +28,7 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.execution.protocol import HEADER, encode_frame
 from sqlbench_lmeval.execution.runner import describe, execute
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.execution.worker import DEATH_SIGNAL_ARGUMENT, PARENT_ARGUMENT
 
 KILL_GRACE_S = 2.0  # extra time before the watchdog kills a worker whose engine did not stop
 MAX_CHUNK = 32  # jobs per message to a worker
@@ -190,13 +192,27 @@ class _Worker:
         env["PYTHONPATH"] = os.pathsep.join(
             [_PACKAGE_ROOT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         )
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sqlbench_lmeval.execution.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            bufsize=0,
-        )
+        # The worker ends when this process does (worker.end_with_parent): it watches the read
+        # end of this pipe, whose write end only this process holds, until the kernel closes it.
+        watched, self.lifeline = os.pipe()
+        command = [sys.executable, "-m", "sqlbench_lmeval.execution.worker"]
+        command += [PARENT_ARGUMENT, f"{os.getpid()}:{watched}"]
+        if threading.current_thread() is threading.main_thread():
+            command.append(DEATH_SIGNAL_ARGUMENT)
+        try:
+            self.proc = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                bufsize=0,
+                pass_fds=(watched,),
+            )
+        except BaseException:
+            os.close(self.lifeline)
+            raise
+        finally:
+            os.close(watched)
         self.rfd = self.proc.stdout.fileno()
         self.wfd = self.proc.stdin.fileno()
         os.set_blocking(self.wfd, False)
@@ -243,6 +259,11 @@ class _Worker:
     def stop(self, kill: bool) -> None:
         _stop_all([self], kill)
 
+    def close_lifeline(self) -> None:
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
+
     def close_pipes(self) -> None:
         """Close both pipes: on EOF the worker closes its connections and exits."""
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -273,6 +294,9 @@ def _stop_all(workers: Sequence[_Worker], kill: bool) -> None:
             if worker.proc.poll() is None:
                 worker.proc.kill()
             worker.proc.wait()
+            # Only now: a worker whose lifeline closed first would exit without closing its
+            # server sessions.
+            worker.close_lifeline()
 
 
 class _Batch:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
+import threading
 
 from sqlbench_lmeval.execution.protocol import HEADER, write_frame
 
@@ -42,7 +44,62 @@ def cap_address_space(memory_mb: int) -> None:
         pass  # not on this platform: the engine limits and the watchdog remain
 
 
-def main() -> int:
+#: Arguments the pool starts a worker with (``end_with_parent``): the parent's process id, the
+#: read end of a pipe only the parent holds open, and whether the kernel may signal the
+#: worker when the parent dies.
+PARENT_ARGUMENT = "--parent"
+DEATH_SIGNAL_ARGUMENT = "--kill-with-parent"
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_parent(parent_pid: int, parent_pipe: int, death_signal: bool) -> None:
+    """Make this worker end when its parent does, whatever ended the parent (SIGKILL too;
+    the rule: docs/engines.md#worker-processes).
+
+    Two ways, so that each covers what the other cannot: a thread that waits on the read end
+    of ``parent_pipe``, whose write end only the parent holds, and exits the process once the
+    kernel closes it (every platform, every way the parent ends); and on Linux, with
+    ``death_signal``, ``PR_SET_PDEATHSIG``: the kernel sends SIGKILL when the parent dies,
+    also if a process the parent forked still holds the pipe. ``death_signal`` is given only
+    by a parent that started the worker from its main thread: the kernel sends the signal when
+    the starting *thread* ends."""
+    if death_signal and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the pipe below still ends the worker
+    watcher = threading.Thread(
+        target=_exit_when_closed, args=(parent_pipe,), name="parent-watch", daemon=True
+    )
+    watcher.start()
+    if os.getppid() != parent_pid:  # the parent died before the watch began
+        os._exit(1)
+
+
+def _exit_when_closed(fd: int) -> None:
+    try:
+        while os.read(fd, 1):
+            pass  # the parent never writes; anything read is ignored
+    except OSError:
+        pass
+    # The parent is gone: nobody reads this worker's results; end now, even mid-query.
+    os._exit(1)
+
+
+def _parse_parent(argv: list[str]) -> tuple[int, int, bool] | None:
+    if PARENT_ARGUMENT not in argv:
+        return None
+    pid, fd = argv[argv.index(PARENT_ARGUMENT) + 1].split(":")
+    return int(pid), int(fd), DEATH_SIGNAL_ARGUMENT in argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    parent = _parse_parent(sys.argv[1:] if argv is None else argv)
+    if parent is not None:
+        end_with_parent(*parent)
     try:
         return _serve()
     except (BrokenPipeError, KeyboardInterrupt):

@@ -16,6 +16,9 @@ MODELS_MODULE = "lm_eval.models"
 #: Our lm-eval model (``repair.RepairModel``), registered lazily by name and "module:Class".
 REPAIR_MODEL = "sqlbench-repair"
 REPAIR_TARGET = "sqlbench_lmeval.lmeval.repair:RepairModel"
+#: ... and ``metered.MeteredModel``, registered the same way.
+METERED_MODEL = "sqlbench-metered"
+METERED_TARGET = "sqlbench_lmeval.lmeval.metered:MeteredModel"
 DISTRIBUTION = "sqlbench-lmeval"
 # Marks a wrapped __init__ so a second install() or a reload never wraps it twice.
 _WRAPPED_MARK = "__sqlbench_lmeval_discovery__"
@@ -133,7 +136,8 @@ class TasksImportHook:
 
 
 class ModelsImportHook(TasksImportHook):
-    """The same finder for ``lm_eval.models``: registers ``sqlbench-repair`` once it is loaded.
+    """The same finder for ``lm_eval.models``: registers ``sqlbench-repair`` (and
+    ``sqlbench-metered``) once it is loaded.
 
     Why then: lm-eval 0.4.13's ``get_model`` imports ``lm_eval.models`` (which registers the
     built-in models) only while the model registry is empty, so registering ours any earlier
@@ -149,12 +153,14 @@ class ModelsImportHook(TasksImportHook):
 
 
 def register_repair_model() -> None:
-    """Register ``sqlbench-repair`` in lm-eval's model registry (lazily; idempotent)."""
+    """Register ``sqlbench-repair`` and ``sqlbench-metered`` in lm-eval's model registry
+    (lazily; idempotent)."""
     try:
         from lm_eval.api.registry import model_registry
 
-        if REPAIR_MODEL not in model_registry.keys():
-            model_registry.register(REPAIR_MODEL, target=REPAIR_TARGET)
+        for name, target in ((REPAIR_MODEL, REPAIR_TARGET), (METERED_MODEL, METERED_TARGET)):
+            if name not in model_registry.keys():
+                model_registry.register(name, target=target)
     except Exception as error:  # noqa: BLE001 - never break lm-eval's import
         _warn(error)
 

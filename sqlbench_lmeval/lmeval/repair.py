@@ -2,26 +2,26 @@
 paper lets a model retry up to 3 times: ``lm_eval --model sqlbench-repair --model_args
 "base=<model>,retries=3,..."`` scores each answer of our tasks on the filter's scoring path and
 asks again with the failed answer and the error, and its response is a ``retry_envelope``
-holding every attempt (which requests are retried, and how: docs/repair.md)."""
+holding every attempt (which requests are retried, and how: docs/repair.md). Over
+``base=sqlbench-metered`` each attempt keeps what it cost (docs/cost.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from lm_eval.api.model import LM
 from lm_eval.api.registry import get_model
 
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.benchmarks import NAMES
+from sqlbench_lmeval.lmeval.wrapped import WrappedModel, is_ours
+from sqlbench_lmeval.scoring import cost
 from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.retry_envelope import wrap
 from sqlbench_lmeval.scoring.scorer import Scorer
 
 DEFAULT_RETRIES = 3
-#: Document fields that mark a request of our tasks (see ``scoring.item.Item.to_doc``).
-OUR_DOC_FIELDS = ("gold_sql", "db_path", "engine")
 RAN = "ok"
 NO_SQL_FEEDBACK = (
     "Your answer contains no SQL query that can be run. Answer with one SQL query in a "
@@ -36,9 +36,7 @@ ERROR_FEEDBACK = (
 def is_retried(request) -> bool:
     """True for a request of our single-answer tasks. Sampled tasks (``repeats`` > 1) pass
     through: their filter scores every sample as one plain answer, not an envelope."""
-    doc = request.doc
-    ours = isinstance(doc, dict) and all(name in doc for name in OUR_DOC_FIELDS)
-    return ours and (request.repeats or 1) == 1
+    return is_ours(request) and (request.repeats or 1) == 1
 
 
 def feedback(score: dict) -> str:
@@ -89,7 +87,7 @@ def check(requests, answers: list[str]) -> list[dict]:
     return scores
 
 
-class RepairModel(LM):
+class RepairModel(WrappedModel):
     """The ``sqlbench-repair`` model (docs/repair.md)."""
 
     def __init__(self, base: str, retries: int = DEFAULT_RETRIES, **base_args) -> None:
@@ -119,14 +117,21 @@ class RepairModel(LM):
         current = list(requests)
         pending = list(range(len(requests)))
         for turn in range(self.retries + 1):
-            texts = self.base.generate_until([current[i] for i in pending], disable_tqdm)
+            responses = self.base.generate_until([current[i] for i in pending], disable_tqdm)
+            # A metered base answers with its output and what it cost: the attempt keeps both.
+            texts, costs = cost.unwrap_all(responses)
             texts = [t if isinstance(t, str) else "" for t in texts]
             scores = check([requests[i] for i in pending], texts)
             still_failing = []
-            for i, text, score in zip(pending, texts, scores, strict=True):
-                attempts[i].append(
-                    {"output": text, "status": score.get("status"), "error": score.get("error")}
-                )
+            for i, text, score, spent in zip(pending, texts, scores, costs, strict=True):
+                attempt = {
+                    "output": text,
+                    "status": score.get("status"),
+                    "error": score.get("error"),
+                }
+                if spent is not None:
+                    attempt["cost"] = spent.to_json()
+                attempts[i].append(attempt)
                 if score.get("status") != RAN and turn < self.retries:
                     current[i] = follow_up(current[i], text, feedback(score))
                     still_failing.append(i)
@@ -134,28 +139,3 @@ class RepairModel(LM):
             if not pending:
                 break
         return [wrap(a) for a in attempts]
-
-    def loglikelihood(self, requests, disable_tqdm: bool = False):
-        return self.base.loglikelihood(requests, disable_tqdm)
-
-    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
-        return self.base.loglikelihood_rolling(requests, disable_tqdm)
-
-    # -- what lm-eval asks of a model besides requests: the base model's answers ---------------
-    def apply_chat_template(self, chat_history, add_generation_prompt: bool = True):
-        return self.base.apply_chat_template(chat_history, add_generation_prompt)
-
-    def chat_template(self, chat_template=False):
-        return self.base.chat_template(chat_template)
-
-    @property
-    def tokenizer_name(self) -> str:
-        return self.base.tokenizer_name
-
-    @property
-    def rank(self):
-        return self.base.rank
-
-    @property
-    def world_size(self):
-        return self.base.world_size

@@ -23,6 +23,11 @@ import yaml
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.paths import tasks_dir
 
+#: Run options (lm-eval ``--metadata``) that choose the data and are taken from a run when its
+#: items are rebuilt (by ``verify``; ``score`` records them for it); the others (a cache
+#: folder, a server address) are the machine's.
+DATA_OPTIONS = ("scale_factor", "dialect", "engine")
+
 
 @dataclass(frozen=True)
 class TaskSpec:

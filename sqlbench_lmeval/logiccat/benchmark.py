@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlbench_lmeval.benchmarks import Benchmark
+from sqlbench_lmeval.benchmarks import Benchmark, ReferencePoint
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.logiccat import bundle as bundle_module
+from sqlbench_lmeval.logiccat.board import BOARD
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
 from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP, column_types
 from sqlbench_lmeval.logiccat.server import (
@@ -19,6 +20,7 @@ from sqlbench_lmeval.logiccat.server import (
     server_items,
     server_run,
 )
+from sqlbench_lmeval.logiccat.split import official_split
 from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.dialects import check_dialect, sqlglot_transpile
@@ -154,6 +156,7 @@ def prepare(
                 f"logiccat: prepared {manifest['dataset_version']}; evaluate as the reader: "
                 f"{public_url(manifest['reader_url'])} (here: no --url needed; elsewhere: its "
                 "option file, see docs/many-machines.md)",
+                f"logiccat: {official_split().describe()} (tasks logiccat_dev, logiccat_test)",
             ]
         )
     if reload or rotate_reader:
@@ -171,6 +174,7 @@ def prepare(
     lines.append(
         f"logiccat: bundle at {bundle.root} (source {bundle.manifest['source_commit'][:12]})"
     )
+    lines.append(f"logiccat: {official_split().describe()} (tasks logiccat_dev, logiccat_test)")
     return "\n".join(lines)
 
 
@@ -178,6 +182,24 @@ def version_of_bundle(bundle) -> str:
     """Names the exact data: upstream commit and the builder that made the bundle."""
     commit = bundle.manifest.get("source_commit", "unknown")
     return f"logiccat-{commit[:12]}-builder{BUILDER_VERSION}"
+
+
+def published_gold(cache_dir=None, source=None, **_options) -> dict[int, str]:
+    """LogicCat's gold as upstream publishes it: each record's MySQL ``query``, word for word."""
+    bundle = ensure_bundle(source=source, cache_dir=cache_dir)
+    return {record.id: record.gold_sql_mysql for record in bundle.records}
+
+
+#: What LogicCat's authors publish to place a score beside (the gold card shows it).
+REFERENCE_POINTS = (
+    ReferencePoint(
+        label="human",
+        metric="ex",
+        value=0.9505,
+        items="not named there (the board's test set: logiccat_test, docs/which-number.md)",
+        source="the LogicCat leaderboard, as upstream's README of 2026-03-09 (bc4bf08) states",
+    ),
+)
 
 
 BENCHMARK = Benchmark(
@@ -188,4 +210,8 @@ BENCHMARK = Benchmark(
     check_engine=check_engine,
     engines=ENGINES,
     transpile_prediction=transpile_prediction,
+    published_gold=published_gold,
+    published_dialect="mysql",
+    reference_points=REFERENCE_POINTS,
+    board=BOARD,
 )

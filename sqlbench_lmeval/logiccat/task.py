@@ -16,6 +16,7 @@ from sqlbench_lmeval.logiccat.benchmark import (
 )
 from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 from sqlbench_lmeval.logiccat.server import server_run
+from sqlbench_lmeval.logiccat.split import check_split, official_split, version_with_split
 from sqlbench_lmeval.scoring.item import documents_dataset
 from sqlbench_lmeval.sql.dialects import display_name
 
@@ -42,15 +43,24 @@ def cot_instruction(dialect: str) -> str:
 
 
 @exits_on_missing_driver
-def load_dataset(subset: str = "all", **metadata):
+def load_dataset(subset: str = "all", split: str | None = None, **metadata):
     """``custom_dataset`` hook: the LogicCat documents of :func:`documents` as
-    ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
-    return documents_dataset(documents(subset, **metadata))
+    ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords.
+
+    A task on a split of the official one (``split: dev`` or ``test``) also gets the train
+    split's documents as ``{"train": Dataset}``, its ``fewshot_split``: a prompt built with
+    examples (``--num_fewshot``) takes them from train, never from dev or test."""
+    dataset = documents_dataset(documents(subset, split=split, **metadata))
+    if check_split(split) in ("dev", "test"):
+        train = documents("all", split="train", **metadata)
+        dataset["train"] = documents_dataset(train)["test"]
+    return dataset
 
 
 def documents(
     subset: str = "all",
     cache_dir=None,
+    split: str | None = None,
     source=None,
     dialect: str | None = None,
     engine: str | None = None,
@@ -60,7 +70,10 @@ def documents(
     """The LogicCat documents for ``subset`` as plain dicts (``load_dataset`` hands them to
     lm-eval; ``verify`` rebuilds prompts and items from them without lm-eval).
 
-    ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name.
+    ``subset`` is ``all``, ``mini`` (the official 500, idx 1-500) or a category name;
+    ``split`` (``train``, ``dev`` or ``test``: the official split of 2026, ``logiccat.split``)
+    keeps that split's items of the subset, and its documents name the split (``split``, and a
+    ``dataset_version`` that carries it: ``split.version_with_split``).
     ``cache_dir`` and ``source`` are honoured (see ``logiccat.bundle.ensure_bundle``), and
     ``dialect``, the sqlglot dialect the answer is asked in (default: the engine's; e.g.
     ``mysql``), ``engine`` (``sqlite``, default, or ``mysql``: a server ``prepare logiccat
@@ -73,6 +86,7 @@ def documents(
 
     if subset not in SUBSETS:
         raise UserError(f"unknown LogicCat subset {subset!r}; choose one of {', '.join(SUBSETS)}")
+    split = check_split(split)
     engine = check_engine(engine)  # before the bundle's build: a missing driver stops it
     bundle = ensure_bundle(source=source, cache_dir=cache_dir)
     version = version_of_bundle(bundle)
@@ -83,11 +97,17 @@ def documents(
         document = server_run(url, cache_dir).document
         version = document["dataset_version"]
         schemas = {db_id: data["schema"] for db_id, data in document["databases"].items()}
+    in_split = official_split().ids[split] if split is not None else None
+    named = {"split": split} if split is not None else {}
+    if split is not None:
+        version = version_with_split(version, split)
     docs = []
     for item in items_from_bundle(bundle, dialect, engine=engine, url=url, cache_dir=cache_dir):
         if subset == "mini" and item.id not in MINI_SET_IDS:
             continue
         if subset in CATEGORIES and item.category != subset:
+            continue
+        if in_split is not None and item.id not in in_split:
             continue
         record = records[item.id]
         if record.db_id not in schemas:
@@ -100,6 +120,7 @@ def documents(
                 "step": record.step,
                 "dataset_version": version,
                 "sqlbench_lmeval_version": __version__,
+                **named,
             }
         )
     return docs

@@ -106,7 +106,7 @@ def to_markdown(title: str, sections: Sequence[Section]) -> str:
 
 def _block_markdown(block: Block) -> str:
     if isinstance(block, Table):
-        return _table_markdown(block)
+        return table_markdown(block)
     if isinstance(block, Image):
         return f"![{block.alt}]({block.path})\n"
     return f"{block}\n"
@@ -118,7 +118,8 @@ def _cell(text: str) -> str:
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
-def _table_markdown(table: Table) -> str:
+def table_markdown(table: Table) -> str:
+    """One table as Markdown (its cells written as text)."""
     numeric = table.numeric or (False,) * len(table.columns)
     lines = [
         "| " + " | ".join(_cell(column) for column in table.columns) + " |",
@@ -238,6 +239,7 @@ __all__ = [
     "fmt_ci",
     "fmt_p",
     "fmt_signed_ci",
+    "table_markdown",
     "to_html",
     "to_markdown",
 ]

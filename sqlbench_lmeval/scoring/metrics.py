@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 from sqlbench_lmeval.execution import Outcome, engines
 from sqlbench_lmeval.scoring.compare import Verdict, ves
+from sqlbench_lmeval.scoring.cost import COST_NUMBERS
 from sqlbench_lmeval.scoring.efficiency import r_ves
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
 from sqlbench_lmeval.scoring.item import Item
@@ -197,7 +198,8 @@ R_VES_TIME = "r_ves_time"
 #: for gold (``Outcome.work``; None when the engine counts none or the query did not finish).
 WORK = "work"
 GOLD_WORK = "gold_work"
-LOGGED_NUMBERS = frozenset({WORK, GOLD_WORK})
+#: ... and what a metered answer cost (tokens, latency: ``scoring.cost``), which a run sums.
+LOGGED_NUMBERS = frozenset({WORK, GOLD_WORK}) | COST_NUMBERS
 #: Per-item fields of tie-aware EX, logged and never averaged (``gold_ties``): gold's tie
 #: status, and how many distinct answers are right (a decimal string: it reaches 1e140, past
 #: what a JSON reader's float or a JavaScript number holds exactly).

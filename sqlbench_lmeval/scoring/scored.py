@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.cost import REQUESTS, TOKENS_FROM, Cost
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
 from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY
 from sqlbench_lmeval.scoring.metrics import (
@@ -52,7 +53,7 @@ _KNOWN_FIELDS = frozenset(
 #: Fields kept per item for the explorer (``ScoredItem.details``): result previews, what the
 #: score dict or the lm-eval sample says about the question and the answer, and what explains
 #: the verdict: gold's ties (``tie_status``, ``acceptable``: a decimal string) and the work
-#: counts r_ves divided.
+#: counts r_ves divided; and where a metered answer's token counts came from (``scoring.cost``).
 DETAIL_FIELDS = (
     "gold_preview",
     "prediction_preview",
@@ -69,6 +70,7 @@ DETAIL_FIELDS = (
     ACCEPTABLE,
     WORK,
     GOLD_WORK,
+    TOKENS_FROM,
 )
 
 #: The key of a sampled item's per-sample records (``scoring.sampled``).
@@ -187,6 +189,14 @@ class ScoredItem:
     def gold_work(self) -> int | None:
         """The same count of gold's work."""
         return self.details.get(GOLD_WORK)
+
+    @property
+    def cost(self) -> Cost | None:
+        """What a metered answer cost (``scoring.cost``: tokens, latency, where the counts came
+        from); None for an answer that was not metered."""
+        if REQUESTS not in self.values:
+            return None
+        return Cost.from_json({**self.values, TOKENS_FROM: self.details.get(TOKENS_FROM)})
 
     @property
     def answers(self) -> list[str]:

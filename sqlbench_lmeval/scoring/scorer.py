@@ -30,6 +30,7 @@ from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.execution.runner import default_timeout
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.paths import gold_cache_dir
+from sqlbench_lmeval.scoring import cost
 from sqlbench_lmeval.scoring.batch import Batch, Incoming
 from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
@@ -81,10 +82,13 @@ class Scorer:
     def score(self, items: Sequence[Item], outputs: Sequence, retried_run: bool = False):
         """One score dict per item for ``outputs[i]``, the answer to ``items[i]`` (None:
         never submitted; a repair model's envelope: its first and last attempts, see
-        ``retry_envelope``, and with ``retried_run`` every item gets retry numbers)."""
+        ``retry_envelope``, and with ``retried_run`` every item gets retry numbers; a metered
+        answer is scored as its base model's output, with its cost added: ``scoring.cost``)."""
         if len(items) != len(outputs):
             raise ValueError(f"{len(items)} items but {len(outputs)} outputs")
-        return score_with_retries(items, outputs, self._score_plain, retried_run=retried_run)
+        answers, costs = cost.unwrap_all(outputs)
+        scores = score_with_retries(items, answers, self._score_plain, retried_run=retried_run)
+        return cost.with_cost(scores, costs)
 
     def _score_plain(self, items: Sequence[Item], outputs: Sequence) -> list[dict]:
         incoming = ((index, output, None) for index, output in enumerate(outputs))
@@ -109,8 +113,11 @@ class Scorer:
         return batch
 
     def score_samples(self, items: Sequence[Item], outputs: Sequence[Sequence]) -> list[dict]:
-        """One score dict per item of several sampled answers each (``scoring.sampled``)."""
-        return score_samples(self, items, outputs)
+        """One score dict per item of several sampled answers each (``scoring.sampled``);
+        metered samples are scored as their outputs, and the item costs their sum."""
+        unwrapped = [cost.unwrap_all(samples) for samples in outputs]
+        scores = score_samples(self, items, [answers for answers, _ in unwrapped])
+        return cost.with_cost(scores, [cost.total(costs) for _, costs in unwrapped])
 
 
 def _run_stage(stage, batch: Batch, scorer: Scorer) -> None:

@@ -15,6 +15,7 @@ from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
 from sqlbench_lmeval.scoring.answer import MISSING, TRUNCATED
+from sqlbench_lmeval.scoring.cost import summary as cost_summary
 from sqlbench_lmeval.scoring.item import BROKEN_GOLD, EXCLUDED, gold_broken
 from sqlbench_lmeval.scoring.metrics import EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
 from sqlbench_lmeval.scoring.scored import ScoredItem
@@ -91,11 +92,17 @@ def aggregate(scores: Sequence[Mapping | ScoredItem]) -> dict:
     ``ex_on_healthy_gold`` restricts EX to items whose gold returned a non-empty, not all-NULL
     result that can be repeated (no RAND()): the number least disturbed by broken gold.
     Items :data:`EXCLUDED` (their gold did not finish) are in no mean and not in ``n``:
-    ``n_excluded`` and ``excluded_ids`` count them.
+    ``n_excluded`` and ``excluded_ids`` count them. A metered run (``scoring.cost``) also has
+    ``cost``: the sums and medians of what its items cost, excluded ones too (they were paid for).
     """
-    return _aggregate(
-        [item if isinstance(item, ScoredItem) else ScoredItem.from_score(item) for item in scores]
-    )
+    items = [
+        item if isinstance(item, ScoredItem) else ScoredItem.from_score(item) for item in scores
+    ]
+    metrics = _aggregate(items)
+    spent = cost_summary({**item.values, **item.details} for item in items)
+    if spent is not None:
+        metrics["cost"] = spent
+    return metrics
 
 
 def _aggregate(items: Sequence[ScoredItem]) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sqlbench_lmeval import __version__
+from sqlbench_lmeval import __version__, benchmarks
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
@@ -46,6 +46,7 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
 )
+from sqlbench_lmeval.submission.cross_run import cross_run_findings
 from sqlbench_lmeval.submission.leaderboard_plot import forest_plot
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
@@ -59,7 +60,6 @@ from sqlbench_lmeval.submission.verify import (
     WITH_FINDINGS,
     TaskVerification,
     Verification,
-    cross_run_findings,
     run_limits,
     verdict_of,
     verify_submission,
@@ -410,6 +410,8 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
     return {
         "task": task_name,
         "dataset_version": dataset_version,
+        # A board's test set scored with our copy of its hidden gold says so (logiccat_test).
+        "gold_note": benchmarks.gold_note(dataset_version),
         "n_items": len(ids),
         "categories": categories,
         # The runs of each verdict: the first two ranked, the other two apart.
@@ -593,7 +595,8 @@ def _sections(data) -> list[Section]:
         title = board["task"] + (
             f" ({board['dataset_version']})" if board["dataset_version"] else ""
         )
-        blocks = [f"{board['n_items']} items. {verdict_counts_text(board)}"]
+        note = f" Scored with the {board['gold_note']}." if board.get("gold_note") else ""
+        blocks = [f"{board['n_items']} items.{note} {verdict_counts_text(board)}"]
         blocks.append(Table(columns, tuple(rows)))
         if board["not_ranked"]:
             blocks += [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
-from sqlbench_lmeval.lmeval.task_specs import task_groups, task_specs
+from sqlbench_lmeval.lmeval.task_specs import DATA_OPTIONS, task_groups, task_specs
 from sqlbench_lmeval.report.runs import (
     LoggedFiles,
     lmeval_task_files,
@@ -453,11 +453,6 @@ def _predictions_of(task: LoggedTask, spec) -> LoggedPredictions:
     return LoggedPredictions(
         task.name, spec.benchmark, predictions, data_options(task), task.incomplete
     )
-
-
-#: Run options (lm-eval ``--metadata``) that choose the data and are taken from the run when
-#: its items are rebuilt; the others (a cache folder, a server address) are the machine's.
-DATA_OPTIONS = ("scale_factor", "dialect", "engine")
 
 
 def data_options(task: LoggedTask) -> dict:

@@ -28,7 +28,7 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
-from sqlbench_lmeval.lmeval.task_specs import TaskSpec, benchmark_spec, task_specs
+from sqlbench_lmeval.lmeval.task_specs import DATA_OPTIONS, TaskSpec, benchmark_spec, task_specs
 from sqlbench_lmeval.offline import run_metrics, score_outputs, scorer_for, task_documents
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
@@ -56,9 +56,7 @@ from sqlbench_lmeval.submission.checks.base import (
     sha256,
 )
 from sqlbench_lmeval.submission.checks.chat_wrap import chat_run
-from sqlbench_lmeval.submission.checks.cross_run import cross_run_findings
 from sqlbench_lmeval.submission.logged import (
-    DATA_OPTIONS,
     LoggedAnswer,
     LoggedTask,
     Submission,
@@ -442,7 +440,7 @@ def _item_row(score: ScoredItem, prompt: Mapping | None, answer: LoggedAnswer | 
     if prompt is not None:
         row.update(prompt)
     if answer is not None and answer.outputs:
-        # The raw outputs' fingerprint, for the overlap between runs (cross_run_findings).
+        # The raw outputs' fingerprint, for the overlap between runs (submission/cross_run.py).
         row["output_sha256"] = sha256(json.dumps(list(answer.outputs), ensure_ascii=True))
     return row
 
@@ -492,7 +490,6 @@ __all__ = [
     "RANKED_VERDICTS",
     "UNATTESTED",
     "chat_run",
-    "cross_run_findings",
     "verdict_of",
     "worst_verdict",
     "verify_submission",

@@ -130,22 +130,30 @@ def cache(logiccat_cache, tpcds_cache, tmp_path_factory) -> Path:
 def answers(cache, tpcds_items):
     """The scripted model: known answers for LogicCat, gold for TPC-DS; and LogicCat's items."""
     from sqlbench_lmeval.logiccat.benchmark import load_items
+    from sqlbench_lmeval.logiccat.bundle import load_bundle
 
     logiccat = load_items(cache_dir=cache)
-    by_question = {item.question.strip(): item for item in logiccat}
+    mysql_gold = {record.id: record.gold_sql_mysql for record in load_bundle(cache).records}
+    # Items that share a question and a database share a prompt (e.g. test items 446 and 486):
+    # each gets the first one's answer, and is checked against it.
+    by_question: dict = {}
+    for item in logiccat:
+        by_question.setdefault(item.question.strip(), item)
     tpcds = {item.question: item for item in tpcds_items}
 
     def answer(prompt: str) -> str:
         found = QUESTION.search(prompt)
         if found and found.group(1).strip() in by_question:
             record = by_question[found.group(1).strip()]
-            return known_answer(record, record.gold_sql)
+            # The gold of the dialect the prompt asks (logiccat_dev/logiccat_test ask MySQL).
+            asks_mysql = "Write one MySQL query" in prompt
+            return known_answer(record, mysql_gold[record.id] if asks_mysql else record.gold_sql)
         for question, item in tpcds.items():
             if f"Question: {question}\n" in prompt:
                 return f"```sql\n{item.gold_sql}\n```"
         raise AssertionError("a prompt without a known question")
 
-    return answer, {item.id: item for item in logiccat}
+    return answer, {item.id: by_question[item.question.strip()] for item in logiccat}
 
 
 def run_block(block, workdir: Path, stand_ins: Path, cache: Path, answer) -> str:
@@ -219,6 +227,12 @@ def test_block_runs_as_written(block, tmp_path, stand_ins, cache, answers):
             folder = tmp_path / output.group(1)
             page = "report.html" if "report" in command.split()[1] else "explorer.html"
             assert (folder / page).is_file(), command
+        elif command.startswith("sqlbench-lmeval submission") and output:
+            # The board's file: every test record, in upstream's order, answered or empty.
+            records = json.loads((tmp_path / output.group(1)).read_text(encoding="utf-8"))
+            assert len(records) == 800, command
+            assert [r["idx"] for r in records] == sorted(r["idx"] for r in records)
+            assert sum(1 for r in records if r["query"]) > 0, command
         elif command.startswith("sqlbench-lmeval prepare"):
             assert "tpcds" in command or "logiccat" in command
 

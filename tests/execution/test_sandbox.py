@@ -14,7 +14,9 @@ case then checks its own outcome. Afterwards the database is the same (file engi
 bytes and the files beside it; MySQL: the list of databases and CHECKSUM TABLE of every table;
 PostgreSQL: the lists of databases and roles, the large objects and a checksum of every table's
 rows) and the folder that ATTACH, COPY, VACUUM INTO, INTO OUTFILE/DUMPFILE and COPY TO/lo_export
-aim at is still empty.
+aim at is still empty. And no answer changes another: answers that try to change their
+connection, then queries that would show it, which must end as on a fresh worker
+(``STATE_CHANGES``, ``GOLD_AFTER``).
 """
 
 from __future__ import annotations
@@ -158,9 +160,12 @@ SQLITE_ONLY_ATTACKS = [
     ("nul_byte", "SELECT 1\x00; DROP TABLE t", ERROR, None),
 ]
 
+NOT_ALLOWED = "is not allowed"
 DUCKDB_ONLY_ATTACKS = [
-    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", ERROR, "disabled"),
-    ("read_text", "SELECT * FROM read_text('/etc/passwd')", ERROR, "disabled"),
+    # Table functions outside the allow-list are refused before they run (external access
+    # is off behind that: replacement_scan, external_access_off).
+    ("read_csv", "SELECT * FROM read_csv('/etc/passwd')", ERROR, NOT_ALLOWED),
+    ("read_text", "SELECT * FROM read_text('/etc/passwd')", ERROR, NOT_ALLOWED),
     ("replacement_scan", "SELECT * FROM '/etc/passwd'", ERROR, None),
     ("copy_to", "COPY t TO '{file}'", ERROR, "only SELECT"),
     ("copy_select", "COPY (SELECT 1) TO '{file}'", ERROR, "only SELECT"),
@@ -180,11 +185,37 @@ DUCKDB_ONLY_ATTACKS = [
         (ERROR, TIMEOUT),
         None,
     ),
-    ("glob", "SELECT * FROM glob('/etc/*')", ERROR, "disabled"),
-    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, None),
+    ("glob", "SELECT * FROM glob('/etc/*')", ERROR, NOT_ALLOWED),
+    ("http", "SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')", ERROR, NOT_ALLOWED),
+    # What lock_configuration does not stop: table functions that change the connection for
+    # every later query (tests/tpcds/test_invariance.py runs them among gold answers).
+    (
+        "enable_logging",
+        "SELECT * FROM enable_logging(storage = 'file', storage_path = '{file}')",
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("disable_profiling", "SELECT * FROM disable_profiling()", ERROR, NOT_ALLOWED),
+    (
+        "enable_profiling",
+        'SELECT 1 FROM t, LATERAL (SELECT * FROM main."Enable_Profiling"())',
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("checkpoint", "SELECT * FROM checkpoint()", ERROR, NOT_ALLOWED),
+    (
+        "query_string",
+        "SELECT * FROM query('SELECT * FROM disable_profiling()')",
+        ERROR,
+        NOT_ALLOWED,
+    ),
+    ("setseed", "WITH s AS (SELECT setseed(0.5)) SELECT * FROM s", ERROR, NOT_ALLOWED),
+    ("machine_state", "SELECT * FROM duckdb_memory()", ERROR, NOT_ALLOWED),
+    ("allowed_table_function", "SELECT count(*) FROM range(3), generate_series(1, 2)", OK, None),
     ("call", "CALL pragma_version()", ERROR, "only SELECT"),
     ("explain_analyze", "EXPLAIN ANALYZE SELECT 1", ERROR, "only SELECT"),
     ("external_access_off", "SELECT current_setting('enable_external_access')", OK, None),
+    ("profiling_on", "SELECT current_setting('enable_profiling')", OK, None),
 ]
 
 MYSQL_REFUSED = "only SELECT"  # the first-keyword filter
@@ -316,6 +347,8 @@ EXPECTED_ROWS = {
     "read_only_mode": ((1,),),  # SET SESSION TRANSACTION READ ONLY is in force
     "transaction_read_only": (("on",),),  # PostgreSQL: BEGIN TRANSACTION READ ONLY
     "external_access_off": ((False,),),  # DuckDB opened with enable_external_access = false
+    "allowed_table_function": ((6,),),
+    "profiling_on": (("no_output",),),  # after every attack above: none turned it off
 }
 
 
@@ -464,3 +497,86 @@ def test_sqlite_memory_limit_is_an_error_not_a_crash(tiny_sqlite):
     (outcome,) = execute_many([Job(Database("sqlite", str(tiny_sqlite)), sql)], limits, workers=1)
     assert outcome.status is Status.ERROR
     assert "memory" in outcome.error
+
+
+# -- No answer changes another (docs/engines.md#no-answer-changes-another) --------------------
+# Held out like a benchmark's answers: answers that try to change their connection, then "gold"
+# queries whose results would show it (each reads what one of them changes). On one worker the
+# gold queries run right after them on the same connection; they must end exactly as they do on
+# a fresh worker (status, columns, rows, message and counted work).
+STATE_CHANGES = {
+    "sqlite": [
+        "PRAGMA reverse_unordered_selects = 1",
+        "SELECT * FROM pragma_reverse_unordered_selects(1)",
+        "SELECT * FROM pragma_automatic_index(0)",
+        "PRAGMA case_sensitive_like = 1",
+        "SELECT * FROM pragma_cache_size(1)",
+    ],
+    "duckdb": [
+        "SELECT * FROM enable_logging(storage = 'file', storage_path = '{file}')",
+        "SELECT * FROM disable_profiling()",
+        "SELECT * FROM enable_profiling()",
+        "SELECT setseed(0.5)",
+    ],
+    "mysql": [
+        "SELECT @r := 100",
+        "SELECT a INTO @x FROM t WHERE a = 7",
+        "SELECT GET_LOCK('sqlbench_state', 0)",
+        "SELECT LAST_INSERT_ID(42)",  # last: the answers above end their sessions
+    ],
+    "postgres": [
+        "SELECT set_config('search_path', 'pg_catalog', false)",
+        "SELECT set_config('TimeZone', 'Asia/Tokyo', false)",
+        "SELECT set_config('extra_float_digits', '-10', false)",
+        "SELECT set_config('DateStyle', 'SQL, DMY', false)",
+        "SELECT pg_advisory_lock(7)",
+    ],
+}
+GOLD_AFTER = {
+    "sqlite": [
+        "SELECT a FROM t",
+        "SELECT count(*) FROM t WHERE b LIKE 'NAME1%'",
+        "SELECT t1.a FROM t t1 JOIN t t2 ON t1.b = t2.b WHERE t1.a < 5",
+    ],
+    "duckdb": [
+        "SELECT count(*), sum(a) FROM t",
+        "SELECT b FROM t WHERE a < 5 ORDER BY a",
+        "SELECT t1.a FROM t t1 JOIN t t2 ON t1.b = t2.b WHERE t1.a < 5 ORDER BY 1",
+    ],
+    "mysql": [
+        "SELECT LAST_INSERT_ID()",
+        # Whether this session holds the lock (a closed session's may outlive it briefly).
+        "SELECT IS_USED_LOCK('sqlbench_state') <=> CONNECTION_ID()",
+        "SELECT count(*) FROM t",
+        "SELECT @r, @x",
+    ],
+    "postgres": [
+        "SELECT count(*) FROM t",
+        "SELECT TIMESTAMPTZ '2024-01-01 00:00:00+00'::text",
+        "SELECT 1.0::float8 / 3",
+        "SELECT DATE '2024-01-31'::text",
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+    ],
+}
+
+
+def engine_database(request, engine: str) -> Database:
+    if engine in ("sqlite", "duckdb"):
+        return Database(engine, str(request.getfixturevalue(f"tiny_{engine}")))
+    return request.getfixturevalue(f"{engine}_attack_server").database()
+
+
+@pytest.mark.parametrize("engine", ENGINE_PARAMS)
+def test_state_changing_answers_change_no_later_answer(request, engine, tmp_path):
+    database = engine_database(request, engine)
+    changes = [sql.replace("{file}", str(tmp_path / "log")) for sql in STATE_CHANGES[engine]]
+    gold = [Job(database, sql) for sql in GOLD_AFTER[engine]]
+    alone = execute_many(gold, LIMITS, workers=1)
+    after = execute_many([Job(database, sql) for sql in changes] + gold, LIMITS, workers=1)
+
+    def ended(outcome):
+        return outcome.status, outcome.columns, outcome.rows, outcome.error, outcome.work
+
+    assert all(outcome.ok for outcome in alone), alone
+    assert [ended(o) for o in after[len(changes) :]] == [ended(o) for o in alone]
+    assert not (tmp_path / "log").exists()

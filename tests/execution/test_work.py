@@ -246,6 +246,26 @@ class TestDuckDB:
         assert duckdb_engine.profiled_work(profile) == 12
         assert duckdb_engine.profiled_work({"result": "error"}) is None  # no plan recorded
 
+    def test_work_is_read_only_from_the_querys_own_profile(self, tiny_duckdb, tmp_path):
+        # Profiling turned off by a way the allow-list did not foresee (here: our own raw
+        # call): the next query's work cannot be read, so the evaluation stops rather than
+        # counting another query's profile (the runner runs it again on a fresh connection
+        # first: test_unavailable.py's retries).
+        import shutil
+
+        from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+
+        # A copy: connections to one file in one process share its (locked) configuration.
+        path = shutil.copy(tiny_duckdb, tmp_path / "copy.duckdb")
+        conn = duckdb_engine.connect(str(path), Limits())
+        try:
+            assert duckdb_engine.run(conn, SCAN, Limits()).work >= 200
+            conn.execute("SELECT * FROM disable_profiling()").fetchall()
+            with pytest.raises(EvaluationUnavailable, match="not that query's"):
+                duckdb_engine.run(conn, SCAN, Limits())
+        finally:
+            conn.close()
+
     def test_queries_cannot_turn_profiling_off(self, tiny_duckdb):
         database = Database("duckdb", str(tiny_duckdb))
         (outcome,) = execute_many([Job(database, "PRAGMA disable_profiling")], workers=0)

@@ -2,7 +2,8 @@
 another process, an operator, a container limit): the query runs once more, alone, on a fresh
 worker; only a second death makes it ``crashed``.
 
-The kill is real: a setup-hook function writes its worker's pid into a folder and waits; a
+The kill is real: a setup-hook function (tests/support/held_workers.py) writes its worker's pid
+into a folder and waits; a
 thread of the test sends that pid SIGKILL, so the worker dies exactly while the query runs.
 """
 
@@ -11,37 +12,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import textwrap
 import threading
 import time
 
 import pytest
+from support.held_workers import HOOKS
 
 from sqlbench_lmeval.execution import Database, Job, Limits, Status, WorkerPool, execute_many
-
-HOOKS = textwrap.dedent(
-    """
-    import os
-    import time
-
-    FOLDER = os.environ["KILL_TEST_FOLDER"]
-
-
-    def register(conn):
-        conn.create_function("wait_to_be_killed", 0, wait_to_be_killed)
-
-
-    def wait_to_be_killed():
-        with open(os.path.join(FOLDER, str(os.getpid())), "w"):
-            pass
-        # Until the test has killed as many workers as it means to (then "go" exists).
-        for _ in range(6000):
-            if os.path.exists(os.path.join(FOLDER, "go")):
-                return 1
-            time.sleep(0.02)
-        return 0
-    """
-)
 
 
 class Killer(threading.Thread):

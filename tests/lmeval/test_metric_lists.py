@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from sqlbench_lmeval.lmeval.metric_lists import GENERATED, main, stale
 from sqlbench_lmeval.lmeval.task_specs import task_groups, task_specs
 from sqlbench_lmeval.paths import tasks_dir
@@ -30,10 +32,12 @@ def test_every_task_reports_the_registry_metrics_of_its_benchmark_and_kind():
     assert any(spec.sampled for spec in specs.values())
 
 
-def test_the_logiccat_group_averages_the_registry_group_metrics():
-    (tasks,) = task_groups().values()
+@pytest.mark.parametrize("group", ["logiccat", "logiccat_dev", "logiccat_test"])
+def test_the_logiccat_groups_average_the_registry_group_metrics(group):
+    assert set(task_groups()) == {"logiccat", "logiccat_dev", "logiccat_test"}
+    tasks = task_groups()[group]
     assert {task_specs()[task].benchmark for task in tasks} == {"logiccat"}
-    text = (tasks_dir() / "logiccat" / "logiccat.yaml").read_text(encoding="utf-8")
+    text = (tasks_dir() / "logiccat" / f"{group}.yaml").read_text(encoding="utf-8")
     listed = [line.split(":", 1)[1].strip() for line in text.splitlines() if "- metric:" in line]
     assert listed == [m.name for m in group_metrics("logiccat")]
 

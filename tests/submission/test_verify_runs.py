@@ -45,6 +45,7 @@ from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.runs import parse_python_literal
 from sqlbench_lmeval.sql.complexity import COMPLEXITY
+from sqlbench_lmeval.submission.cross_run import cross_run_findings
 from sqlbench_lmeval.submission.leaderboard import build_leaderboard
 from sqlbench_lmeval.submission.logged import read_submissions
 from sqlbench_lmeval.submission.verify import (
@@ -52,7 +53,6 @@ from sqlbench_lmeval.submission.verify import (
     UNATTESTED,
     VERIFIED,
     WITH_FINDINGS,
-    cross_run_findings,
     verify_submission,
 )
 

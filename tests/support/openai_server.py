@@ -16,6 +16,12 @@ prompt with other sampling settings (``temperature``) can then be told apart. Li
 server, the reply is cut at the first of the request's ``stop`` strings. An exception in
 ``answer`` becomes an HTTP 500 and is kept in ``server.errors``.
 
+Each reply carries an OpenAI ``usage`` of zeros by default. ``usage=None`` sends none (a
+server that does not count); ``usage=callable(prompt, text) -> (prompt_tokens,
+completion_tokens)`` sends those numbers (summed over a batched request's prompts), and
+``server.usages`` keeps every ``(prompt, text, usage, body)`` sent, in order. ``delay_s`` holds each
+reply back that long (at most ``MAX_DELAY_S``), so a client's latency is at least that.
+
 Its life is bounded: it listens only on the loopback address, on a port the OS picks, serves at
 most ``max_requests`` requests (then answers 503) and shuts itself down after ``lifetime_s``
 seconds even if the test forgets to.
@@ -31,6 +37,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Answer = Callable[[str], str]
+#: Counts ``usage`` sends for a prompt and the reply's text: (prompt_tokens, completion_tokens).
+Usage = Callable[[str, str], tuple[int, int]]
+#: A reply's delay is capped: a test must stay short.
+MAX_DELAY_S = 2.0
+#: ``usage`` default: every reply says it counted nothing (as before ``usage`` was a choice).
+ZERO_USAGE: Usage = lambda _prompt, _text: (0, 0)  # noqa: E731
 
 COMPLETIONS_PATH = "/v1/completions"
 CHAT_PATH = "/v1/chat/completions"
@@ -71,8 +83,11 @@ def cut_at_stop(text: str, stop) -> str:
     return text[:cut]
 
 
-def completion_reply(path: str, model: str, texts: list[str]) -> dict:
-    """The JSON body lm-eval's ``parse_generations`` reads, for completions or chat."""
+def completion_reply(
+    path: str, model: str, texts: list[str], usage: tuple[int, int] | None = (0, 0)
+) -> dict:
+    """The JSON body lm-eval's ``parse_generations`` reads, for completions or chat; ``usage``
+    (prompt, completion tokens) None leaves the ``usage`` field out."""
     if path == CHAT_PATH:
         choices = [
             {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
@@ -85,14 +100,21 @@ def completion_reply(path: str, model: str, texts: list[str]) -> dict:
             for i, t in enumerate(texts)
         ]
         kind = "text_completion"
-    return {
+    reply = {
         "id": "scripted",
         "object": kind,
         "created": int(time.time()),
         "model": model,
         "choices": choices,
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
+    if usage is not None:
+        prompt_tokens, completion_tokens = usage
+        reply["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+    return reply
 
 
 class ScriptedOpenAIServer:
@@ -104,7 +126,14 @@ class ScriptedOpenAIServer:
         *,
         max_requests: int = 10_000,
         lifetime_s: float = 900.0,
+        usage: Usage | None = ZERO_USAGE,
+        delay_s: float = 0.0,
     ) -> None:
+        if not 0 <= delay_s <= MAX_DELAY_S:
+            raise ValueError(f"delay_s must be within 0..{MAX_DELAY_S}, got {delay_s}")
+        self.usage = usage
+        self.delay_s = delay_s
+        self.usages: list[tuple[str, str, tuple[int, int] | None, dict]] = []
         if isinstance(answer, RequestAnswer):
             self._answer = answer.answer
         elif callable(answer):
@@ -182,7 +211,15 @@ class ScriptedOpenAIServer:
             message = f"answer() raised {error!r}"
             self.errors.append(message)
             return 500, {"error": {"message": message}}
-        return 200, completion_reply(path, str(body.get("model", "test")), texts)
+        usage = None
+        if self.usage is not None:
+            counts = [self.usage(p, t) for p, t in zip(prompts, texts, strict=True)]
+            usage = (sum(c[0] for c in counts), sum(c[1] for c in counts))
+        with self._lock:
+            self.usages.extend((p, t, usage, body) for p, t in zip(prompts, texts, strict=True))
+        if self.delay_s:
+            time.sleep(self.delay_s)  # in the handler's own thread: other requests go on
+        return 200, completion_reply(path, str(body.get("model", "test")), texts, usage)
 
 
 def _content_text(content) -> str:

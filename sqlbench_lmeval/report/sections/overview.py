@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.report.metadata import run_metadata
 from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context
@@ -46,6 +47,13 @@ def sections(runs: Sequence[Run], context: Context) -> list[Section]:
     )
     # How a run was read, where a reader must know it (an incomplete run's samples file).
     notes = tuple(f"Run {run.name}: {note}" for run in runs for note in run.notes)
+    # A board's test set scored with our copy of its hidden gold (logiccat_test) says so.
+    noted: dict[str, dict[str, None]] = {}
+    for run in runs:
+        for name, result in run.views().items():
+            if note := benchmarks.gold_note(result.dataset_version):
+                noted.setdefault(note, {})[name] = None
+    notes += tuple(f"{', '.join(names)}: scored with the {note}." for note, names in noted.items())
     return [Section(TITLE, (table, *_details(runs), *notes, method))]
 
 

@@ -18,10 +18,14 @@ NEEDS_SCORES = False
 def check(task: CheckedTask) -> None:
     """The logged answer of each item into ``task.answers``; findings for the rest."""
     by_id = {item.id: item for item in task.items}
-    task.answers = _completeness(task.logged, by_id, task.submission, task.add)
+    splits = sorted({str(doc["split"]) for doc in task.docs if doc.get("split")})
+    of_split = f" of the {', '.join(splits)} split" if splits else ""
+    task.answers = _completeness(task.logged, by_id, task.submission, task.add, of_split)
 
 
-def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, LoggedAnswer]:
+def _completeness(
+    logged: LoggedTask, by_id, submission, add, of_split: str = ""
+) -> dict[int, LoggedAnswer]:
     """The logged answer of each item (the first, if logged twice); findings for the rest."""
     answers: dict[int, LoggedAnswer] = {}
     duplicated, unknown, unnamed = [], [], []
@@ -57,7 +61,7 @@ def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, Logge
             "completeness",
             "unknown_items",
             REJECT,
-            f"{len(ids)} id(s) are not items of {logged.name}",
+            f"{len(ids)} id(s) are not items of {logged.name}{of_split}",
             ids,
         )
     missing = sorted(set(by_id) - set(answers))
@@ -70,8 +74,8 @@ def _completeness(logged: LoggedTask, by_id, submission, add) -> dict[int, Logge
             "completeness",
             "missing_items",
             FINDING,
-            f"{len(missing)} of {len(by_id)} items have no answer{how}: they score 0 on the "
-            f"full denominator ({len(by_id)} items)",
+            f"{len(missing)} of {len(by_id)} items{of_split} have no answer{how}: they score 0 "
+            f"on the full denominator ({len(by_id)} items)",
             missing,
         )
     return answers

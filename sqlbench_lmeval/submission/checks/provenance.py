@@ -74,6 +74,19 @@ def _provenance(
                 f"{key} {', '.join(theirs)} in the run, {', '.join(mine)} here: the items the "
                 "run answered are not the ones scored here",
             )
+    # A run of one split of the data (logiccat_dev, logiccat_test) is never taken for another's.
+    their_splits = sorted({str(doc.get("split")) for doc in run_docs})
+    my_splits = sorted({str(doc.get("split")) for doc in docs})
+    if run_docs and their_splits != my_splits:
+        add(
+            "provenance",
+            "split",
+            REJECT,
+            f"the run's documents are of split {', '.join(their_splits)}, {spec.name}'s of "
+            f"{', '.join(my_splits)}: a run of one split is not a run of another",
+        )
+    if my_splits != ["None"]:
+        facts["split"] = ", ".join(my_splits)
     packages = sorted(
         {
             str(doc["sqlbench_lmeval_version"])

@@ -120,7 +120,7 @@
   function renderBoard(board, index) {
     const section = el("section", { className: "board", "data-task": board.task });
     const title = board.task + (board.dataset_version ? " (" + board.dataset_version + ")" : "");
-    section.append(el("h2", { text: title }), el("p", { className: "muted", text: board.n_items + " items" }));
+    section.append(el("h2", { text: title }), el("p", { className: "muted", text: board.n_items + " items" + (board.gold_note ? ". Scored with the " + board.gold_note + "." : "") }));
     section.append(verdictCounts(board));
     const plot = forestPlot(board, index);
     if (plot) section.append(plot);

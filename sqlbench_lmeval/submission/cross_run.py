@@ -1,16 +1,15 @@
-"""Provenance across runs: runs given together to ``verify`` or ``leaderboard`` compared item by
-item; a task whose raw outputs equal another run's (``identical_outputs``), or that shares a
-large share of its answers byte for byte with another run (``shared_outputs``, naming both)."""
+"""Provenance across runs: the verifications of runs given together to ``verify`` or
+``leaderboard`` compared item by item; a task whose raw outputs equal another run's
+(``identical_outputs``), or that shares a large share of its answers byte for byte with another
+run (``shared_outputs``, naming both). A step after ``verify`` (it reads its
+:class:`~sqlbench_lmeval.submission.verify.Verification`), not one of its per-task checks."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from sqlbench_lmeval.submission.checks.base import FINDING, Finding
-
-if TYPE_CHECKING:  # verify imports this module
-    from sqlbench_lmeval.submission.verify import Verification
+from sqlbench_lmeval.submission.verify import Verification
 
 #: Share of a run's answered items whose raw output is byte for byte another run's (given in
 #: the same verify or leaderboard call) from which that is a finding naming both runs. Two
