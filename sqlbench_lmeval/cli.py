@@ -306,6 +306,7 @@ def _score(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.scoring.data_dependence import (
         CHANGED,
         DATA_DEPENDENCE,
+        DIFFERS,
         NO_TABLE,
         NOT_TESTED,
         UNCHANGED,
@@ -373,7 +374,7 @@ def _score(args: argparse.Namespace) -> int:
     # How each answer's reading of the data was decided (docs/scoring.md, "Data dependence").
     decided = Counter(item.get(DATA_DEPENDENCE) for item in result["items"])
     if decided.keys() - {None}:
-        values = (NO_TABLE, UNCHANGED, CHANGED, UNDECIDABLE, NOT_TESTED)
+        values = (NO_TABLE, DIFFERS, UNCHANGED, CHANGED, UNDECIDABLE, NOT_TESTED)
         print("data dependence: " + ", ".join(f"{v} {decided[v]}" for v in values if decided[v]))
     return 0
 

@@ -102,14 +102,14 @@ def logiccat_cache(tmp_path_factory) -> Path:
 
 
 def _with_perturbed_copies(databases) -> None:
-    """Build the perturbed copy of each database (``execution.perturbed``) now, in the fixture
-    that made the shared cache: scoring would build it lazily inside the cache, while tests on
+    """Build the perturbed copies of each database (``execution.perturbed``) now, in the fixture
+    that made the shared cache: scoring would build them lazily inside the cache, while tests on
     other workers copy that cache folder (a copy taken mid-build would hold a half-built file or
     lose one that is renamed away)."""
-    from sqlbench_lmeval.execution.perturbed import perturbed_database
+    from sqlbench_lmeval.execution.perturbed import perturbed_databases
 
     for database in dict.fromkeys(databases):
-        perturbed_database(database)
+        perturbed_databases(database)
 
 
 @pytest.fixture(scope="session")

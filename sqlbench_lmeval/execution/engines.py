@@ -66,10 +66,11 @@ class Engine:
     check_rights: Callable[..., None] | None = None
     database_name: Callable[[str], str] = file_stem  # the database a path names
     public_path: Callable[[str], str] = as_given  # the path as outputs show it (no secret)
-    #: ``build_perturbed(original, target)`` writes the perturbed copy of the database file
-    #: ``original`` to ``target`` (``execution.perturbed``: data dependence runs answers there);
-    #: None for an engine that keeps no copy (a server).
-    build_perturbed: Callable[[Path, Path], None] | None = None
+    #: ``build_perturbed(original, target, copy)`` writes the perturbed ``copy`` (one of
+    #: ``perturbed.COPIES``) of the database file ``original`` to ``target``
+    #: (``execution.perturbed``: data dependence runs answers there); None for an engine that
+    #: keeps no copy (a server).
+    build_perturbed: Callable[[Path, Path, str], None] | None = None
     #: Process-wide limits to assert before each use (SQLite's heap limit), or None.
     process_limits: Callable[[Limits], None] | None = None
     #: Close every session this process holds (a server logs connections that vanish without

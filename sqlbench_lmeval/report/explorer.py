@@ -37,6 +37,7 @@ from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
+    DIFFERS,
     FLAGGED,
     NO_TABLE,
     NOT_TESTED,
@@ -93,27 +94,33 @@ REASONS = {
 DATA_DEPENDENCE_DOCS = "docs/scoring.md, section Data dependence"
 
 #: ``data_dependence`` values (``scoring.data_dependence``) in words: (short label for the
-#: list and the filter, sentence for the item view). The first two are flagged
+#: list and the filter, sentence for the item view). ``FLAGGED`` ones are flagged
 #: ``reads_no_table``.
 DATA_DEPENDENCE_WORDS = {
     NO_TABLE: (
         "no table named",
         "does not read the data: it names no table (a constant)",
     ),
+    DIFFERS: (
+        "not gold's result on a perturbed copy",
+        "does not read the data as gold does: on a perturbed copy of the database where gold's "
+        "result changed, its result is not gold's there",
+    ),
     UNCHANGED: (
         "result unchanged on the perturbed copy",
         "does not read the data: on a perturbed copy of the database its result stayed the "
-        "same while gold's changed",
+        "same while gold's changed (scored before COMPARISON_VERSION 5)",
     ),
     CHANGED: (
         "reads the data",
-        "reads the data: on a perturbed copy of the database its result changed, as gold's did",
+        "reads the data: on each perturbed copy of the database where gold's result changed, "
+        "its result is gold's there",
     ),
     UNDECIDABLE: (
         "undecidable",
-        "not decided: gold's result did not change on a perturbed copy of the database (or a "
-        "run there did not finish), so the test cannot tell whether this answer reads the "
-        "data; not flagged",
+        "not decided: gold's result changed on no perturbed copy of the database (or did not "
+        "finish there), so the test cannot tell whether this answer reads the data; not "
+        "flagged",
     ),
     NOT_TESTED: (
         "not tested",

@@ -36,7 +36,9 @@ from sqlbench_lmeval.execution.outcome import Outcome, Status
 #: 4: numbers compare per value (a column's scale forgives only residues, and the scale is
 #: its bulk, not its largest value); tie groups join sort keys equal under that rule;
 #: ``ex_strict``/``ex_set`` need gold's width where gold is empty.
-COMPARISON_VERSION = "4"
+#: 5: ``data_dependence`` asks whether an answer's result on each perturbed copy is gold's
+#: there (``ex`` of the two), on two copies with unpredictable changes; ``differs`` is new.
+COMPARISON_VERSION = "5"
 # Float noise between two queries on the same engine and data is a few units in the last place
 # (~1e-16 relative); 1e-12 forgives that with margin, and nothing else: ROUND(x, 2) passes only
 # where the value itself is above 5e9, 4 decimals above 5e7 (version 1's 1e-6 relative plus
@@ -128,8 +130,8 @@ def same_result(pred: Outcome, gold: Outcome, *, ordered: bool) -> bool:
     """``compare(pred, gold, ordered=ordered).ex`` alone: the same answer, without the literal
     modes and the reason, and without the tolerant matching where a cheap check already
     proves the results differ (:func:`_surely_differ`). For callers that need ``ex`` only and
-    mostly compare results that plainly differ (``data_dependence``: a result on the
-    perturbed copy, every row twice, text suffixed, against the original)."""
+    mostly compare results that plainly differ (``data_dependence``: a result on a
+    perturbed copy, rows doubled or dropped, values shifted, against the original)."""
     if gold.status is not Status.OK or pred.status is not Status.OK:
         return False
     if len(pred.columns) != len(gold.columns):

@@ -1,18 +1,20 @@
-"""Does an answer that matched gold depend on the data? :func:`judge_all` runs such answers,
-and gold first, on a perturbed copy of their database (``execution.perturbed``) and
-:func:`judge` compares each one's result there with its result on the original by ``ex``'s
-rule; an answer whose result stays while gold's changes is flagged ``reads_no_table`` (the
-test, its values and its limits: docs/scoring.md#data-dependence).
+"""Does an answer that matched gold read the data? :func:`judge_all` runs gold, then such
+answers, on the perturbed copies of their database (``execution.perturbed``), and :func:`judge`
+asks of each copy where gold's result changed whether the answer's result there is gold's, by
+``ex``'s rule (tie-aware); one that is not, on any such copy, is flagged ``reads_no_table``
+(the test, its copies and its limits: docs/scoring.md#data-dependence).
 
 >>> from sqlbench_lmeval.execution.outcome import Outcome, Status
 >>> def result(n):
 ...     return Outcome(Status.OK, columns=("n",), rows=((n,),))
->>> gold, gold_on_copy = result(874), result(1748)  # gold reads the data: it changed
->>> judge(result(874), result(874), gold, gold_on_copy, False)  # SELECT 874 FROM store
-'unchanged'
->>> judge(result(874), result(1748), gold, gold_on_copy, False)
+>>> gold, gold_there = result(874), result(1313)  # gold reads the data: it changed
+>>> judge([(result(874), gold_there, None)], gold, False)  # SELECT 874 FROM store
+'differs'
+>>> judge([(result(1748), gold_there, None)], gold, False)  # SELECT 874 * COUNT(*) / 12 ...
+'differs'
+>>> judge([(result(1313), gold_there, None)], gold, False)
 'changed'
->>> judge(result(874), result(874), gold, result(874), False)  # gold stayed too: no flag
+>>> judge([(result(874), result(874), None)], gold, False)  # gold stayed too: no flag
 'undecidable'
 """
 
@@ -32,10 +34,15 @@ from sqlbench_lmeval.execution import (
     Status,
     execute_many,
 )
-from sqlbench_lmeval.execution.outcome import UNFINISHED
-from sqlbench_lmeval.execution.perturbed import perturbed_database
+from sqlbench_lmeval.execution.perturbed import perturbed_databases
 from sqlbench_lmeval.execution.pool import WorkerPool
-from sqlbench_lmeval.scoring.compare import same_result
+from sqlbench_lmeval.scoring.compare import (
+    column_magnitudes,
+    compare,
+    multiset_within,
+    same_result,
+)
+from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.timeouts import settle
 from sqlbench_lmeval.scoring.vocabulary import Vocabulary
@@ -49,25 +56,33 @@ class DataDependence(Vocabulary):
 
     #: It names no table (syntactic, no run): flagged.
     NO_TABLE = "no_table"
-    #: It matched gold, and its result on the perturbed copy is its result on the original
-    #: while gold's changed: flagged.
-    UNCHANGED = "unchanged"
-    #: It matched gold, and its result changed on the perturbed copy: it reads the data.
+    #: It matched gold, and on a perturbed copy where gold's result changed its result is not
+    #: gold's there (another result, an error, a timeout): flagged.
+    DIFFERS = "differs"
+    #: It matched gold, and on every perturbed copy where gold's result changed its result is
+    #: gold's there: it reads the data.
     CHANGED = "changed"
-    #: Gold's result did not change on the perturbed copy, or a run there did not finish: the
-    #: test cannot tell, and nothing is flagged.
+    #: Gold's result changed on no perturbed copy (or gold did not finish, or failed, there):
+    #: the test cannot tell, and nothing is flagged.
     UNDECIDABLE = "undecidable"
     #: The engine keeps no perturbed copy (a server): the syntactic test only.
     NOT_TESTED = "not_tested"
+    #: Score files of COMPARISON_VERSION 4 and older only: its result on the one perturbed
+    #: copy of then stayed the same while gold's changed: flagged.
+    UNCHANGED = "unchanged"
 
 
 NO_TABLE = DataDependence.NO_TABLE
-UNCHANGED = DataDependence.UNCHANGED
+DIFFERS = DataDependence.DIFFERS
 CHANGED = DataDependence.CHANGED
 UNDECIDABLE = DataDependence.UNDECIDABLE
 NOT_TESTED = DataDependence.NOT_TESTED
+UNCHANGED = DataDependence.UNCHANGED
 #: The values that flag an answer ``reads_no_table``.
-FLAGGED = frozenset({NO_TABLE, UNCHANGED})
+FLAGGED = frozenset({NO_TABLE, DIFFERS, UNCHANGED})
+
+#: One copy's outcomes: the answer's there, gold's there and gold's tie record there.
+There = tuple[Outcome, Outcome, "GoldTies | None"]
 
 
 @dataclass(frozen=True)
@@ -82,22 +97,49 @@ class Case:
     ordered: bool
 
 
-def judge(
-    answer: Outcome, answer_perturbed: Outcome, gold: Outcome, gold_perturbed: Outcome, ordered
-) -> str:
-    """:data:`CHANGED`, :data:`UNCHANGED` or :data:`UNDECIDABLE`
-    (docs/scoring.md#data-dependence)."""
-    if answer_perturbed.status in UNFINISHED or gold_perturbed.status in UNFINISHED:
+def judge(copies: Sequence[There], gold: Outcome, ordered: bool) -> str:
+    """:data:`CHANGED`, :data:`DIFFERS` or :data:`UNDECIDABLE` of an answer, given its and
+    gold's outcomes on each copy and gold's on the original (docs/scoring.md#data-dependence):
+    only the copies where gold's result changed count."""
+    used = [(answer, there, ties) for answer, there, ties in copies if moved(there, gold, ordered)]
+    if not used:
         return UNDECIDABLE
-    if _same(gold_perturbed, gold, ordered):
-        return UNDECIDABLE
-    return UNCHANGED if _same(answer_perturbed, answer, ordered) else CHANGED
+    if all(matches(answer, there, ties, ordered) for answer, there, ties in used):
+        return CHANGED
+    return DIFFERS
 
 
-def _same(perturbed: Outcome, original: Outcome, ordered: bool) -> bool:
-    if perturbed.status is not Status.OK or original.status is not Status.OK:
-        return perturbed.status is original.status and perturbed.error == original.error
-    return same_result(perturbed, original, ordered=ordered)
+def moved(gold_there: Outcome, gold: Outcome, ordered: bool) -> bool:
+    """Whether gold's result on a copy tells anything: it ran there and is not its result on
+    the original."""
+    return gold_there.status is Status.OK and not same_result(gold_there, gold, ordered=ordered)
+
+
+def matches(answer: Outcome, gold: Outcome, ties: GoldTies | None, ordered: bool) -> bool:
+    """Whether ``answer`` gives ``gold``'s result on a copy: ``ex`` of the two (tie-aware, as
+    the judge stage compares), or some of gold's rows there, at least one (an answer that cuts
+    its rows, ``LIMIT 1``, where gold's one row on the original is more on the copy).
+
+    >>> def rows(*values):
+    ...     return Outcome(Status.OK, ("v",), tuple((v,) for v in values))
+    >>> matches(rows(3), rows(3, 7), None, False), matches(rows(), rows(3, 7), None, False)
+    (True, False)
+    >>> matches(rows(5), rows(3, 7), None, False), matches(rows(3, 3), rows(3, 7), None, False)
+    (False, False)
+    """
+    if answer.status is not Status.OK:
+        return False
+    if same_result(answer, gold, ordered=ordered):
+        return True
+    if tie_verdict(compare(answer, gold, ordered=ordered), answer, gold, ties).ex:
+        return True
+    return (
+        0 < len(answer.rows) < len(gold.rows)
+        and len(answer.columns) == len(gold.columns)
+        and multiset_within(
+            list(answer.rows), list(gold.rows), column_magnitudes([*answer.rows, *gold.rows])
+        )
+    )
 
 
 def judge_all(
@@ -108,9 +150,9 @@ def judge_all(
     pool: WorkerPool | None = None,
 ) -> list[str]:
     """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
-    database has no copy. Gold runs on the copies first, under gold's own time limit
-    (``Limits.for_gold``) and through ``gold_cache`` (after the first run, a read), then only
-    the answers whose gold changed there: where it did not, or did not finish, the verdict is
+    database has no copy. Gold and its tie probes run on the copies first, under gold's own
+    time limit (``Limits.for_gold``) and through ``gold_cache`` (after the first run, a read),
+    then each answer on the copies where its gold changed: where there are none the verdict is
     :data:`UNDECIDABLE` whatever the answer gives. The answers run there under their own limit
     scaled by the copy's size (``copy_scale``: the run is charged to the answer, not to gold),
     with the rule for an answer that runs past it (``timeouts.settle``). ``pool``: the run's
@@ -119,33 +161,37 @@ def judge_all(
     for case in cases:
         database = case.item.database
         if database not in copies:
-            copies[database] = perturbed_database(database)
-    tested = [i for i, case in enumerate(cases) if copies[case.item.database] is not None]
+            copies[database] = perturbed_databases(database)
+    pairs = [  # (case index, copy): every copy of every case whose engine keeps copies
+        (i, copy) for i, case in enumerate(cases) for copy in copies[case.item.database] or ()
+    ]
     verdicts = [NOT_TESTED] * len(cases)
-    if not tested:
+    if not pairs:
         return verdicts
-    gold_jobs = [Job(copies[cases[i].item.database], cases[i].item.gold_sql) for i in tested]
-    # Gold's own, longer time limit (its cost is the benchmark's): on twice the data a heavy
-    # gold query may need more than an answer's limit, and only what finishes is cached.
-    # Nothing reads the work of a run here: SQLite runs each statement once, uncounted.
+    # Gold's own, longer time limit (its cost is the benchmark's): on a copy a heavy gold query
+    # may need more than an answer's limit, and only what finishes is cached. Nothing reads the
+    # work of a run here: SQLite runs each statement once, uncounted.
     gold_limits = replace(limits.for_gold(), count_work=False)
+    items = [replace(cases[i].item, database=copy) for i, copy in pairs]
+    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
+    run = gold_jobs + ties.probe_jobs
     if gold_cache is not None:
-        gold = gold_cache.run(gold_jobs, gold_limits, workers=workers, pool=pool)
+        outcomes = gold_cache.run(run, gold_limits, workers=workers, pool=pool)
     else:
-        gold = execute_many(gold_jobs, gold_limits, workers=workers, pool=pool)
-    asked = []
-    for i, gold_perturbed in zip(tested, gold, strict=True):
-        case = cases[i]
-        if gold_perturbed.status in UNFINISHED or _same(gold_perturbed, case.gold, case.ordered):
-            verdicts[i] = UNDECIDABLE
-        else:
-            asked.append((i, gold_perturbed))
-    answers = _on_copies(
-        [(copies[cases[i].item.database], cases[i]) for i, _ in asked], limits, workers, pool
-    )
-    for (i, gold_perturbed), answer_perturbed in zip(asked, answers, strict=True):
-        case = cases[i]
-        verdicts[i] = judge(case.answer, answer_perturbed, case.gold, gold_perturbed, case.ordered)
+        outcomes = execute_many(run, gold_limits, workers=workers, pool=pool)
+    gold = outcomes[: len(gold_jobs)]
+    records = ties.finish(gold, outcomes[len(gold_jobs) :])
+    asked = [n for n, (i, _) in enumerate(pairs) if moved(gold[n], cases[i].gold, cases[i].ordered)]
+    answers = _on_copies([(pairs[n][1], cases[pairs[n][0]]) for n in asked], limits, workers, pool)
+    answered = dict(zip(asked, answers, strict=True))
+    per_case: dict[int, list[There]] = {}
+    for n, (i, _) in enumerate(pairs):
+        if n in answered:
+            per_case.setdefault(i, []).append((answered[n], gold[n], records[n]))
+    for i, case in enumerate(cases):
+        if copies[case.item.database] is not None:
+            verdicts[i] = judge(per_case.get(i, []), case.gold, case.ordered)
     return verdicts
 
 
@@ -192,6 +238,7 @@ __all__ = [
     "CHANGED",
     "copy_scale",
     "DATA_DEPENDENCE",
+    "DIFFERS",
     "DataDependence",
     "FLAGGED",
     "NOT_TESTED",
@@ -201,4 +248,6 @@ __all__ = [
     "Case",
     "judge",
     "judge_all",
+    "matches",
+    "moved",
 ]

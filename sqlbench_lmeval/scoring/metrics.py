@@ -103,8 +103,8 @@ class Executed:
     and ``gold`` its and gold's outcomes (``rows``, ``status``, ``error``), ``ordered``
     whether gold's row order counts, ``verdict`` the comparison of the two,
     ``reads_no_table`` whether the answer does not read the data where gold does (it names no
-    table, or its result did not change on a perturbed copy of the database where gold's did:
-    ``data_dependence``), ``values`` the
+    table, or its result is not gold's on a perturbed copy of the database where gold's
+    changed: ``data_dependence``), ``values`` the
     metrics computed before this one. ``verdict`` is tie-aware: its ``ex`` accepts every right
     answer of gold's ties (reason ``tie_equivalent``); ``ex_strict`` and ``ex_set`` are
     literal. ``ties`` is gold's tie record (``gold_ties.GoldTies``: status, how many answers
@@ -314,7 +314,7 @@ def _execution_guards() -> list[Metric]:
             "EX reads data",
             "EX with answers that do not read the data counted wrong, unless gold reads none "
             "either: answers that name no table (constants), and answers that matched gold but "
-            "whose result stays the same on a perturbed copy of the database where gold's "
+            "whose result is not gold's on a perturbed copy of the database where gold's "
             "changes (SQLite and DuckDB; the name test only on MySQL and PostgreSQL)",
             every,
             EXECUTION,

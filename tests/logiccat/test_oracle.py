@@ -47,14 +47,14 @@ def test_gold_as_predictions_scores_one_on_every_healthy_item(logiccat_cache):
     off = [(s["id"], s[WORK], s[GOLD_WORK]) for s in healthy if s[R_VES] != 1.0]
     assert off == []
     assert all(s[WORK] == s[GOLD_WORK] is not None for s in healthy)
-    # Gold reads the data (issue 31): no answer is flagged, ex_reads_data is 1 on every
-    # healthy item, and the run on the perturbed copy either saw gold's result change with the
-    # data or could not tell (gold whose result the perturbation leaves, e.g. a count of 0).
+    # Gold reads the data (issues 31, 41): no answer is flagged, ex_reads_data is 1 on every
+    # healthy item, and on the perturbed copies it gave gold's result wherever gold's changed,
+    # or nothing could tell (gold whose result the perturbations leave, e.g. a count of 0).
     assert [s["id"] for s in scores if s["reads_no_table"]] == []
     assert [s["id"] for s in healthy if s["ex_reads_data"] != 1] == []
     assert {s["data_dependence"] for s in scores if s["ex"]} <= {"changed", "undecidable", None}
     decided = [s for s in healthy if s["data_dependence"] == "changed"]
-    # Every value and row count changes on the copy: gold that names a table moves with it,
+    # Values and row counts change on the copies: gold that names a table moves with them,
     # bar a few results such as counts of 0.
     named = [s for s in healthy if s["data_dependence"] is not None]
     assert len(decided) > 0.95 * len(named)

@@ -11,7 +11,7 @@ def test_data_dependence_verdicts_are_counted_per_run(score_item, write_score_fi
     # again: no verdict). Run "plain": scored before the test existed (no field at all).
     mixed = [
         score_item(1, 1, data_dependence="no_table", reads_no_table=True),
-        score_item(2, 1, data_dependence="unchanged", reads_no_table=True),
+        score_item(2, 1, data_dependence="differs", reads_no_table=True),
         score_item(3, 1, data_dependence="changed"),
         score_item(4, 1, data_dependence="changed"),
         score_item(5, 1, data_dependence="changed"),
@@ -26,7 +26,7 @@ def test_data_dependence_verdicts_are_counted_per_run(score_item, write_score_fi
     assert rows["mixed"].reads_no_table == 2
     assert rows["mixed"].data_dependence == {
         "no_table": 1,
-        "unchanged": 1,
+        "differs": 1,
         "changed": 3,
         "undecidable": 1,
     }
@@ -37,12 +37,12 @@ def test_data_dependence_verdicts_are_counted_per_run(score_item, write_score_fi
     (outcomes,) = [line for line in text.splitlines() if line.startswith("| mixed | 7 |")]
     assert outcomes.endswith("| 0 | 2 | – |")
     header = (
-        "| Run | No table named | Unchanged on the copy | Changed (reads the data) | "
-        "Undecidable | Not tested |"
+        "| Run | No table named | Not gold's on a copy | Unchanged on the copy | "
+        "Changed (reads the data) | Undecidable | Not tested |"
     )
     assert header in text
-    assert "| mixed | 1 | 1 | 3 | 1 | 0 |" in text
-    assert "| plain | 0 | 0 | 0 | 0 | 0 |" in text
+    assert "| mixed | 1 | 1 | 0 | 3 | 1 | 0 |" in text
+    assert "| plain | 0 | 0 | 0 | 0 | 0 | 0 |" in text
 
 
 def test_no_table_of_data_dependence_when_no_answer_was_judged(

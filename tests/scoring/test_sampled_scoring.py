@@ -11,13 +11,14 @@ from collections import Counter
 
 import pytest
 
-from sqlbench_lmeval.execution import GoldCache
+from sqlbench_lmeval.execution import GoldCache, Job, execute
 from sqlbench_lmeval.execution import cache as cache_module
+from sqlbench_lmeval.execution.perturbed import perturbed_databases
 from sqlbench_lmeval.report.build import write_report
 from sqlbench_lmeval.report.runs import read_runs
 from sqlbench_lmeval.report.sections.sampling import sampling_rows
 from sqlbench_lmeval.scoring import data_dependence
-from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
+from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, same_result
 from sqlbench_lmeval.scoring.gold_ties import plan_gold
 from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
@@ -133,9 +134,9 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
         + ITEM3[1]
     )
     assert Counter(s for db, s in ran if s is not None and db == database) == want
-    # On the perturbed copy (``data_dependence``): each distinct sample that matched gold and
-    # names a table once (item 3's ``SELECT 3`` is flagged without a run), and the gold of
-    # each item with such a sample once.
+    # On each perturbed copy (``data_dependence``): the gold of each item with a sample that
+    # matched gold and names a table once (item 3's ``SELECT 3`` is flagged without a run),
+    # with its tie probe; then each such distinct sample once, where its gold's result moved.
     matched = {
         (score["id"], sample["executed_sql"])
         for score in scores
@@ -143,10 +144,16 @@ def test_each_distinct_query_and_each_gold_runs_once(database, tmp_path, monkeyp
         if sample["ex"] and sample["duplicate_of"] is None and "FROM" in sample["executed_sql"]
     }
     gold = {1: ITEM1[0], 2: ITEM2[0], 3: ITEM3[0]}
-    on_copy = [s for db, s in ran if db != database]
-    assert Counter(on_copy) == Counter(
-        [sql for _, sql in matched] + [gold[number] for number in {n for n, _ in matched}]
-    )
+    asked = {n for n, _ in matched}
+    want = Counter()
+    for copy in perturbed_databases(database):
+        want.update((copy, gold[number]) for number in asked)
+        want.update((copy, probe) for probe in tie_probes())  # item 2's, which is asked
+        for number, sql in matched:
+            here, there = (execute(Job(db, gold[number])) for db in (database, copy))
+            if not same_result(there, here, ordered=number == 2):
+                want[copy, sql] += 1
+    assert Counter((db, s) for db, s in ran if db != database) == want
 
 
 def tie_probes() -> list[str]:

@@ -17,6 +17,7 @@ from sqlbench_lmeval.report.sections import Context, by_view, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
+    DIFFERS,
     NO_TABLE,
     NOT_TESTED,
     UNCHANGED,
@@ -34,13 +35,14 @@ EXPLANATION = paragraph(
     for every model). Truncated: cut off by the generation limit and not correct, whatever its
     status. Other columns count execution statuses. Gold not ok: items whose gold query failed
     or returned nothing usable (scored as usual, but they say little about the model). Reads
-    no data: answers that ran but do not read the data: they name no table, or matched gold with
-    a result that stays the same on a perturbed copy of the database (constants; EX counts
-    them, `ex_reads_data` and `r_ves` do not). Under each table, how that was decided for the
-    answers (docs/scoring.md, "Data dependence"): the two flagged ways (no table named, result
-    unchanged on a perturbed copy of the database while gold's changed) add up to Reads no data;
-    changed: it reads the data; undecidable: gold's result did not change on the copy, so the
-    test cannot tell; not tested: a server keeps no copy. An answer that did not match gold is
+    no data: answers that ran but do not read the data: they name no table, or matched gold
+    with a result that is not gold's on a perturbed copy of the database where gold's changed
+    (constants; EX counts them, `ex_reads_data` and `r_ves` do not). Under each table, how that
+    was decided for the answers (docs/scoring.md, "Data dependence"): the flagged ways (no table
+    named; not gold's result on a perturbed copy; unchanged on the copy, in runs scored before
+    COMPARISON_VERSION 5) add up to Reads no data; changed: it reads the data (gold's result on
+    every copy where gold's changed); undecidable: gold's result changed on no copy, so the test
+    cannot tell; not tested: a server keeps no copy. An answer that did not match gold is
     not run again and is counted in none of them unless it names no table.
     """
 )
@@ -48,6 +50,7 @@ EXPLANATION = paragraph(
 #: ``data_dependence`` values, the flagged first, with their column titles.
 DATA_DEPENDENCE_COLUMNS = (
     (NO_TABLE, "No table named"),
+    (DIFFERS, "Not gold's on a copy"),
     (UNCHANGED, "Unchanged on the copy"),
     (CHANGED, "Changed (reads the data)"),
     (UNDECIDABLE, "Undecidable"),

@@ -1,12 +1,14 @@
-"""Stage: whether an answer that matched gold depends on the data, decided by running it once more
-on a perturbed copy of its database (docs/scoring.md#data-dependence): only answers that ran as
-they are, matched gold and name a table, where gold names one.
+"""Stage: whether an answer that matched gold reads the data, decided by running it on the perturbed
+copies of its database where gold's result changed and asking whether its result there is gold's
+(docs/scoring.md#data-dependence): only answers that ran as they are, matched gold and name a
+table, where gold names one.
 """
 
 from __future__ import annotations
 
 from sqlbench_lmeval.execution import Status
-from sqlbench_lmeval.scoring.data_dependence import Case, judge_all
+from sqlbench_lmeval.scoring.answer import UNREPEATABLE_FLAGS
+from sqlbench_lmeval.scoring.data_dependence import UNDECIDABLE, Case, judge_all
 
 #: Exceptions here are the evaluation's fault, never an answer's: they stop the run.
 RUNS_SQL = True
@@ -14,6 +16,10 @@ RUNS_SQL = True
 
 def run(batch, scorer) -> None:
     chosen = [a for a in batch.answers if _asks(a) and not batch.gold_reads_no_table(a.index)]
+    # Gold that draws random numbers gives on a copy no result an answer should give there.
+    for answer in [a for a in chosen if UNREPEATABLE_FLAGS & set(a.item.flags)]:
+        answer.dependence = UNDECIDABLE
+    chosen = [a for a in chosen if a.dependence is None]
     if not chosen:
         return
     cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]

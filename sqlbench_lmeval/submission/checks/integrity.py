@@ -37,7 +37,7 @@ def _integrity(scored: Sequence[ScoredItem], by_id: Mapping[int, Item], add) -> 
             "reads_no_table",
             FINDING,
             f"{len(constant)} answer(s) do not read the data: they name no table (constants "
-            "such as SELECT 646.8), or matched gold with a result that stays the same on a "
+            "such as SELECT 646.8), or matched gold with a result that is not gold's on a "
             f"perturbed copy of the database where gold's changes; {correct} of them match "
             "gold. EX counts them, ex_reads_data and r_ves do not",
             constant,
