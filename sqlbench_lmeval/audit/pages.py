@@ -20,9 +20,19 @@ from pathlib import Path
 from sqlbench_lmeval.audit.card import DIGITS
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.report.tables import Section, Table, table_markdown, to_html, to_markdown
+from sqlbench_lmeval.scoring.metrics import METRICS
 
 #: The longest text a table cell shows of SQL or an error (the JSON keeps all of it).
 CELL_CHARS = 160
+
+
+#: Metric families with no ceiling: counts that describe a query, not how right it is.
+DESCRIPTIVE_FAMILIES = ("complexity", "gold_complexity")
+
+
+def scored_metrics() -> tuple[str, ...]:
+    """The registry's metrics that have a ceiling (the rows the task READMEs' tables carry)."""
+    return tuple(m.name for m in METRICS if m.family not in DESCRIPTIVE_FAMILIES)
 
 
 def ceiling_table(card: Mapping, only: Collection[str] | None = None) -> str:
@@ -280,4 +290,12 @@ def _result_text(preview, error) -> str:
     return _cut(f"{', '.join(preview['columns'])}: {rows or '(none)'} ({count} rows)")
 
 
-__all__ = ["CELL_CHARS", "ceiling_table", "read_suspects", "write_audit", "write_card"]
+__all__ = [
+    "CELL_CHARS",
+    "DESCRIPTIVE_FAMILIES",
+    "ceiling_table",
+    "read_suspects",
+    "scored_metrics",
+    "write_audit",
+    "write_card",
+]
