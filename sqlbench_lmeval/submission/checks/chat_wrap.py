@@ -70,8 +70,18 @@ def chat_run(settings: Mapping) -> str | None:
 
 
 def prompt_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
-    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only),
-    ``added_text`` (our prompt, with other text around it), ``edited`` or ``not_logged``."""
+    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only, which
+    it writes around any prompt alike), ``added_text`` (our prompt, with other text around
+    it), ``edited`` or ``not_logged``."""
+    state = _marker_state(logged, ours, chat, template)
+    if state == "wrapped" and template and _chat_messages(logged) is None:
+        return "wrapped" if _same_for_any_prompt(template, ours) else "added_text"
+    return state
+
+
+def _marker_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
+    """:func:`prompt_state` before the template is rendered: ``wrapped`` when the text around
+    our prompt holds only the recorded template's markers, role names and text."""
     if logged is None:
         return "not_logged"
     if logged == ours:
@@ -93,7 +103,7 @@ def prompt_state(logged: str | None, ours: str, chat: str | None, template: str 
     # Only a template the run records renders a string: where lm-eval records "" (no tokenizer
     # here; the provider formats the messages) it logs the messages themselves, as above.
     if chat and template and _template_only(before, template) and _template_only(after, template):
-        return "wrapped" if _same_for_any_prompt(template, ours) else "added_text"
+        return "wrapped"
     return "added_text"
 
 
@@ -103,9 +113,11 @@ def prompt_states(
     """:func:`prompt_state` of each item's ``(logged, ours)``, where a template's wrap stands
     only as the one wrap of every item: the text a logged prompt holds around ours (dates
     aside) must be the text most items hold, and that by more than one item when there are
-    several. A template that adds a hint for some questions writes another wrap there."""
+    several. A template that adds a hint for some questions writes another wrap there. The
+    wrap that stands is rendered once (one of its items against the stand-in), not per item:
+    a template of one lookup per question takes seconds to render."""
     states = {
-        item_id: prompt_state(logged, ours, chat, template)
+        item_id: _marker_state(logged, ours, chat, template)
         for item_id, (logged, ours) in prompts.items()
     }
     wraps = {
@@ -113,11 +125,15 @@ def prompt_states(
         for item_id, state in states.items()
         if state == "wrapped" and _chat_messages(prompts[item_id][0]) is None
     }
-    if len(wraps) > 1:
-        (usual, count), *_ = Counter(wraps.values()).most_common(1)
-        for item_id, wrap in wraps.items():
-            if count == 1 or wrap != usual:
-                states[item_id] = "added_text"
+    if not wraps:
+        return states
+    (usual, count), *_ = Counter(wraps.values()).most_common(1)
+    stands = (count > 1 or len(wraps) == 1) and _same_for_any_prompt(
+        template or "", prompts[next(i for i, wrap in wraps.items() if wrap == usual)][1]
+    )
+    for item_id, wrap in wraps.items():
+        if not stands or wrap != usual:
+            states[item_id] = "added_text"
     return states
 
 
@@ -144,6 +160,7 @@ def _same_for_any_prompt(template: str, ours: str) -> bool:
     return mine == theirs
 
 
+@lru_cache(maxsize=8)  # the stand-in's wrap is the same for every item of a task
 def _rendered_wrap(template: str, content: str) -> tuple[str, str] | None:
     """The text ``template`` writes around one user turn of ``content`` (with the generation
     prompt), as jinja2's sandbox renders it; None when it does not render or holds no

@@ -1,9 +1,8 @@
 """Settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
 not sampled, without penalties, nucleus or top-k cuts and beams (the sampled ones: their own
-sampling settings), chat template and system instruction, the lm-eval version, the
-generation limit, and prompts too long for the model's
-context where the run records that context (lm-eval's ``max_length``; counted with the run's
-tokenizer when it loads offline)."""
+sampling settings), chat template and system instruction, the lm-eval version, the generation
+limit, and prompts too long for the model's context where the run records that context
+(lm-eval's ``max_length``; counted with the run's tokenizer when it loads offline)."""
 
 from __future__ import annotations
 
