@@ -89,7 +89,7 @@ _SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
 FINDING_TITLES = {
     "missing_items": "items not answered, scored 0",
     "reads_no_table": "answers that do not read the data",
-    "gold_verbatim": "answers that are the gold SQL",
+    "gold_verbatim": "answers that are gold",
     "truncated_outputs": "outputs cut by the generation limit",
     "identical_outputs": "outputs identical to another run's",
     "shared_outputs": "outputs shared with another run",
@@ -109,6 +109,8 @@ FINDING_TITLES = {
     "not_zero_shot": "few-shot examples in the prompts",
     "sampling_on_greedy_task": "sampling on a greedy task",
     "sampling_settings": "sampling settings not the task's",
+    "decoding_settings": "decoding settings that change greedy answers",
+    "generation_limit": "another generation limit",
     "repeats": "several answers per item",
     "system_instruction": "a system instruction",
     "task_version": "another task version",

@@ -921,7 +921,7 @@ def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_v
         ],
         "pasted": [
             "nothing records how the outputs were made",
-            "answers that are the gold SQL (99 items)",
+            "answers that are gold (99 items)",
         ],
     }
     rows = [r for r in csv.DictReader(files.csv.open(encoding="utf-8")) if not r["category"]]
