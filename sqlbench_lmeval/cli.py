@@ -267,7 +267,7 @@ def _score(args: argparse.Namespace) -> int:
         if logged.incomplete:
             print(f"sqlbench-lmeval score: warning: {logged.incomplete}", file=sys.stderr)
     else:
-        predictions = read_predictions(args.predictions, samples=args.samples)
+        predictions = read_predictions(args.predictions, samples=args.samples, name=args.benchmark)
         if members:  # a group of ours other than a benchmark's whole (logiccat_test)
             from sqlbench_lmeval.offline import group_predictions
 
@@ -818,6 +818,7 @@ def _verify(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.submission.logged import read_submissions
     from sqlbench_lmeval.submission.verify import (
         EXIT_CODES,
+        VERIFIED_MEANS,
         run_limits,
         verify_submission,
         worst_verdict,
@@ -854,6 +855,7 @@ def _verify(args: argparse.Namespace) -> int:
             if finding.severity != "info":
                 where = f"{finding.task}: " if finding.task else ""
                 print(f"  [{finding.severity}] {where}{finding.code}: {finding.message}")
+    print(VERIFIED_MEANS)
     return EXIT_CODES[worst_verdict(v.verdict for v in verifications)]
 
 

@@ -44,18 +44,19 @@ from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 from sqlbench_lmeval.scoring.verdicts import aggregate
 
 
-def read_predictions(path: str | Path, *, samples: bool = False) -> dict:
+def read_predictions(path: str | Path, *, samples: bool = False, name: str | None = None) -> dict:
     """``{id: prediction}`` from a JSONL file; a UserError names the first bad line.
 
     With ``samples`` (several sampled answers per id, ``score --samples``): ``{id: [outputs]}``,
     where a line's ``prediction`` is one output or a list of them, and further lines of the
-    same id add theirs, in file order.
+    same id add theirs, in file order. ``name``: the benchmark or task the file is scored as;
+    a line that records another ``task`` (the answers lm-eval's filter saved) is refused.
     """
     if samples:
-        return _read_sampled_predictions(path)
+        return _read_sampled_predictions(path, name)
     predictions: dict[int, str] = {}
     lines = read_objects(path, "predictions", required=("id",), one_of=("prediction", "attempts"))
-    for where, record in lines:
+    for where, record in _of_task(lines, name):
         item_id, prediction = _item_id(where, record["id"]), _single_prediction(where, record)
         if item_id in predictions:
             raise UserError(f"{where}: id {item_id} appears more than once")
@@ -84,9 +85,22 @@ def _single_prediction(where: str, record: dict) -> str:
     return envelope
 
 
-def _read_sampled_predictions(path: str | Path) -> dict[int, list[str]]:
+def _of_task(lines, name: str | None):
+    """``lines``, refused at the first that records a ``task`` other than ``name``."""
+    for where, record in lines:
+        task = record.get("task")
+        if name is not None and task is not None and task != name:
+            raise UserError(
+                f"{where}: the answers of task {task!r}, not of {name!r}: score them with "
+                f"`sqlbench-lmeval score {task} ...` (another name scores other items)"
+            )
+        yield where, record
+
+
+def _read_sampled_predictions(path: str | Path, name: str | None) -> dict[int, list[str]]:
     predictions: dict[int, list[str]] = {}
-    for where, record in read_objects(path, "predictions", required=("id", "prediction")):
+    lines = read_objects(path, "predictions", required=("id", "prediction"))
+    for where, record in _of_task(lines, name):
         item_id, prediction = _item_id(where, record["id"]), record["prediction"]
         outputs = prediction if isinstance(prediction, list) else [prediction]
         if not outputs or not all(isinstance(output, str) for output in outputs):

@@ -24,6 +24,7 @@ from lm_eval.api.filter import Filter
 
 from sqlbench_lmeval import benchmarks
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
+from sqlbench_lmeval.lmeval.task_specs import task_specs
 from sqlbench_lmeval.lmeval.versions import filter_output, register_metrics
 from sqlbench_lmeval.paths import cache_dir
 from sqlbench_lmeval.scoring.answer import Failure, Stage, failed_score
@@ -75,13 +76,13 @@ class ExecuteAndScore(Filter):
             # One traceback in lm-eval's output, ending in the cause (the pool's internals
             # would say nothing more to the user).
             raise EvaluationUnavailable(
-                f"{error}\n{self._save_unscored([items[i] for i in scorable], answers)}"
+                f"{error}\n{self._save_unscored([items[i] for i in scorable], answers, docs)}"
             ) from None
         except Exception as error:
             text = Failure.at(Stage.SCORING, error).error
             raise EvaluationUnavailable(
                 f"{text}: a fault of the evaluation, not of the model\n"
-                f"{self._save_unscored([items[i] for i in scorable], answers)}"
+                f"{self._save_unscored([items[i] for i in scorable], answers, docs)}"
             ) from error
         for i, score in zip(scorable, scored, strict=True):
             scores[i] = score
@@ -99,20 +100,23 @@ class ExecuteAndScore(Filter):
             print(f"sqlbench-lmeval: {self.benchmark.name}: {late}", file=sys.stderr, flush=True)
         return [filter_output(score) for score in scores]
 
-    def _save_unscored(self, items: list[Item], resps: list) -> str:
-        """Write the answers as a predictions file; what to tell the user about it."""
+    def _save_unscored(self, items: list[Item], resps: list, docs: list) -> str:
+        """Write the answers as a predictions file that records their task; what to tell the
+        user about it (``score`` with the task's name: the benchmark's would score every item
+        of the benchmark, those of another task missing)."""
+        task = _task_of(docs) or self.benchmark.name
         folder = cache_dir() / UNSCORED_DIR
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        path = folder / f"{self.benchmark.name}-{stamp}-{os.getpid()}.jsonl"
+        path = folder / f"{task}-{stamp}-{os.getpid()}.jsonl"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            write_predictions(path, items, [self.prediction(r) for r in resps])
+            write_predictions(path, items, [self.prediction(r) for r in resps], task)
         except OSError as error:
             return f"The model's answers could not be saved ({error}); they are not scored."
         option = f" {self.SCORE_OPTION}" if self.SCORE_OPTION else ""
         return (
             f"The model's {len(items)} answers are not scored; they are saved in {path}. Once "
-            f"the cause is fixed, score them with `sqlbench-lmeval score {self.benchmark.name} "
+            f"the cause is fixed, score them with `sqlbench-lmeval score {task} "
             f"{path}{option} --output scores.json` and the task's options (--engine, "
             "--dialect, ...)."
         )
@@ -133,12 +137,22 @@ class ExecuteAndScore(Filter):
 UNSCORED_DIR = "unscored"
 
 
-def write_predictions(path: Path, items: list[Item], predictions: list) -> None:
-    """A predictions file as ``sqlbench-lmeval score`` reads it: ``{"id", "prediction"}`` per
-    line (ASCII JSON: a lone surrogate in an output survives as its escape)."""
+def write_predictions(path: Path, items: list[Item], predictions: list, task: str) -> None:
+    """A predictions file as ``sqlbench-lmeval score`` reads it: ``{"id", "prediction",
+    "task"}`` per line (ASCII JSON: a lone surrogate in an output survives as its escape);
+    ``score`` refuses it under another task's name (``offline.recorded_task``)."""
     with open(path, "w", encoding="ascii") as handle:
         for item, prediction in zip(items, predictions, strict=True):
-            handle.write(json.dumps({"id": item.id, "prediction": prediction}) + "\n")
+            line = {"id": item.id, "prediction": prediction, "task": task}
+            handle.write(json.dumps(line) + "\n")
+
+
+def _task_of(docs) -> str | None:
+    """The task the documents name (``scoring.item.documents_dataset``), if one of ours."""
+    names = {doc.get("task") for doc in docs if isinstance(doc, dict)}
+    if len(names) == 1 and (name := names.pop()) in task_specs():
+        return name
+    return None
 
 
 def _first_response(responses) -> str:

@@ -50,7 +50,9 @@ def load_dataset(subset: str = "all", split: str | None = None, **metadata):
     A task on a split of the official one (``split: dev`` or ``test``) also gets the train
     split's documents as ``{"train": Dataset}``, its ``fewshot_split``: a prompt built with
     examples (``--num_fewshot``) takes them from train, never from dev or test."""
-    dataset = documents_dataset(documents(subset, split=split, **metadata))
+    dataset = documents_dataset(
+        documents(subset, split=split, **metadata), config_source=metadata.get("config_source")
+    )
     if check_split(split) in ("dev", "test"):
         train = documents("all", split="train", **metadata)
         dataset["train"] = documents_dataset(train)["test"]
@@ -118,6 +120,9 @@ def documents(
                 "db_id": record.db_id,
                 "schema": schemas[record.db_id],
                 "step": record.step,
+                # Upstream's gold as published (MySQL), for verify's gold-copy check.
+                "published_gold_sql": record.gold_sql_mysql,
+                "published_dialect": "mysql",
                 "dataset_version": version,
                 "sqlbench_lmeval_version": __version__,
                 **named,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from sqlbench_lmeval.execution import Database
 
@@ -87,15 +88,23 @@ class Item:
         )
 
 
-def documents_dataset(docs: list[dict], integer_fields: tuple[str, ...] = ("id",)) -> dict:
+def documents_dataset(
+    docs: list[dict], integer_fields: tuple[str, ...] = ("id",), config_source: str | None = None
+) -> dict:
     """What an lm-eval ``custom_dataset`` hook returns: ``docs`` (of :meth:`Item.to_doc` plus a
-    benchmark's own fields) as ``{"test": Dataset}``.
+    benchmark's own fields) as ``{"test": Dataset}``; with ``config_source`` (the task YAML
+    lm-eval passes in the task metadata) each document also names its ``task``
+    (:func:`task_of_config`), so the scoring filter can name it (the saved answers' hint).
 
     The column types are declared, not inferred from the values: ``integer_fields`` are int64,
     ``flags`` a list of strings (often empty, which inference cannot type), every other field a
     string, whatever the first documents happen to hold.
     """
     import datasets  # heavy: datasets, loaded only when lm-eval builds a task
+
+    task = task_of_config(config_source)
+    if task is not None:
+        docs = [{**doc, "task": task} for doc in docs]
 
     features = datasets.Features(
         {
@@ -106,3 +115,15 @@ def documents_dataset(docs: list[dict], integer_fields: tuple[str, ...] = ("id",
         | {"flags": datasets.Sequence(datasets.Value("string"))}
     )
     return {"test": datasets.Dataset.from_list(docs, features=features)}
+
+
+def task_of_config(config_source: str | None) -> str | None:
+    """The task a task YAML defines, from its path (each of ours is named after its task);
+    None without one (``"inline"``, or no metadata).
+
+    >>> task_of_config("/site-packages/tasks/logiccat/logiccat_mini.yaml"), task_of_config(None)
+    ('logiccat_mini', None)
+    """
+    if not config_source or not str(config_source).endswith((".yaml", ".yml")):
+        return None
+    return PurePath(str(config_source)).stem

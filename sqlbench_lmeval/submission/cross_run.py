@@ -1,7 +1,8 @@
 """Provenance across runs: the verifications of runs given together to ``verify`` or
 ``leaderboard`` compared item by item; a task whose raw outputs equal another run's
-(``identical_outputs``), or that shares a large share of its answers byte for byte with another
-run (``shared_outputs``, naming both). A step after ``verify`` (it reads its
+(``identical_outputs``), or that shares a large share of its answers with another run
+(``shared_outputs``, naming both; answers compared normalised, ``integrity.output_key``, so a
+byte added to a copied answer does not hide it). A step after ``verify`` (it reads its
 :class:`~sqlbench_lmeval.submission.verify.Verification`), not one of its per-task checks."""
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from collections.abc import Sequence
 from sqlbench_lmeval.submission.checks.base import FINDING, Finding
 from sqlbench_lmeval.submission.verify import Verification
 
-#: Share of a run's answered items whose raw output is byte for byte another run's (given in
-#: the same verify or leaderboard call) from which that is a finding naming both runs. Two
-#: models that write SQL independently rarely agree to the byte on a quarter of the items.
+#: Share of a run's answered items whose output is another run's (given in the same verify or
+#: leaderboard call; compared by ``integrity.output_key``) from which that is a finding naming both
+#: runs, and the leaderboard lists the run apart. Two models that write SQL independently
+#: rarely agree token for token on a quarter of the items.
 SHARED_OUTPUTS_SHARE = 0.25
 
 
@@ -30,7 +32,7 @@ def cross_run_findings(verifications: Sequence[Verification]) -> list[Verificati
                 by_print.setdefault((task.task, task.outputs_sha256), []).append(index)
     outputs = {
         (index, task.task): {
-            item["id"]: item["output_sha256"] for item in task.items if item.get("output_sha256")
+            item["id"]: item["output_key"] for item in task.items if item.get("output_key")
         }
         for index, verification in enumerate(verifications)
         for task in verification.tasks
@@ -69,7 +71,7 @@ def cross_run_findings(verifications: Sequence[Verification]) -> list[Verificati
                             "shared_outputs",
                             FINDING,
                             f"run {labels[index]} shares {len(shared)} of its {len(mine)} "
-                            f"answers ({len(shared) / len(mine):.0%}) byte for byte with run "
+                            f"answers ({len(shared) / len(mine):.0%}) with run "
                             f"{labels[other]}: outputs copied from it, the same model, or a run "
                             "assembled from several",
                             tuple(shared),

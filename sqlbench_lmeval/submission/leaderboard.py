@@ -46,7 +46,7 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
 )
-from sqlbench_lmeval.submission.cross_run import cross_run_findings
+from sqlbench_lmeval.submission.cross_run import SHARED_OUTPUTS_SHARE, cross_run_findings
 from sqlbench_lmeval.submission.leaderboard_plot import forest_plot
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
 from sqlbench_lmeval.submission.verify import (
@@ -68,6 +68,14 @@ from sqlbench_lmeval.submission.verify_report import report_stem, write_verifica
 
 #: Severities of the findings that keep a run off the ranking (its reasons).
 NOT_RANKED_SEVERITIES = (REJECT, UNATTESTED_SEVERITY)
+#: Share of a run's answered items that are gold (``gold_verbatim``: our gold or the published
+#: one, whole or inside the answer) from which the run is listed apart, never ranked: a model
+#: that writes its own SQL rarely writes the benchmark's gold token for token on one item in
+#: ten; a run made of gold is a lookup, not a model.
+GOLD_COPY_SHARE = 0.10
+#: Findings on decoding that make a run one of other settings: ranked apart from (not among)
+#: the runs on the task's settings.
+OTHER_SETTINGS_CODES = ("decoding_settings", "generation_limit")
 #: Family-wise error level of the groups.
 ALPHA = 0.05
 LEADERBOARD_FILE = "leaderboard.html"
@@ -81,7 +89,7 @@ _SEVERITY_ORDER = {REJECT: 0, UNATTESTED_SEVERITY: 1}
 FINDING_TITLES = {
     "missing_items": "items not answered, scored 0",
     "reads_no_table": "answers that do not read the data",
-    "gold_verbatim": "answers that are the gold SQL",
+    "gold_verbatim": "answers that are gold",
     "truncated_outputs": "outputs cut by the generation limit",
     "identical_outputs": "outputs identical to another run's",
     "shared_outputs": "outputs shared with another run",
@@ -101,6 +109,8 @@ FINDING_TITLES = {
     "not_zero_shot": "few-shot examples in the prompts",
     "sampling_on_greedy_task": "sampling on a greedy task",
     "sampling_settings": "sampling settings not the task's",
+    "decoding_settings": "decoding settings that change greedy answers",
+    "generation_limit": "another generation limit",
     "repeats": "several answers per item",
     "system_instruction": "a system instruction",
     "task_version": "another task version",
@@ -260,7 +270,8 @@ def _cache_key(inputs, limits: Limits, options=None, tasks=()) -> str:
         # hold such failures scored as the model's 0s, so none of them is reused.
         # 3: a run of another tested lm-eval version is no finding, and claims made by an
         # lm-eval version's way of passing results are named as that, not as an edit.
-        "verification_format": 3,
+        # 4: items carry normalised output keys, gold copies are found in more forms.
+        "verification_format": 4,
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
@@ -357,6 +368,10 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             "reasons": [
                 f"{f.code}: {f.message}" for f in findings if f.severity in NOT_RANKED_SEVERITIES
             ],
+            "gold_copy_share": _gold_copy_share(rows, findings),
+            "other_settings": [
+                f"{f.code}: {f.message}" for f in findings if f.code in OTHER_SETTINGS_CODES
+            ],
         }
         ex = [_value(r, EX) for r in rows]
         model.update(_interval(EX, ex, resamples, seed))
@@ -372,8 +387,10 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         if any(STRUCTURAL_SIMILARITY in r for r in rows):
             model[STRUCTURAL_SIMILARITY] = _mean(rows, STRUCTURAL_SIMILARITY)
         model["_ex"] = ex
+        model["_outputs"] = {row["id"]: row["output_key"] for row in rows if row.get("output_key")}
         models.append(model)
-    ranked = [m for m in models if m["verdict"] in RANKED_VERDICTS]
+    _set_apart(models)
+    ranked = [m for m in models if m["standing"] == RANKED]
     if ranked:
         matrix = np.array([m["_ex"] for m in ranked], dtype=float).T
         for model, interval in zip(
@@ -401,13 +418,13 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
                 higher = sum(1 for v in values if not _missing(v) and v > mine)
                 model["by_category"][category]["rank"] = None if _missing(mine) else 1 + higher
     for model in models:
-        del model["_ex"]
+        del model["_ex"], model["_outputs"]
         model.setdefault("rank", None)
         model.setdefault("rank_low", None)
         model.setdefault("rank_high", None)
         model.setdefault("groups", "")
     models.sort(key=lambda m: (m["rank"] is None, m["rank"] or 0, -m[EX], m["name"]))
-    apart = [m for m in models if m["verdict"] not in RANKED_VERDICTS]
+    apart = [m for m in models if m["standing"] != RANKED]
     apart.sort(key=lambda m: (m["verdict"], m["name"]))
     return {
         "task": task_name,
@@ -416,17 +433,85 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         "gold_note": benchmarks.gold_note(dataset_version),
         "n_items": len(ids),
         "categories": categories,
-        # The runs of each verdict: the first two ranked, the other two apart.
+        # The runs of each verdict (all of them), and the runs of a ranked verdict that are
+        # listed apart all the same (gold copies, shared outputs, other decoding settings).
         "verdicts": {
             verdict: sorted(m["name"] for m in models if m["verdict"] == verdict)
             for verdict in VERDICT_ORDER
         },
+        "set_apart": sorted(
+            m["name"] for m in models if m["verdict"] in RANKED_VERDICTS and m["standing"] != RANKED
+        ),
         # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
         "similarity": any(STRUCTURAL_SIMILARITY in model for model in models),
-        "models": [_finite(model) for model in models if model["verdict"] in RANKED_VERDICTS],
-        # Rejected and unattested runs: listed apart with their reasons, never ranked.
+        "models": [_finite(model) for model in models if model["standing"] == RANKED],
+        # Rejected and unattested runs, and those set apart: listed with their reasons.
         "not_ranked": [_finite(model) for model in apart],
     }
+
+
+#: A run's standing on its board: ranked, or one of the reasons it is listed apart.
+RANKED, NOT_VERIFIED = "ranked", "not verified"
+GOLD_COPIES, SHARED, OTHER_SETTINGS = "gold copies", "shared outputs", "other decoding settings"
+
+
+def _gold_copy_share(rows, findings) -> float:
+    """The share of a run's answered items whose answer is gold (``gold_verbatim``)."""
+    answered = {row["id"] for row in rows if row.get("output_key")}
+    copied = {item for f in findings if f.code == "gold_verbatim" for item in f.items}
+    return len(copied & answered) / len(answered) if answered else 0.0
+
+
+def _set_apart(models: list[dict]) -> None:
+    """Each model's ``standing`` (:data:`RANKED` or why it is listed apart), its
+    ``shared_output_share`` and, when apart, the reasons (the rule:
+    docs/verify.md#the-leaderboard-and-unranked-runs).
+
+    Shared outputs: a run's share is the share of its answered items whose output (normalised,
+    ``integrity.output_key``) a run still on the board gave too. From the highest share down,
+    while a share reaches ``SHARED_OUTPUTS_SHARE``, the runs of the highest share leave the
+    board: a run assembled from two others leaves first, and its sources, once it is gone, stay;
+    two copies of one run both leave (which came first cannot be told)."""
+    for model in models:
+        model["standing"] = RANKED
+        if model["verdict"] not in RANKED_VERDICTS:
+            model["standing"] = NOT_VERIFIED
+        elif model["gold_copy_share"] >= GOLD_COPY_SHARE:
+            model["standing"] = GOLD_COPIES
+            model["reasons"].append(
+                f"gold copies: {model['gold_copy_share']:.0%} of its answered items are gold "
+                f"(listed apart from {GOLD_COPY_SHARE:.0%}): a lookup of gold, not a model"
+            )
+        elif model["other_settings"]:
+            model["standing"] = OTHER_SETTINGS
+            model["reasons"] += model["other_settings"]
+    remaining = [m for m in models if m["standing"] == RANKED]
+    while True:
+        shares = {id(m): _shared_share(m, [o for o in remaining if o is not m]) for m in remaining}
+        for model in remaining:
+            model["shared_output_share"] = shares[id(model)]
+        top = max(shares.values(), default=0.0)
+        if top < SHARED_OUTPUTS_SHARE:
+            break
+        for model in [m for m in remaining if shares[id(m)] == top]:
+            model["standing"] = SHARED
+            model["reasons"].append(
+                f"shared outputs: {top:.0%} of its answered items are answered alike by "
+                f"another run of this board (listed apart from {SHARED_OUTPUTS_SHARE:.0%})"
+            )
+        remaining = [m for m in remaining if m["standing"] == RANKED]
+    for model in models:
+        model.setdefault("shared_output_share", None)
+
+
+def _shared_share(model: dict, others: list[dict]) -> float:
+    mine = model["_outputs"]
+    if not mine:
+        return 0.0
+    shared = {
+        item for item, key in mine.items() if any(o["_outputs"].get(item) == key for o in others)
+    }
+    return len(shared) / len(mine)
 
 
 def findings_summary(findings) -> list[dict]:
@@ -533,10 +618,20 @@ def _category_text(model, category) -> str:
 
 def verdict_counts_text(board) -> str:
     """``Ranked: 1 verified, 1 verified with findings. Not ranked (listed apart): 1 rejected,
-    0 unattested.``"""
+    0 unattested.``, and, when there are any, ``, 2 verified but set apart (gold copies, shared
+    outputs, other decoding settings)``."""
     counts = {verdict: len(names) for verdict, names in board["verdicts"].items()}
-    ranked = ", ".join(f"{counts[v]} {v}" for v in RANKED_VERDICTS)
+    set_apart = board.get("set_apart") or []
+    ranked = ", ".join(
+        f"{counts[v] - sum(1 for m in board['not_ranked'] if m['verdict'] == v)} {v}"
+        for v in RANKED_VERDICTS
+    )
     apart = ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if v not in RANKED_VERDICTS)
+    if set_apart:
+        apart += (
+            f", {len(set_apart)} verified but set apart (gold copies, shared outputs, other "
+            "decoding settings)"
+        )
     return f"Ranked: {ranked}. Not ranked (listed apart): {apart}."
 
 
@@ -550,9 +645,14 @@ def _sections(data) -> list[Section]:
         f"alpha {data['alpha']}). Only verified runs (with or without findings) are ranked; "
         "rejected runs (the protocol is not the benchmark's, or claims that do not stand) and "
         "unattested ones (nothing records how their outputs were made) are listed apart with "
-        "their reasons. EX on a category is followed by the model's rank among the ranked "
-        "models there (#n). Findings: each kind the verification found, with the number of "
-        "items it concerns (the model's verification report has them all)."
+        "their reasons, and so are verified runs whose answers are gold in "
+        f"{GOLD_COPY_SHARE:.0%} of the items or more, runs that share {SHARED_OUTPUTS_SHARE:.0%} "
+        "or more of their answers with another run, and runs on other decoding settings than "
+        "the task's. Verified means the outputs score as claimed under the benchmark's "
+        "protocol; nothing attests that a model wrote them. EX on a category is followed by "
+        "the model's rank among the ranked models there (#n). Findings: each kind the "
+        "verification found, with the number of items it concerns (the model's verification "
+        "report has them all)."
     )
     sections = [Section("Method", (method,))]
     for board in data["tasks"]:
@@ -609,6 +709,8 @@ def _sections(data) -> list[Section]:
                         "Verdict",
                         "EX (re-scored, not ranked)",
                         "EX healthy gold",
+                        "Gold copies",
+                        "Shared outputs",
                         "Reasons",
                         "Other findings",
                     ),
@@ -618,6 +720,8 @@ def _sections(data) -> list[Section]:
                             m["verdict"],
                             _ci(m),
                             fmt(m[EX_ON_HEALTHY_GOLD]),
+                            _share(m["gold_copy_share"]),
+                            _share(m["shared_output_share"]),
                             "; ".join(m["reasons"]) or "–",
                             _other_findings_text(m),
                         )
@@ -627,6 +731,10 @@ def _sections(data) -> list[Section]:
             ]
         sections.append(Section(title, tuple(blocks), level=2))
     return sections
+
+
+def _share(value) -> str:
+    return "–" if value is None else f"{value:.0%}"
 
 
 def _other_findings_text(model) -> str:
@@ -664,13 +772,15 @@ def _write_csv(data, path: Path) -> None:
                 "digest",
                 "report",
                 "reasons",
+                "gold_copy_share",
+                "shared_output_share",
             ]
         )
         for board in data["tasks"]:
             for model in [*board["models"], *board["not_ranked"]]:
                 # The verdict groups: verified runs (with or without findings) are ranked,
                 # rejected and unattested ones are listed apart with their reasons.
-                standing = "ranked" if model["verdict"] in RANKED_VERDICTS else "not ranked"
+                standing = "ranked" if model["standing"] == RANKED else "not ranked"
                 base = [
                     board["task"],
                     board["dataset_version"],
@@ -687,6 +797,8 @@ def _write_csv(data, path: Path) -> None:
                     model["digest"],
                     model["report"],
                     " | ".join(model["reasons"]),
+                    model["gold_copy_share"],
+                    model["shared_output_share"],
                 ]
                 writer.writerow(
                     [

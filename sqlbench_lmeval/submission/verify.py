@@ -53,9 +53,9 @@ from sqlbench_lmeval.submission.checks.base import (
     UNATTESTED_SEVERITY,
     CheckedTask,
     Finding,
-    sha256,
 )
 from sqlbench_lmeval.submission.checks.chat_wrap import chat_run
+from sqlbench_lmeval.submission.checks.integrity import output_key
 from sqlbench_lmeval.submission.logged import (
     LoggedAnswer,
     LoggedTask,
@@ -69,6 +69,17 @@ VERIFIED, WITH_FINDINGS, REJECTED = "verified", "verified with findings", "rejec
 UNATTESTED = "unattested"
 #: The verdicts a leaderboard ranks; the others are listed apart with their reasons.
 RANKED_VERDICTS = (VERIFIED, WITH_FINDINGS)
+#: What a verdict of ``verified`` proves and what it cannot, in every report and after
+#: ``verify``'s verdicts (docs/verify.md#what-verified-means).
+VERIFIED_MEANS = (
+    "Verified proves that the logged outputs, re-scored here, give the numbers the run claims, "
+    "under the benchmark's prompts, settings and task definition. It cannot prove that a model "
+    "wrote them: lm-eval's files record prompts and outputs, not what made them. Gold copied "
+    "into the answers (whole, inside a query of their own, as ours or as published) and "
+    "answers shared with another run given alongside are found and keep a run off the "
+    "leaderboard's ranking; a lookup of gold rewritten past recognition, or copied from a run "
+    "not given, is not found."
+)
 #: ``sqlbench-lmeval verify``'s exit code for the worst verdict of the runs it was given (3 is
 #: the command line's own: the evaluation machinery failed).
 EXIT_CODES = {VERIFIED: 0, WITH_FINDINGS: 4, UNATTESTED: 5, REJECTED: 1}
@@ -161,6 +172,7 @@ class Verification:
             "source": self.source,
             "kind": self.kind,
             "verdict": self.verdict,
+            "verified_means": VERIFIED_MEANS,
             "digest": self.digest(),
             "sqlbench_lmeval_version": __version__,
             "comparison_version": COMPARISON_VERSION,
@@ -385,6 +397,7 @@ def _finish_task(task: CheckedTask) -> TaskVerification:
     # The benchmark's own summaries (TPC-DS) read the score dicts themselves.
     metrics = run_metrics(benchmarks.get(task.spec.benchmark), task.scores, task.spec.sampled)
     dataset_versions = {doc.get("dataset_version") for doc in task.docs} - {None}
+    dialects = {item.id: item.prompted_dialect for item in task.items}
     return TaskVerification(
         task=task.logged.name,
         benchmark=task.spec.benchmark,
@@ -394,7 +407,12 @@ def _finish_task(task: CheckedTask) -> TaskVerification:
         claimed=dict(task.logged.claimed_metrics),
         facts=task.facts,
         items=tuple(
-            _item_row(score, task.prompts.get(score.id), task.answers.get(score.id))
+            _item_row(
+                score,
+                task.prompts.get(score.id),
+                task.answers.get(score.id),
+                dialects.get(score.id),
+            )
             for score in scored
         ),
         outputs_sha256=outputs_fingerprint(task.logged),
@@ -423,7 +441,9 @@ def _prediction(answer: LoggedAnswer, spec: TaskSpec):
 # --- per-item rows and small helpers ------------------------------------------------------------
 
 
-def _item_row(score: ScoredItem, prompt: Mapping | None, answer: LoggedAnswer | None) -> dict:
+def _item_row(
+    score: ScoredItem, prompt: Mapping | None, answer: LoggedAnswer | None, dialect: str | None
+) -> dict:
     row = {
         "id": score.id,
         "category": score.category,
@@ -440,8 +460,9 @@ def _item_row(score: ScoredItem, prompt: Mapping | None, answer: LoggedAnswer | 
     if prompt is not None:
         row.update(prompt)
     if answer is not None and answer.outputs:
-        # The raw outputs' fingerprint, for the overlap between runs (submission/cross_run.py).
-        row["output_sha256"] = sha256(json.dumps(list(answer.outputs), ensure_ascii=True))
+        # The outputs' fingerprint, normalised, for the overlap between runs
+        # (submission/cross_run.py): a byte added to a copied answer must not hide it.
+        row["output_key"] = output_key(answer.outputs, score.answers, dialect or "sqlite")
     return row
 
 
@@ -489,6 +510,7 @@ __all__ = [
     "EXIT_CODES",
     "RANKED_VERDICTS",
     "UNATTESTED",
+    "VERIFIED_MEANS",
     "chat_run",
     "verdict_of",
     "worst_verdict",

@@ -26,7 +26,12 @@ from sqlbench_lmeval.scoring.metrics import (
     names,
     not_defined,
 )
-from sqlbench_lmeval.submission.verify import Finding, Verification, no_full_collections
+from sqlbench_lmeval.submission.verify import (
+    VERIFIED_MEANS,
+    Finding,
+    Verification,
+    no_full_collections,
+)
 
 #: Item ids listed per finding in Markdown/HTML (the JSON lists them all).
 SHOWN_IDS = 30
@@ -61,6 +66,7 @@ def sections(verification: Verification, data: dict | None = None) -> list[Secti
         "a reader must know something about the answers; else verified. Numbers are re-scored "
         "from the raw outputs with the installed scorer, over every item of the task (a "
         "missing item scores 0).",
+        VERIFIED_MEANS,
     ]
     result = [Section("Verification", tuple(blocks))]
     if verification.findings:

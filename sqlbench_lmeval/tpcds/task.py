@@ -27,7 +27,11 @@ def instruction(dialect: str) -> str:
 def load_dataset(scale_factor: float = DEFAULT_SCALE_FACTOR, **metadata):
     """``custom_dataset`` hook: the 99 TPC-DS documents of :func:`documents` as
     ``{"test": Dataset}``; lm-eval passes the task metadata and ``--metadata`` as keywords."""
-    return documents_dataset(documents(scale_factor, **metadata), integer_fields=("id", "query_nr"))
+    return documents_dataset(
+        documents(scale_factor, **metadata),
+        integer_fields=("id", "query_nr"),
+        config_source=metadata.get("config_source"),
+    )
 
 
 def documents(

@@ -724,31 +724,37 @@ def test_leaderboard_ranks_verified_runs_and_rescores_only_a_new_one(runs, cache
         "--resamples",
         "200",
     ]
-    assert main([*base, f"clean={runs['clean']}", f"constant={runs['constant']}"]) == 0
+    assert main([*base, f"chat={runs['chat']}", f"constant={runs['constant']}"]) == 0
     data = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
     (board,) = data["tasks"]
     models = {m["name"]: m for m in board["models"]}
-    # Neither answers any item (EX 0): they tie at rank 1, one group. Both stand with
-    # findings: they share 98 of 99 answers byte for byte (the same scripted model), and the
-    # constant answer is the other's.
+    # Neither answers any item (EX 0): they tie at rank 1, one group; each wrote its own.
     assert {(m["rank"], m["groups"], m["ex"]) for m in models.values()} == {(1, "a", 0.0)}
-    assert {m["verdict"] for m in models.values()} == {"verified with findings"}
+    assert {m["name"]: m["shared_output_share"] for m in models.values()} == {
+        "chat": 0.0,
+        "constant": 0.0,
+    }
     assert board["not_ranked"] == []
     cached = sorted((out / "verifications").glob("cache-*.json"))
     stamps = [path.stat().st_mtime_ns for path in cached]
     assert len(cached) == 2
-    # Adding a run verifies that run only; the paster's one correct item puts it first.
+    # Adding a run verifies that run only. The paster is the constant run's scripted model
+    # with another answer on two items: the two share 97 of 99 answers, a copy one cannot tell
+    # from its source, so both leave the ranking, listed apart with that share.
     files = build_leaderboard(
-        [f"clean={runs['clean']}", f"constant={runs['constant']}", f"paster={runs['paster']}"],
+        [f"chat={runs['chat']}", f"constant={runs['constant']}", f"paster={runs['paster']}"],
         out,
         cache_dir=cache,
         resamples=200,
     )
-    assert files.verified == ("paster",) and files.cached == ("clean", "constant")
+    assert files.verified == ("paster",) and files.cached == ("chat", "constant")
     assert [path.stat().st_mtime_ns for path in cached] == stamps
-    data = json.loads(files.json.read_text(encoding="utf-8"))
-    first = data["tasks"][0]["models"][0]
-    assert (first["name"], first["rank"], first["ex"]) == ("paster", 1, pytest.approx(1 / 99))
+    (board,) = json.loads(files.json.read_text(encoding="utf-8"))["tasks"]
+    assert [(m["name"], m["rank"]) for m in board["models"]] == [("chat", 1)]
+    apart = {m["name"]: m for m in board["not_ranked"]}
+    assert board["set_apart"] == ["constant", "paster"] == sorted(apart)
+    assert [m["shared_output_share"] for m in apart.values()] == [pytest.approx(97 / 99)] * 2
+    assert apart["paster"]["ex"] == pytest.approx(1 / 99) and apart["paster"]["rank"] is None
     page = files.html.read_text(encoding="utf-8")
     assert "leaderboard-data" in page and "verifications/" in page
 
@@ -915,7 +921,7 @@ def test_a_board_of_every_verdict_ranks_two_and_lists_two_apart(board_of_every_v
         ],
         "pasted": [
             "nothing records how the outputs were made",
-            "answers that are the gold SQL (99 items)",
+            "answers that are gold (99 items)",
         ],
     }
     rows = [r for r in csv.DictReader(files.csv.open(encoding="utf-8")) if not r["category"]]

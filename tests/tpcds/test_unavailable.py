@@ -81,8 +81,9 @@ def test_the_filter_raises_and_keeps_the_answers_for_later(
     (saved,) = (damaged_cache / "unscored").glob("tpcds-*.jsonl")
     assert f"saved in {saved}" in str(raised.value)
     lines = [json.loads(line) for line in saved.read_text().splitlines()]
-    assert lines == [
-        {"id": d["id"], "prediction": a[0]} for d, a in zip(docs, answers, strict=True)
+    assert lines == [  # documents that name no task: the benchmark's name stands for it
+        {"id": d["id"], "prediction": a[0], "task": "tpcds"}
+        for d, a in zip(docs, answers, strict=True)
     ]
     # The cause fixed (the database file back), the saved answers score as usual.
     shutil.copyfile(database_dir(tpcds_cache, SF) / "tpcds.duckdb", docs[0]["db_path"])

@@ -11,13 +11,29 @@ or edited. Used by the provenance and settings checks (the rule: docs/verify.md#
 'added_text'
 >>> prompt_state("Question: how many rows?", ours, None, None), prompt_state(None, ours, None, None)
 ('edited', 'not_logged')
+
+A template's wrap is the text it writes around our prompt whatever the prompt says: the
+recorded template is rendered (jinja2's sandbox, as ``transformers`` renders it) with our
+prompt and with a stand-in, and the two wraps must agree; across a task's items the logged
+wraps must be one and the same (:func:`prompt_states`). A template that writes a hint only for
+some question is caught by both:
+
+>>> lookup = "<|im_start|>user\\n{{ messages[-1]['content'] }}{% if 'stores' in "
+>>> lookup += "messages[-1]['content'] %} Reference solution: SELECT 12{% endif %}<|im_end|>"
+>>> rendered = chatml.replace("<|im_end|>", " Reference solution: SELECT 12<|im_end|>", 1)
+>>> prompt_state(rendered, ours, chat="template sha256 0c1f", template=lookup)
+'added_text'
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
+
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 #: What chat templates put around a message: special tokens (``<|im_start|>``, ``<s>``,
 #: ``<start_of_turn>``, ``[INST]``, ``<<SYS>>``) and the role names they introduce.
@@ -54,8 +70,18 @@ def chat_run(settings: Mapping) -> str | None:
 
 
 def prompt_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
-    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only),
-    ``added_text`` (our prompt, with other text around it), ``edited`` or ``not_logged``."""
+    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only, which
+    it writes around any prompt alike), ``added_text`` (our prompt, with other text around
+    it), ``edited`` or ``not_logged``."""
+    state = _marker_state(logged, ours, chat, template)
+    if state == "wrapped" and template and _chat_messages(logged) is None:
+        return "wrapped" if _same_for_any_prompt(template, ours) else "added_text"
+    return state
+
+
+def _marker_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
+    """:func:`prompt_state` before the template is rendered: ``wrapped`` when the text around
+    our prompt holds only the recorded template's markers, role names and text."""
     if logged is None:
         return "not_logged"
     if logged == ours:
@@ -79,6 +105,94 @@ def prompt_state(logged: str | None, ours: str, chat: str | None, template: str 
     if chat and template and _template_only(before, template) and _template_only(after, template):
         return "wrapped"
     return "added_text"
+
+
+def prompt_states(
+    prompts: Mapping[int, tuple[str | None, str]], chat: str | None, template: str | None
+) -> dict[int, str]:
+    """:func:`prompt_state` of each item's ``(logged, ours)``, where a template's wrap stands
+    only as the one wrap of every item: the text a logged prompt holds around ours (dates
+    aside) must be the text most items hold, and that by more than one item when there are
+    several. A template that adds a hint for some questions writes another wrap there. The
+    wrap that stands is rendered once (one of its items against the stand-in), not per item:
+    a template of one lookup per question takes seconds to render."""
+    states = {
+        item_id: _marker_state(logged, ours, chat, template)
+        for item_id, (logged, ours) in prompts.items()
+    }
+    wraps = {
+        item_id: _logged_wrap(*prompts[item_id])
+        for item_id, state in states.items()
+        if state == "wrapped" and _chat_messages(prompts[item_id][0]) is None
+    }
+    if not wraps:
+        return states
+    (usual, count), *_ = Counter(wraps.values()).most_common(1)
+    stands = (count > 1 or len(wraps) == 1) and _same_for_any_prompt(
+        template or "", prompts[next(i for i, wrap in wraps.items() if wrap == usual)][1]
+    )
+    for item_id, wrap in wraps.items():
+        if not stands or wrap != usual:
+            states[item_id] = "added_text"
+    return states
+
+
+#: What the check renders in our prompt's place (around it: our prompt's own leading and
+#: trailing whitespace, which a template may strip): text no question holds.
+_STAND_IN = "\u2063sqlbench-lmeval stand-in prompt\u2063"
+
+
+def _logged_wrap(logged: str, ours: str) -> tuple[str, str]:
+    """The text around our prompt in a logged one, its rendered dates masked."""
+    core = ours if ours in logged else ours.strip()
+    before, _, after = logged.partition(core)
+    return _RENDERED_DATE.sub("<date>", before), _RENDERED_DATE.sub("<date>", after)
+
+
+def _same_for_any_prompt(template: str, ours: str) -> bool:
+    """Whether the recorded template writes the same text around our prompt as around a
+    stand-in (True when it does not render here: a name such as ``chatml``, a syntax of
+    another engine, tokens only the model's tokenizer knows; the wraps across items decide)."""
+    stand_in = ours[: len(ours) - len(ours.lstrip())] + _STAND_IN + ours[len(ours.rstrip()) :]
+    mine, theirs = _rendered_wrap(template, ours), _rendered_wrap(template, stand_in)
+    if mine is None or theirs is None:
+        return mine is None and theirs is None
+    return mine == theirs
+
+
+@lru_cache(maxsize=8)  # the stand-in's wrap is the same for every item of a task
+def _rendered_wrap(template: str, content: str) -> tuple[str, str] | None:
+    """The text ``template`` writes around one user turn of ``content`` (with the generation
+    prompt), as jinja2's sandbox renders it; None when it does not render or holds no
+    ``content``."""
+    try:
+        text = _compiled(template).render(
+            messages=[{"role": "user", "content": content}], add_generation_prompt=True
+        )
+    except Exception:  # a template is the submitter's text: any failure means "not rendered"
+        return None
+    core = content if content in text else content.strip()
+    if not core or core not in text:
+        return None
+    before, _, after = text.partition(core)
+    return before, after
+
+
+@lru_cache(maxsize=4)
+def _compiled(template: str):
+    """``template`` compiled as ``transformers`` compiles chat templates: a sandbox that
+    cannot reach Python's internals, ``trim_blocks``, ``lstrip_blocks``, loop controls, and
+    its helpers (``raise_exception``; ``strftime_now`` writing one fixed date)."""
+    environment = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"]
+    )
+    environment.globals["raise_exception"] = _raise
+    environment.globals["strftime_now"] = lambda form: "26 Jul 2024"
+    return environment.from_string(template)
+
+
+def _raise(message):
+    raise ValueError(message)
 
 
 def _template_only(text: str, template: str | None) -> bool:

@@ -1,9 +1,11 @@
 """Integrity: answers that do not read the data (``reads_no_table``), and answers that are the gold
-SQL (``gold_verbatim``, compared as sqlglot reads them: comments, spacing, case and the names of
-aliases and CTEs aside)."""
+SQL (``gold_verbatim``: our gold or the gold the benchmark's authors published, whole or as a
+query inside the answer, compared as sqlglot reads them: comments, spacing, case and the names
+of aliases and CTEs aside; the finding says which form matched)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 
@@ -18,6 +20,7 @@ from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     CheckedTask,
+    sha256,
 )
 
 #: Whether the check reads the task's scores (it runs after the scoring).
@@ -25,10 +28,29 @@ NEEDS_SCORES = True
 
 
 def check(task: CheckedTask) -> None:
-    _integrity(task.scored, {item.id: item for item in task.items}, task.add)
+    published = {
+        doc["id"]: (doc["published_gold_sql"], doc.get("published_dialect") or "mysql")
+        for doc in task.docs
+        if doc.get("published_gold_sql")
+    }
+    _integrity(task.scored, {item.id: item for item in task.items}, task.add, published)
 
 
-def _integrity(scored: Sequence[ScoredItem], by_id: Mapping[int, Item], add) -> None:
+#: How an answer can be gold (:func:`gold_copy`), in the words of the finding.
+GOLD_FORMS = {
+    "gold": "our gold SQL",
+    "gold_inside": "our gold SQL inside a query of their own (SELECT * FROM (<gold>) AS sub)",
+    "published": "the gold SQL as the benchmark's authors published it",
+    "published_inside": "the published gold SQL inside a query of their own",
+}
+
+
+def _integrity(
+    scored: Sequence[ScoredItem],
+    by_id: Mapping[int, Item],
+    add,
+    published: Mapping[int, tuple[str, str]] | None = None,
+) -> None:
     constant = [score.id for score in scored if score.reads_no_table]
     if constant:
         correct = sum(1 for score in scored if score.reads_no_table and score.ex >= 0.5)
@@ -42,52 +64,123 @@ def _integrity(scored: Sequence[ScoredItem], by_id: Mapping[int, Item], add) -> 
             "gold. EX counts them, ex_reads_data and r_ves do not",
             constant,
         )
-    verbatim = [
-        score.id
-        for score in scored
-        if (answers := score.answers) and is_gold(by_id[score.id], answers)
-    ]
-    if verbatim:
+    forms: dict[str, list[int]] = {}
+    for score in scored:
+        if answers := score.answers:
+            form = gold_copy(by_id[score.id], answers, (published or {}).get(score.id))
+            if form is not None:
+                forms.setdefault(form, []).append(score.id)
+    if forms:
+        copied = sorted(item_id for ids in forms.values() for item_id in ids)
+        answered = sum(1 for score in scored if score.answers) or 1
         sampled = any(score.samples is not None for score in scored)
+        which = "; ".join(
+            f"{len(forms[form])} {GOLD_FORMS[form]}" for form in GOLD_FORMS if form in forms
+        )
         add(
             "integrity",
             "gold_verbatim",
             FINDING,
-            f"{len(verbatim)} answer(s) ({len(verbatim) / len(scored):.1%} of the items) are "
-            "the gold SQL (compared as parsed: comments, spacing, the case of names and the "
+            f"{len(copied)} answer(s) ({len(copied) / answered:.1%} of the answered items) are "
+            f"gold: {which} (compared as parsed: comments, spacing, the case of names and the "
             "names of aliases aside"
             + ("; in this sampled run, any of an item's samples)" if sampled else ")"),
-            verbatim,
+            copied,
         )
 
 
 def is_gold(item: Item, answers: Sequence[str]) -> bool:
-    """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`_sql_key`).
+    """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`gold_copy`)."""
+    return gold_copy(item, answers) is not None
+
+
+def gold_copy(
+    item: Item, answers: Sequence[str], published: tuple[str, str] | None = None
+) -> str | None:
+    """How one of ``answers`` is gold (a key of :data:`GOLD_FORMS`), None when none is: the
+    item's gold SQL, or ``published`` (the text the benchmark's authors published and its
+    dialect), each as the whole answer or as a query inside it (``SELECT * FROM (<gold>) AS
+    sub``), compared as parsed (:func:`_sql_key`).
 
     Parsing and normalising costs milliseconds a query, too much for every answer of a
     LogicCat run: the tokens are compared first (sqlglot's, without comments, case folded),
-    and only an answer of gold's shape whose names differ (another alias) is parsed."""
-    gold_tokens = _tokens(item.gold_sql, item.dialect)
+    and only an answer holding gold's tokens, or its shape (another alias), is parsed.
+
+    >>> gold = Item(id=1, question="?", database=None, gold_sql="SELECT a FROM t", dialect="sqlite")
+    >>> gold_copy(gold, ["select A from T -- mine"]), gold_copy(gold, ["SELECT a FROM t WHERE b"])
+    ('gold', None)
+    >>> gold_copy(gold, ["SELECT * FROM (SELECT a FROM t) AS sub"])
+    'gold_inside'
+    >>> gold_copy(gold, ["SELECT a * 1.2 FROM t"], ("SELECT a * 1.2 FROM t", "mysql"))
+    'published'
+    """
+    forms = [(item.gold_sql, item.dialect, item.prompted_dialect, "gold")]
+    if published is not None and published[0].strip():
+        forms.append((published[0], published[1], published[1], "published"))
+    for gold_sql, gold_dialect, answer_dialect, name in forms:
+        found = _copy_of(gold_sql, gold_dialect, answers, answer_dialect)
+        if found is not None:
+            return name if found == "whole" else f"{name}_inside"
+    return None
+
+
+def _copy_of(gold_sql: str, gold_dialect: str, answers, answer_dialect: str) -> str | None:
+    """``whole`` when an answer is ``gold_sql``, ``inside`` when one holds it as a query of its
+    own, else None."""
+    gold_tokens = sql_tokens(gold_sql, gold_dialect)
     if gold_tokens is None:
-        return any(_text_key(sql) == _text_key(item.gold_sql) for sql in answers)
-    alike = []
+        text = _text_key(gold_sql)
+        return "whole" if any(_text_key(sql) == text for sql in answers) else None
+    gold_shape = _shape(gold_tokens)
+    alike, holders = [], []
     for sql in answers:
-        tokens = _tokens(sql, item.prompted_dialect)
+        tokens = sql_tokens(sql, answer_dialect)
+        if tokens is None:
+            continue
         if tokens == gold_tokens:
-            return True
-        if tokens is not None and _shape(tokens) == _shape(gold_tokens):
+            return "whole"
+        if _enclosed(tokens, gold_tokens):
+            return "inside"
+        shape = _shape(tokens)
+        if shape == gold_shape:
             alike.append(sql)
-    if not alike:
+        elif _enclosed(shape, gold_shape):
+            holders.append(sql)
+    if not alike and not holders:
+        return None
+    gold = _sql_key(gold_sql, gold_dialect)
+    if any(_sql_key(sql, answer_dialect) == gold for sql in alike):
+        return "whole"
+    for sql in holders:
+        tree = parse_one(_TRAILING_COMMENTS.sub("", sql), answer_dialect)
+        if tree is None:
+            continue
+        for query in tree.find_all(exp.Query):
+            if query is not tree and _tree_key(query.copy(), answer_dialect) == gold:
+                return "inside"
+    return None
+
+
+def _enclosed(tokens: tuple, part: tuple) -> bool:
+    """Whether ``part`` occurs in ``tokens`` between a ``(`` and a ``)``: a whole query in
+    parentheses is a query of its own (a subquery, a derived table, an operand of UNION)."""
+    size = len(part)
+    if not size or size + 2 > len(tokens):
         return False
-    gold = _sql_key(item.gold_sql, item.dialect)
-    return any(_sql_key(sql, item.prompted_dialect) == gold for sql in alike)
+    return any(
+        tokens[start] == part[0]
+        and tokens[start - 1][0] == TokenType.L_PAREN
+        and tokens[start + size][0] == TokenType.R_PAREN
+        and tokens[start : start + size] == part
+        for start in range(1, len(tokens) - size)
+    )
 
 
 def _text_key(sql: str) -> str:
     return normalized_sql(sql).rstrip(";").strip().casefold()
 
 
-def _tokens(sql: str, dialect: str) -> tuple | None:
+def sql_tokens(sql: str, dialect: str) -> tuple | None:
     """The kinds and texts (case folded) of ``sql``'s tokens, without its comments and final
     ``;`` (None: it does not tokenize)."""
     try:
@@ -119,13 +212,17 @@ def _sql_key(sql: str, dialect: str) -> str:
     with its whitespace and case folded when it does not parse as one query."""
     # A comment after the final ``;`` reads as a statement of its own (sqlglot's Semicolon).
     tree = parse_one(_TRAILING_COMMENTS.sub("", sql), dialect)
-    if tree is not None:
-        try:
-            normalised, _ = normalize(tree, dialect)
-            return "tree:" + render(_canonical_names(normalised)).casefold()
-        except Exception:  # sqlglot fails on odd input: fall back to the text, never stop
-            pass
-    return "text:" + _text_key(sql)
+    key = None if tree is None else _tree_key(tree, dialect)
+    return key or "text:" + _text_key(sql)
+
+
+def _tree_key(tree: exp.Expression, dialect: str) -> str | None:
+    """``tree`` as the canonical text of :func:`_sql_key`; None when sqlglot fails on it."""
+    try:
+        normalised, _ = normalize(tree, dialect)
+        return "tree:" + render(_canonical_names(normalised)).casefold()
+    except Exception:  # sqlglot fails on odd input: fall back to the text, never stop
+        return None
 
 
 def _canonical_names(tree: exp.Expression) -> exp.Expression:
@@ -143,3 +240,20 @@ def _canonical_names(tree: exp.Expression) -> exp.Expression:
         if column.table and column.table.casefold() in ctes:
             column.set("table", exp.to_identifier(ctes[column.table.casefold()]))
     return tree
+
+
+def output_key(outputs: Sequence[str], answers: Sequence[str], dialect: str) -> str:
+    """What two runs share when they share an answer: the SQL found in ``outputs``
+    (``answers``) as sqlglot's tokens (comments, spacing, case and a final ``;`` aside), else
+    the raw outputs with their whitespace made single spaces; as a sha256.
+
+    >>> copied = output_key(["Here: SELECT  a FROM t; -- done "], ["SELECT  a FROM t;"], "sqlite")
+    >>> output_key(["```sql SELECT a FROM t```"], ["SELECT a FROM t"], "sqlite") == copied
+    True
+    """
+    tokens = [sql_tokens(sql, dialect) for sql in answers]
+    if answers and all(found is not None for found in tokens):
+        content = [[[str(kind), text] for kind, text in found] for found in tokens]
+    else:
+        content = [" ".join(output.split()) for output in outputs]
+    return sha256(json.dumps(content, ensure_ascii=True))

@@ -1,7 +1,8 @@
 """Provenance: the task version, package, ``dataset_version``, ``comparison_version`` and
 engine the run recorded against ours; each logged document's question and gold; each item's
 prompt against the prompt the task builds now (sha256 of both; a chat template the run records
-may put its own markers around ours, nothing else, in any turn)."""
+may put its own markers around ours, the same for every item and whatever the prompt says,
+nothing else, in any turn)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from sqlbench_lmeval.submission.checks.base import (
     CheckedTask,
     sha256,
 )
-from sqlbench_lmeval.submission.checks.chat_wrap import chat_run, prompt_state
+from sqlbench_lmeval.submission.checks.chat_wrap import chat_run, prompt_states
 from sqlbench_lmeval.submission.logged import LoggedTask
 
 #: Whether the check reads the task's scores (it runs after the scoring).
@@ -132,9 +133,14 @@ def _provenance(
     prompts: dict[int, dict] = {}
     by_state: dict[str, list[int]] = {}
     edited_docs = []
+    built = {item_id: build(ours[item_id]) for item_id in answers}
+    states = prompt_states(
+        {item_id: (answer.prompt, built[item_id]) for item_id, answer in answers.items()},
+        chat,
+        template,
+    )
     for item_id, answer in answers.items():
-        prompt = build(ours[item_id])
-        state = prompt_state(answer.prompt, prompt, chat, template)
+        prompt, state = built[item_id], states[item_id]
         prompts[item_id] = {
             "prompt_sha256": sha256(prompt),
             "logged_prompt_sha256": None if answer.prompt is None else sha256(answer.prompt),
@@ -174,8 +180,9 @@ def _provenance(
             "added_prompt_text",
             REJECT,
             f"{len(by_state['added_text'])} logged prompt(s) hold the task's prompt with text "
-            f"around it that {how} does not add (a hint, an example, a system turn): the model "
-            "was not asked the benchmark's question alone",
+            f"around it that {how} does not add alike to every prompt (a hint, an example, a "
+            "system turn, text a template writes for some questions only): the model was not "
+            "asked the benchmark's question alone",
             by_state["added_text"],
         )
     if edited_docs:

@@ -1,8 +1,8 @@
 """Settings as the benchmark defines them: zero-shot, greedy decoding for the tasks that are
-not sampled (the sampled ones: their own sampling settings), chat template and system
-instruction, the lm-eval version, the generation limit, and prompts too long for the model's
-context where the run records that context (lm-eval's ``max_length``; counted with the run's
-tokenizer when it loads offline)."""
+not sampled, without penalties, nucleus or top-k cuts and beams (the sampled ones: their own
+sampling settings), chat template and system instruction, the lm-eval version, the generation
+limit, and prompts too long for the model's context where the run records that context
+(lm-eval's ``max_length``; counted with the run's tokenizer when it loads offline)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,22 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
                 "do_sample false, temperature 0",
                 ids,
             )
+        changed = _decoding_changes(observed)
+        if changed:
+            ids = [
+                item_id
+                for item_id, answer in answers.items()
+                if answer.generation and _decoding_changes([answer.generation])
+            ]
+            add(
+                "settings",
+                "decoding_settings",
+                FINDING,
+                f"decoding settings that change greedy answers ({changed}) on a greedy task: "
+                f"{spec.name} is defined with none of them; the run is ranked apart from runs "
+                "on the task's settings",
+                ids,
+            )
     else:
         wanted = {k: spec.generation_kwargs.get(k) for k in ("do_sample", "temperature", "top_p")}
         differ = [kw for kw in observed if any(k in kw and kw[k] != v for k, v in wanted.items())]
@@ -106,8 +122,10 @@ def _settings(spec: TaskSpec, logged, submission, answers, prompts, add) -> dict
         add(
             "settings",
             "generation_limit",
-            INFO,
-            f"max_gen_toks {', '.join(map(str, limits))} (task default {spec.max_gen_toks})",
+            FINDING,
+            f"max_gen_toks {', '.join(map(str, limits))}, the task's is {spec.max_gen_toks}: "
+            "another budget gives other answers (a longer one room to reason, a shorter one cut "
+            "answers); the run is ranked apart from runs on the task's settings",
         )
     run = submission.settings
     attested = submission.kind == "lm-eval"
@@ -206,6 +224,42 @@ def _tokenizer(run: Mapping):
         return AutoTokenizer.from_pretrained(str(name), local_files_only=True), str(name)
     except Exception:  # not installed, not cached, not a tokenizer: say so, never fail
         return None, str(name)
+
+
+#: Decoding settings that change what greedy decoding writes, each with the values that leave
+#: it alone (lm-eval passes ``--gen_kwargs`` on to the model: Hugging Face ``generate``, vLLM,
+#: an OpenAI-compatible API). A seed does not change a greedy answer and is not listed.
+NEUTRAL_DECODING = {
+    "top_p": (1, 1.0, None),
+    "top_k": (0, -1, None),
+    "min_p": (0, 0.0, None),
+    "typical_p": (1, 1.0, None),
+    "num_beams": (1, None),
+    "num_beam_groups": (1, None),
+    "repetition_penalty": (1, 1.0, None),
+    "frequency_penalty": (0, 0.0, None),
+    "presence_penalty": (0, 0.0, None),
+    "length_penalty": (1, 1.0, None),
+    "no_repeat_ngram_size": (0, None),
+    "logit_bias": (None, {}),
+    "best_of": (1, None),
+}
+
+
+def _decoding_changes(observed) -> str:
+    """The decoding settings of ``observed`` (generation kwargs) that change greedy answers,
+    as ``name=value`` text ("" when there are none).
+
+    >>> _decoding_changes([{"top_p": 0.1, "seed": 7, "temperature": 0, "num_beams": 1}])
+    'top_p=0.1'
+    """
+    changed = {
+        f"{name}={value}"
+        for kwargs in observed
+        for name, value in kwargs.items()
+        if name in NEUTRAL_DECODING and value not in NEUTRAL_DECODING[name]
+    }
+    return ", ".join(sorted(changed))
 
 
 def _positive(value) -> bool:

@@ -90,19 +90,28 @@
     return cell;
   }
 
-  // How many runs of each verdict: the ranked two, then the two listed apart.
+  // How many runs of each verdict: the ranked two, then the two listed apart and the verified
+  // runs set apart (gold copies, shared outputs, other decoding settings).
   function verdictCounts(board) {
     const line = el("p", { className: "verdicts" });
-    const part = (label, verdicts) => {
-      line.append(el("strong", { text: label + ": " }));
-      verdicts.forEach((verdict, i) => {
-        const count = board.verdicts[verdict].length;
-        line.append(el("span", { "data-verdict": verdict, className: "verdict-" + verdict.replace(/ /g, "-"), text: count + " " + verdict }));
-        line.append(i + 1 < verdicts.length ? ", " : ". ");
-      });
-    };
-    part("Ranked", RANKED);
-    part("Not ranked (listed apart)", Object.keys(board.verdicts).filter((v) => !RANKED.includes(v)));
+    const apartCount = (verdict) => board.not_ranked.filter((m) => m.verdict === verdict).length;
+    line.append(el("strong", { text: "Ranked: " }));
+    RANKED.forEach((verdict, i) => {
+      const count = board.verdicts[verdict].length - apartCount(verdict);
+      line.append(el("span", { "data-verdict": verdict, className: "verdict-" + verdict.replace(/ /g, "-"), text: count + " " + verdict }));
+      line.append(i + 1 < RANKED.length ? ", " : ". ");
+    });
+    const setApart = (board.set_apart || []).length;
+    const others = Object.keys(board.verdicts).filter((v) => !RANKED.includes(v));
+    line.append(el("strong", { text: "Not ranked (listed apart): " }));
+    others.forEach((verdict, i) => {
+      line.append(el("span", { "data-verdict": verdict, className: "verdict-" + verdict.replace(/ /g, "-"), text: board.verdicts[verdict].length + " " + verdict }));
+      line.append(i + 1 < others.length || setApart ? ", " : ". ");
+    });
+    if (setApart) {
+      line.append(el("span", { "data-verdict": "set apart", text: setApart + " verified but set apart (gold copies, shared outputs, other decoding settings)" }));
+      line.append(". ");
+    }
     return line;
   }
 
@@ -171,7 +180,7 @@
     if (!apart.length) return [];
     const table = el("table", { className: "apart-table" });
     const head = el("tr");
-    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "EX healthy gold", "Reasons", "Other findings"]) head.append(el("th", { text: label }));
+    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "EX healthy gold", "Gold copies", "Shared outputs", "Reasons", "Other findings"]) head.append(el("th", { text: label }));
     const body = el("tbody");
     for (const model of apart) {
       const tr = el("tr", { "data-model": model.name });
@@ -180,6 +189,9 @@
       const v = ex(model);
       tr.append(el("td", { "data-col": "ex", className: "num", text: v.mean === null ? "–" : number(v.mean) }));
       tr.append(el("td", { "data-col": "ex_on_healthy_gold", className: "num", text: number(model.ex_on_healthy_gold) }));
+      const share = (value) => (value === null || value === undefined ? "–" : Math.round(100 * value) + "%");
+      tr.append(el("td", { "data-col": "gold_copy_share", className: "num", text: share(model.gold_copy_share) }));
+      tr.append(el("td", { "data-col": "shared_output_share", className: "num", text: share(model.shared_output_share) }));
       const reasons = el("td", { "data-col": "reasons" });
       for (const reason of model.reasons) reasons.append(el("div", { text: reason }));
       tr.append(reasons);
@@ -188,7 +200,7 @@
       body.append(tr);
     }
     table.append(el("thead", {}, head), body);
-    return [el("h3", { text: "Not ranked (rejected or unattested)" }), table];
+    return [el("h3", { text: "Not ranked (rejected, unattested, gold copies, shared outputs, other decoding settings)" }), table];
   }
 
   const app = document.getElementById("app");
@@ -212,7 +224,9 @@
         "Numbers are re-scored from each run's raw outputs over every item of the task (missing items score 0). " +
         "EX with its " + Math.round(DATA.level * 100) + "% bootstrap interval over items; rank interval from a paired bootstrap; " +
         "models sharing a group letter are not significantly different (exact McNemar on EX, Holm-adjusted, alpha " + DATA.alpha + "). " +
-        "Only verified runs (with or without findings) are ranked; rejected and unattested runs are listed apart with their reasons. " +
+        "Only verified runs (with or without findings) are ranked; rejected and unattested runs are listed apart with their reasons, " +
+        "and so are runs whose answers are mostly gold, shared with another run, or made on other decoding settings than the task's. " +
+        "Verified means the outputs score as claimed under the benchmark's protocol; nothing attests that a model wrote them. " +
         "The forest plot shows each ranked model's EX (point) and its 95% interval (line). " +
         "EX on a category is followed by the model's rank among the ranked models there (#n). " +
         "Findings: each kind the verification found, with the number of items it concerns (hover for the full text). " +
