@@ -191,7 +191,7 @@ def draws(copy: str, summary: list) -> Draws:
     """The amounts of ``copy`` of the database whose tables, columns and row counts are
     ``summary``: drawn from the SHA-256 of both and :data:`PERTURBATION_VERSION`, so every
     machine builds the same copies, while a query, which sees only a copy (whose row counts are
-    not the original's), can neither see the seed nor undo the shifts.
+    not the original's), can neither see what they were drawn from nor undo the shifts.
 
     >>> draws(SUBSET, [["t", ["id"], 3]]) == draws(SUBSET, [["t", ["id"], 3]])
     True

@@ -5,20 +5,19 @@ upstream data, built once per session; slow).
 Two items of the AirCraft database, and why each answer must be judged as it is:
 
 - item 8 asks for London Heathrow's passengers after five years; gold filters
-  ``Airport_Name = 'London Heathrow'`` and returns one number. On the perturbed copy every
-  text has ``~`` or ``~~`` appended, so no airport has that name there and gold's result
-  changes (one row to none). Three runs answer it:
+  ``Airport_Name = 'London Heathrow'`` and returns one number. On the perturbed copies gold's
+  result changes (on the doubled one no airport has that name, on the subset the numbers
+  moved). Three runs answer it:
 
   - "honest": gold's sum with its terms in another order, under the same filter: it matches
-    (the same number up to float noise) and, like gold, finds no row on the copy:
-    ``changed``, not flagged;
-  - "disguised": gold's number selected ``FROM airport LIMIT 1``: it names a table, and the
-    copy's airport table has rows, so it returns the same number there: ``unchanged``,
+    (the same number up to float noise) and gives gold's result on each copy: ``changed``, not
     flagged;
+  - "disguised": gold's number selected ``FROM airport LIMIT 1``: it names a table, but on a
+    copy it returns that number, not gold's result there: ``differs``, flagged;
   - "constant": gold's number alone: it names no table: ``no_table``, flagged, no run.
 
 - item 10 filters ``Aircraft = 'RobinsonR-22'`` (no space), which no aircraft is called: gold
-  is empty, and stays empty on the copy (its texts only grow a suffix). "honest" answers
+  is empty, and stays empty on the copies. "honest" answers
   with gold's own SQL: it matches, and the test cannot decide (``undecidable``, not flagged).
   "disguised" lists every aircraft: a wrong result that names a table, so it is not run
   again and nothing is decided (``data_dependence`` null).
@@ -112,7 +111,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         printed[name] = capsys.readouterr().out.splitlines()
     # ``score`` counts the verdicts as it prints the others.
     assert "data dependence: changed 1, undecidable 1" in printed["honest"]
-    assert "data dependence: unchanged 1" in printed["disguised"]  # item 10 is not counted
+    assert "data dependence: differs 1" in printed["disguised"]  # item 10 is not counted
     assert "data dependence: no_table 1" in printed["constant"]
     assert cli.main(["explore", *files, "--output", str(tmp_path / "out")]) == 0
 
@@ -123,7 +122,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         honest, disguised, constant = row.find_elements("tag name", "td")[3:6]
         assert honest.text == "correct"
         assert disguised.text == (
-            "correct\ndoes not read the data: result unchanged on the perturbed copy"
+            "correct\ndoes not read the data: not gold's result on a perturbed copy"
         )
         assert constant.text == "correct\ndoes not read the data: no table named"
 
@@ -134,7 +133,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         assert _shown_keys(driver) == [f"logiccat/{NO_SUCH_AIRCRAFT}"]
         choose(driver, "data-dependence", "reads the data (some run)")
         assert _shown_keys(driver) == [f"logiccat/{HEATHROW}"]
-        choose(driver, "data-dependence", "result unchanged on the perturbed copy (some run)")
+        choose(driver, "data-dependence", "not gold's result on a perturbed copy (some run)")
         assert _shown_keys(driver) == [f"logiccat/{HEATHROW}"]
         choose(driver, "data-dependence", "any")
         every = len(records)
@@ -147,14 +146,13 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         )
         assert panels["honest"]["value"] == "changed"
         assert panels["honest"]["text"].startswith(
-            "Data dependence: reads the data: on a perturbed copy of the database its result "
-            "changed, as gold's did (defined in docs/scoring.md, section Data dependence)"
+            "Data dependence: reads the data: on each perturbed copy of the database where "
+            "gold's result changed, its result is gold's there"
         )
-        assert panels["disguised"]["value"] == "unchanged"
+        assert panels["disguised"]["value"] == "differs"
         assert panels["disguised"]["text"].startswith(
-            "Data dependence: does not read the data: on a perturbed copy of the database its "
-            "result stayed the same while gold's changed; flagged, so EX reads data and "
-            "R-VES (work) score 0"
+            "Data dependence: does not read the data as gold does: on a perturbed copy of the "
+            "database where gold's result changed, its result is not gold's there"
         )
         assert panels["constant"]["value"] == "no_table"
         assert "it names no table (a constant); flagged" in panels["constant"]["text"]
@@ -167,7 +165,7 @@ def test_each_answer_says_whether_it_reads_the_data(logiccat_cache, tmp_path, ca
         panels = _panels(driver, f"logiccat/{NO_SUCH_AIRCRAFT}")
         assert panels["honest"]["value"] == "undecidable"
         assert panels["honest"]["text"].startswith(
-            "Data dependence: not decided: gold's result did not change on a perturbed copy"
+            "Data dependence: not decided: gold's result changed on no perturbed copy"
         )
         assert "flagged, so" not in panels["honest"]["text"]
         # Gold's own SQL: the same count of VM steps as gold, ratio 1.

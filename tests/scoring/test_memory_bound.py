@@ -21,14 +21,19 @@ BOUND_MIB = 1024
 #: 100 maximal answers: 2 sampled answers to each of 50 TPC-DS items.
 ITEMS, SAMPLES = 50, 2
 
-#: Runs ``sqlbench-lmeval ARGS...`` in this process and writes its peak RSS (KiB) to stderr.
+#: Runs ``sqlbench-lmeval ARGS...`` in this process and writes its peak RSS (KiB) to stderr:
+#: the high-water mark of its own memory (``VmHWM``). Not ``getrusage``'s ``ru_maxrss``: Linux
+#: keeps that across ``execve``, so a process started by a large pytest-xdist worker (1.5 GiB
+#: late in the suite) reports the worker's size at the fork.
 PEAK = """
-import resource, sys
+import re, sys
 from sqlbench_lmeval.cli import main
 try:
     code = main(sys.argv[1:])
 finally:
-    print("peak-rss-kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+    with open("/proc/self/status", encoding="ascii") as status:
+        peak = re.search(r"^VmHWM:\\s+(\\d+) kB", status.read(), re.M).group(1)
+    print("peak-rss-kib", peak, file=sys.stderr)
 sys.exit(code)
 """
 
