@@ -175,6 +175,6 @@ def test_tpcds_postgres_natively_with_retries(tpcds_postgres, tpcds_cache, tmp_p
     assert "arXiv:2407.19517, Table 3" in text and "| gpt-4 | 94 |" in text
     assert "| codellama-7b | 17 |" in text
     # The lm_eval run is a --limit run: the report marks its name wherever it appears.
-    assert "postgres [--limit 3] on postgres against duckdb on duckdb" in text
+    assert "postgres [--limit 3] on postgres against duckdb [--limit 3] on duckdb" in text
     # R-VES beside DuckDB's numbers: not defined for the PostgreSQL run, never a 0.
     assert f"R-VES (work) of postgres [--limit 3]: {reason}." in text
