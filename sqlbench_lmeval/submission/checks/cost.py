@@ -8,7 +8,6 @@ docs/cost.md#what-verify-checks."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from sqlbench_lmeval.scoring.cost import (
@@ -23,6 +22,7 @@ from sqlbench_lmeval.scoring.cost import (
 )
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.checks.base import FINDING, INFO, CheckedTask
+from sqlbench_lmeval.submission.checks.chat_wrap import chat_messages
 
 #: Whether the check reads the task's scores (it runs after the scoring).
 NEEDS_SCORES = True
@@ -142,26 +142,12 @@ def _recount(counted: Counted, item_id: int, prompt, text: str, cost: Cost, load
     if counter is None:
         counted.not_loaded.setdefault(cost.tokenizer, set()).add(item_id)
         return
-    again = (counter.prompt_text(prompt, chat=is_chat(prompt)), counter.completion(text))
+    chat = chat_messages(prompt) is not None  # a chat run logs its messages as JSON
+    again = (counter.prompt_text(prompt, chat=chat), counter.completion(text))
     if again == (cost.prompt_tokens, cost.completion_tokens):
         counted.checked.add(item_id)
     else:
         counted.differ.setdefault(cost.tokenizer, set()).add(item_id)
-
-
-def is_chat(prompt: str) -> bool:
-    """Whether a logged prompt is a chat context (lm-eval logs its messages as JSON).
-
-    >>> is_chat('[{"role": "user", "content": "How many?"}]'), is_chat("Question: How many?")
-    (True, False)
-    """
-    if not prompt.startswith("["):
-        return False
-    try:
-        messages = json.loads(prompt)
-    except ValueError:
-        return False
-    return isinstance(messages, list) and all(isinstance(m, dict) and "role" in m for m in messages)
 
 
 def _counter_loader() -> Callable[[str], object | None]:
