@@ -94,10 +94,10 @@ CHECKS = (
     provenance,
     task_definition,
     settings,
+    cost,
     rescoring,
     truncation,
     integrity,
-    cost,
 )
 
 

@@ -307,7 +307,7 @@ def test_without_usage_a_named_tokenizer_counts_and_verify_counts_again(
     result, _, printed = score_file(run, tmp_path, "scores", capsys)
     assert result["metrics"]["cost"]["tokens_from"] == {"tokenizer": LIMIT}
     assert result["metrics"]["cost"]["tokenizer"] == str(tokenizer)  # says which
-    assert "(tokenizer 3)" in printed
+    assert "(tokenizer 3)" in printed and f"counted by tokenizer {tokenizer}" in printed
 
     # verify counts them again with the named tokenizer: all agree, only latency is unverifiable.
     ids = sorted(sample["doc"]["id"] for sample in samples)

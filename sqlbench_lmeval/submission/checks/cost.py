@@ -24,8 +24,8 @@ from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.checks.base import FINDING, INFO, CheckedTask
 from sqlbench_lmeval.submission.checks.chat_wrap import chat_messages
 
-#: Whether the check reads the task's scores (it runs after the scoring).
-NEEDS_SCORES = True
+#: Whether the check reads the task's scores: no, the logged answers only (it runs before).
+NEEDS_SCORES = False
 
 #: Codes of the findings: counts that differ (a finding), and the facts of what was counted
 #: again and what cannot be (the leaderboard marks figures of the latter as unverifiable).
@@ -48,8 +48,7 @@ def check(task: CheckedTask) -> None:
             "made by another tokenizer of that name",
             differ,
         )
-    checked = sorted(counted.checked - counted.unchecked - set(differ))
-    task.add("cost", CHECKED, INFO, counted.checked_message(), checked)
+    task.add("cost", CHECKED, INFO, counted.checked_message(), sorted(counted.agreed))
     task.add("cost", UNVERIFIABLE, INFO, counted.unverifiable_message(), sorted(counted.unchecked))
 
 
@@ -87,8 +86,13 @@ class Counted:
             self.usage | self.retried | {i for ids in self.not_loaded.values() for i in ids}
         ) - {i for ids in self.differ.values() for i in ids}
 
+    @property
+    def agreed(self) -> set[int]:
+        """Items every count of which was made again, the same (each sample of a sampled one)."""
+        return self.checked - self.unchecked - {i for ids in self.differ.values() for i in ids}
+
     def checked_message(self) -> str:
-        checked = len(self.checked - self.unchecked)
+        checked = len(self.agreed)
         return (
             f"{len(self.metered)} metered answer(s): the token counts of {checked} counted again "
             "with their tokenizer from the logged prompt and answer"
