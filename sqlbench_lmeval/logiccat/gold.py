@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from sqlbench_lmeval.data.gold import ALL_NULL, EMPTY, ERROR, NON_SELECT, OK
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
 
@@ -19,8 +20,10 @@ from sqlbench_lmeval.logiccat.transpile import ColumnTypes
 #: predictions alike: MySQL-compatible functions and the frozen clock (``mysql_functions``).
 CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
 
-# Gold statuses and flags (the vocabulary of scoring.item.Item).
-OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
+#: The gold statuses a record carries: the data layer's (``data.gold``), named here for readers
+#: of LogicCat's gold.
+STATUSES = (OK, EMPTY, ALL_NULL, ERROR, NON_SELECT)
+# Gold flags (the vocabulary of scoring.item.Item).
 CLOCK_DEPENDENT = "clock_dependent"
 RANDOM = "random"
 NONDETERMINISTIC_ORDER = "nondeterministic_order"
