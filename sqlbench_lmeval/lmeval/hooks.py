@@ -27,12 +27,13 @@ from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.lmeval.task_specs import task_specs
 from sqlbench_lmeval.lmeval.versions import filter_output, register_metrics
 from sqlbench_lmeval.paths import cache_dir
-from sqlbench_lmeval.scoring.answer import Answer, Failure, Stage
+from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import METRICS, NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.timeouts import timed_out_line
+from sqlbench_lmeval.vocabulary import Stage
 
 
 class ExecuteAndScore(Filter):

@@ -20,7 +20,7 @@ from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE, FLAGGED, DataDependence
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
-from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, GOLD_RAN, Item
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, GOLD_RAN, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -31,56 +31,30 @@ from sqlbench_lmeval.scoring.metrics import (
     WORK,
     execution_metrics,
 )
-from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, EngineSql
-from sqlbench_lmeval.scoring.vocabulary import Vocabulary
-from sqlbench_lmeval.sql.extract import (
-    EXECUTABLE_COMMENT,
-    MULTIPLE_STATEMENTS,
-    NOT_READ_ONLY,
-    Extraction,
-)
+from sqlbench_lmeval.scoring.translate import EngineSql
+from sqlbench_lmeval.sql.extract import Extraction
+from sqlbench_lmeval.vocabulary import GoldFlag, GoldStatus, Reason, Refusal, ScoreStatus
 
 #: The score-dict flag of an answer that ran but does not read the data where gold does (it
 #: names no table, ``table_reads``, or its result does not depend on the data,
 #: ``data_dependence``).
 READS_NO_TABLE = "reads_no_table"
 
-#: Status of an item whose prediction was never submitted (offline scoring only).
-MISSING = "missing"
-
-#: Gold status of a document that could not be read: no gold was run.
-UNKNOWN_GOLD = "unknown"
-
 #: Extraction method of a document that could not be read: no output was looked at.
 UNREAD_EXTRACTION = "failed"
 
-#: Reason of an output cut off by the generation limit that did not match gold.
-TRUNCATED = "truncated"
-
 #: Flags that make a gold result unrepeatable: no answer can be checked against it.
-UNREPEATABLE_FLAGS = frozenset({"random"})
-
-
-class Stage(Vocabulary):
-    """Where an exception while scoring one answer arose: the first word of its reason."""
-
-    EXTRACT = "extract"
-    TRANSPILE = "transpile"
-    COMPARE = "compare"
-    SCORE = "score"
-    STRUCTURE = "structure"
-    DOCUMENT = "document"
-    SCORING = "scoring"
+UNREPEATABLE_FLAGS = frozenset({GoldFlag.RANDOM})
 
 
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
 REFUSED = {
-    EXECUTABLE_COMMENT: (
+    Refusal.EXECUTABLE_COMMENT: (
         "executable comment (/*! ... */ or /*M! ... */): a MySQL-family server runs its text as "
         "code on some versions only, so the answer has no one meaning: refused, not run"
     ),
-    MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
-    NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
+    Refusal.MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
+    Refusal.NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
 }
 
 
@@ -108,9 +82,9 @@ def gold_health(outcome: Outcome) -> str:
     if outcome.status is not Status.OK:
         return outcome.status.value
     if not outcome.rows:
-        return "empty"
+        return GoldStatus.EMPTY
     if all(value is None for row in outcome.rows for value in row):
-        return "all_null"
+        return GoldStatus.ALL_NULL
     return GOLD_HEALTHY
 
 
@@ -196,7 +170,7 @@ class Answer:
         """Gold's status: a build-time verdict (non_select, an error SQLite hides) outranks
         what ran now."""
         if not isinstance(self.item, Item):
-            return UNKNOWN_GOLD
+            return GoldStatus.UNKNOWN
         if self.item.gold_status != GOLD_HEALTHY:
             return self.item.gold_status
         return gold_health(self.gold)
@@ -219,16 +193,20 @@ class Answer:
         """Which reason wins: missing; a failure (truncation first when a cut-off output was
         refused); a failed translation; truncation of an answer not correct; the verdict's."""
         if self.judged is None:
-            return MISSING
+            return ScoreStatus.MISSING
         stopped = self.stopped
         if stopped is not None:
-            return TRUNCATED if self.truncated and stopped.reason in REFUSED else stopped.reason
+            return (
+                Reason.TRUNCATED if self.truncated and stopped.reason in REFUSED else stopped.reason
+            )
         if self.verdict is None:
             return None
         if self.run is not None and self.run.error is not None:
-            return TRANSPILE_ERROR
+            return Reason.TRANSPILE_ERROR
         if self.truncated and not self.metrics.get(EX):
-            return TRUNCATED  # cut off by the generation limit: that, not the SQL, failed first
+            return (
+                Reason.TRUNCATED
+            )  # cut off by the generation limit: that, not the SQL, failed first
         return self.verdict.reason
 
     def to_json(self) -> dict:
@@ -242,7 +220,7 @@ class Answer:
         result = {
             "id": item.id,
             "category": item.category,
-            "status": MISSING if judged is None else judged.status.value,
+            "status": ScoreStatus.MISSING if judged is None else judged.status.value,
             # Every per-answer metric defined on the item's engine: 0 unless compared.
             **dict.fromkeys(execution_metrics(item.database.engine if read else item.engine), 0),
             "extracted_sql": None if extraction is None else extraction.sql,
@@ -291,7 +269,7 @@ def _extraction_method(extraction: Extraction | None, read: bool) -> str:
     for a document that could not be read."""
     if extraction is not None:
         return extraction.method
-    return MISSING if read else UNREAD_EXTRACTION
+    return ScoreStatus.MISSING if read else UNREAD_EXTRACTION
 
 
 def _plain(value):
@@ -303,7 +281,7 @@ def _exclude(score: dict, gold: Outcome) -> None:
     """Make ``score`` that of an item left out because its gold did not finish: status
     ``excluded``, no metric numbers (it is in no mean), the answer's own status kept."""
     score["prediction_status"] = score["status"]
-    score["status"] = EXCLUDED
+    score["status"] = ScoreStatus.EXCLUDED
     score["reason"] = f"gold_{gold.status.value}"
     for name in [
         name
