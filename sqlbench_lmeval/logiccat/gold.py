@@ -14,17 +14,24 @@ from sqlglot import exp
 
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
+from sqlbench_lmeval.vocabulary import GoldFlag, GoldStatus, Status
 
 #: The ``Database.setup`` hook of every LogicCat database, run on each connection for gold and
 #: predictions alike: MySQL-compatible functions and the frozen clock (``mysql_functions``).
 CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
 
 # Gold statuses and flags (the vocabulary of scoring.item.Item).
-OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
-CLOCK_DEPENDENT = "clock_dependent"
-RANDOM = "random"
-NONDETERMINISTIC_ORDER = "nondeterministic_order"
-MYSQL_SPECIFIC = "mysql_specific"
+OK, EMPTY, ALL_NULL, NON_SELECT = (
+    GoldStatus.OK,
+    GoldStatus.EMPTY,
+    GoldStatus.ALL_NULL,
+    GoldStatus.NON_SELECT,
+)
+ERROR = Status.ERROR
+CLOCK_DEPENDENT = GoldFlag.CLOCK_DEPENDENT
+RANDOM = GoldFlag.RANDOM
+NONDETERMINISTIC_ORDER = GoldFlag.NONDETERMINISTIC_ORDER
+MYSQL_SPECIFIC = GoldFlag.MYSQL_SPECIFIC
 
 SPIDER_DERIVED = frozenset(
     {"Population", "concert", "contract", "exerciseclub", "hospital", "school"}
