@@ -50,7 +50,7 @@ BENCHMARKS = tuple(
 #: the package itself, for its version): a module imports only from its own layer and the layers
 #: below it (docs/DEVELOPING.md#layers).
 LAYERS = (
-    ("", "errors", "paths", "jsonl", "build_lock"),
+    ("", "errors", "paths", "jsonl", "build_lock", "vocabulary"),
     ("sql",),
     ("execution",),
     ("scoring",),
@@ -75,7 +75,17 @@ SERVER_ENGINES = {
 #: The core: what turns an answer into a score whatever the benchmark or the caller (the SQL
 #: layer, the execution layer without the server engines, scoring, the benchmark registry and
 #: the helpers). docs/layout.md states its size.
-CORE_LAYERS = ("", "errors", "paths", "jsonl", "build_lock", "sql", "execution", "scoring")
+CORE_LAYERS = (
+    "",
+    "errors",
+    "paths",
+    "jsonl",
+    "build_lock",
+    "vocabulary",
+    "sql",
+    "execution",
+    "scoring",
+)
 CORE_MODULES = {f"{ROOT}.benchmarks"}
 
 #: Modules allowed to import inside functions without saying why: start-up paths, where every
@@ -302,8 +312,8 @@ def test_execution_knows_no_verdict_no_report_and_no_benchmark(above):
     assert edges(lambda m: in_package(m, "execution"), lambda m: in_package(m, above)) == []
 
 
-def test_sql_imports_only_sql_and_errors():
-    allowed = {f"{ROOT}.errors"}
+def test_sql_imports_only_sql_errors_and_the_vocabulary():
+    allowed = {f"{ROOT}.errors", f"{ROOT}.vocabulary"}
     assert (
         edges(
             lambda m: in_package(m, "sql"), lambda m: not in_package(m, "sql") and m not in allowed

@@ -17,9 +17,16 @@ from collections.abc import Iterable, Sequence
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, execute_many
 from sqlbench_lmeval.execution.outcome import UNFINISHED
+from sqlbench_lmeval.vocabulary import GoldStatus, Status
 
 # Gold statuses: what a gold query's result is (the gold_status of scoring.item.Item).
-OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
+OK, EMPTY, ALL_NULL, NON_SELECT = (
+    GoldStatus.OK,
+    GoldStatus.EMPTY,
+    GoldStatus.ALL_NULL,
+    GoldStatus.NON_SELECT,
+)
+ERROR = Status.ERROR
 
 
 def run_gold(
