@@ -30,14 +30,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import median
 
+from sqlbench_lmeval.vocabulary import TokensFrom
+
 ENVELOPE_KEY = "sqlbench_metered"
 ENVELOPE_VERSION = 1
 
 #: Where token counts came from: the server's ``usage``, a tokenizer (the one named with
 #: ``tokenizer=``, or the local model's own), or several of those across an item's requests.
-USAGE = "usage"
-TOKENIZER = "tokenizer"
-MIXED = "mixed"
+USAGE = TokensFrom.USAGE
+TOKENIZER = TokensFrom.TOKENIZER
+MIXED = TokensFrom.MIXED
 
 #: Score-dict fields of a metered answer (absent from runs without measurement). The numbers are
 #: logged and never averaged (``metrics.LOGGED_NUMBERS``): ``summary`` sums them instead.

@@ -19,7 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from statistics import median
 
-from sqlbench_lmeval.scoring.cost import COMPLETION_TOKENS, LATENCY_S, PROMPT_TOKENS, TOKENS_FROM
+from sqlbench_lmeval.scoring.cost import (
+    COMPLETION_TOKENS,
+    LATENCY_S,
+    PROMPT_TOKENS,
+    TOKENIZER,
+    TOKENS_FROM,
+)
 from sqlbench_lmeval.submission.checks.cost import DIFFER, UNVERIFIABLE
 
 #: How a figure nobody can check is marked in the tables.
@@ -55,7 +61,7 @@ def model_cost(rows: Sequence[Mapping], findings: Iterable) -> dict:
         "median_latency_s": float(median(latencies)) if latencies else None,
         "tokens_unverifiable": None
         if not tokens
-        else any(row["id"] in unchecked or row.get(TOKENS_FROM) != "tokenizer" for row in counted),
+        else any(row["id"] in unchecked or row.get(TOKENS_FROM) != TOKENIZER for row in counted),
     }
 
 
