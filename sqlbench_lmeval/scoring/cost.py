@@ -49,7 +49,6 @@ REQUESTS = "requests"  # how many requests the counts cover (retried attempts, s
 #: ``score --price``: the item's tokens at the given prices (in the prices' own currency).
 SPEND = "spend"
 COST_NUMBERS = frozenset({PROMPT_TOKENS, COMPLETION_TOKENS, LATENCY_S, REQUESTS, SPEND})
-COST_FIELDS = COST_NUMBERS | {TOKENS_FROM}
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import json
 import statistics
 
 import pytest
+from support.cost import COST_FIELDS
 from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import QUESTION, known_answers_model
 from support.openai_server import ScriptedOpenAIServer
@@ -27,7 +28,6 @@ from support.repair_run import run_wrapped
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.logiccat.bundle import load_bundle
-from sqlbench_lmeval.scoring.cost import COST_FIELDS
 
 pytestmark = pytest.mark.slow
 
