@@ -10,7 +10,9 @@ Generated, never edited by hand (:data:`GENERATORS`):
 - ``docs/cli.md``, from the ``--help`` of every command (``docs/gen_cli.py``);
 - the table of ``docs/statement-rule.md`` below its marker comment, from the rows the tests
   run (``tests/support/statement_rule.py``);
-- the LogicCat test fixtures, from ``fixtures/logiccat/make_fixtures.py``.
+- the LogicCat test fixtures, from ``fixtures/logiccat/make_fixtures.py``;
+- the size of the core in ``docs/layout.md`` (its lines and the package's, to the hundred),
+  from the package's modules and the core as ``tests/test_import_graph.py`` defines it.
 
 ``--root DIR`` regenerates a copy of those files laid out as here (the tests' use).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -76,12 +79,40 @@ def logiccat_fixtures(root: Path) -> dict[Path, bytes]:
     return {root / path.relative_to(HERE): data for path, data in make.files(layout).items()}
 
 
+#: The sentence of docs/layout.md that states the core's size: its numbers are generated.
+CORE_SIZE = re.compile(
+    r"(The core\s+is\s+about\s+)([\d,]+)(\s+lines\b[^:]*?of the package's\s+)([\d,]+)"
+)
+
+
+def core_size(root: Path) -> dict[Path, bytes]:
+    graph = _script(HERE / "tests" / "test_import_graph.py")
+    lines = {
+        module: len(path.read_text(encoding="utf-8").splitlines())
+        for module, path in graph.MODULES.items()
+    }
+    core = sum(count for module, count in lines.items() if graph.in_core(module))
+    page = root / "docs" / "layout.md"
+    text = page.read_text(encoding="utf-8")
+    if CORE_SIZE.search(text) is None:
+        raise SystemExit(f"{page}: no sentence matching {CORE_SIZE.pattern!r} to put the size in")
+
+    def hundreds(count: int) -> str:
+        return f"{round(count, -2):,}"
+
+    def sized(match: re.Match) -> str:
+        return match.group(1) + hundreds(core) + match.group(3) + hundreds(sum(lines.values()))
+
+    return {page: CORE_SIZE.sub(sized, text, count=1).encode("utf-8")}
+
+
 #: Each generator: the files it writes under a root, with their content.
 GENERATORS: dict[str, Callable[[Path], dict[Path, bytes]]] = {
     "metric lists": metric_lists,
     "CLI reference": cli_reference,
     "statement-rule table": statement_rule_table,
     "LogicCat fixtures": logiccat_fixtures,
+    "core size": core_size,
 }
 
 

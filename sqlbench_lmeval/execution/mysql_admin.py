@@ -29,7 +29,6 @@ from sqlbench_lmeval.execution.mysql import (
     target_database,
 )
 
-READ_ONLY_USER = "sqlbench_reader"
 META_PREPARED_TABLE = "prepared"
 _META = quote_identifier(META_DATABASE)
 
@@ -171,33 +170,6 @@ def grant_select(cursor, user: str, host: str, databases: list[str]) -> list[str
             cursor.execute(f"GRANT SELECT ON {grant_name(database)}.* TO %s@%s", (user, host))
             granted.append(database)
     return granted
-
-
-def create_read_only_account(
-    admin_url: str,
-    databases: list[str],
-    user: str = READ_ONLY_USER,
-    host: str = "%",
-    benchmark: str | None = None,
-) -> str:
-    """(Re)create ``user``@``host`` with SELECT on ``databases`` (registered as ``benchmark``'s,
-    default ``user``) and the metadata database only; returns its URL.
-
-    The password is new each time (random, URL-safe); the returned URL is the admin URL with
-    this account in place of the admin's.
-    """
-    password = new_password()
-    conn = open_connection(parse_url(admin_url))
-    try:
-        with conn.cursor() as cursor:
-            ensure_metadata(cursor)
-            register_databases(cursor, benchmark or user, databases)
-            cursor.execute("DROP USER IF EXISTS %s@%s", (user, host))
-            create_account(cursor, user, host, password)
-            grant_select(cursor, user, host, databases)
-    finally:
-        conn.close()
-    return with_account(admin_url, user, password)
 
 
 def with_account(url: str, user: str, password: str) -> str:

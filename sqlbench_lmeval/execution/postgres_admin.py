@@ -79,16 +79,6 @@ def set_database_settings(admin_url: str, database: str, settings: dict[str, str
             )
 
 
-def drop_database(admin_url: str, database: str, roles: tuple[str, ...] = ()) -> None:
-    """Drop ``database`` (ending its sessions) and then ``roles`` (tests)."""
-    with open_connection(admin_url) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
-        )
-        for role in roles:
-            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
-
-
 def role_exists(admin_url: str, role: str) -> bool:
     with open_connection(admin_url) as conn:
         return (

@@ -75,10 +75,9 @@ def uninstall() -> None:
     """Disarm the hook: remove the finders and restore the original ``TaskManager.__init__``
     (a registered ``sqlbench-repair`` model stays: lm-eval's registry has no removal)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, TasksImportHook)]
-    manager = getattr(sys.modules.get(HOOKED_MODULE), "TaskManager", None)
-    init = getattr(manager, "__init__", None)
-    if manager is not None and getattr(init, _WRAPPED_MARK, False):
-        manager.__init__ = init.__wrapped__
+    if is_active():
+        manager = sys.modules[HOOKED_MODULE].TaskManager
+        manager.__init__ = manager.__init__.__wrapped__
 
 
 def is_active() -> bool:

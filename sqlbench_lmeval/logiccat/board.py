@@ -19,10 +19,6 @@ from sqlbench_lmeval.logiccat.split import official_split, split_of_version
 #: Said beside every number scored on the test split: the board's gold of it is hidden.
 GOLD_NOTE = "local gold of upstream cb580e8; the board scores its hidden gold"
 
-#: The keys of an upstream record, in upstream's order (``MySQL/test.json``); ``step`` (the
-#: chain-of-thought annotation) is left out: a prediction file carries no reasoning.
-RECORD_KEYS = ("db_id", "type", "idx", "question", "query", "format")
-
 
 def is_board_data(dataset_version: str | None) -> bool:
     """Whether ``dataset_version`` names the test split, whose gold the board hides."""
@@ -33,7 +29,8 @@ def board_records(queries: Mapping[int, str], *, cache_dir=None, source=None) ->
     """The test split's 800 upstream records in upstream's order (ascending ``idx``, as
     ``MySQL/test.json`` lists them), each with ``query`` set to ``queries[idx]`` ("" for an item
     ``queries`` lacks). ``type`` is written as upstream writes it, a string ("1" to "4"), and
-    ``format`` is ``MySQL``."""
+    ``format`` is ``MySQL``; ``step`` (the chain-of-thought annotation) is left out: a
+    prediction file carries no reasoning."""
     test = official_split().ids["test"]
     records = sorted(
         (record for record in ensure_bundle(source, cache_dir).records if record.id in test),

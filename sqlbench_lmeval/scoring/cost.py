@@ -54,7 +54,6 @@ TOKENIZER_NAME = "tokenizer"
 #: ``score --price``: the item's tokens at the given prices (in the prices' own currency).
 SPEND = "spend"
 COST_NUMBERS = frozenset({PROMPT_TOKENS, COMPLETION_TOKENS, LATENCY_S, REQUESTS, SPEND})
-COST_FIELDS = COST_NUMBERS | {TOKENS_FROM, TOKENIZER_NAME}
 
 
 @dataclass(frozen=True)

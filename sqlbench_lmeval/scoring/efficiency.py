@@ -11,7 +11,7 @@ docs/r-ves.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 #: (lower bound of the ratio, reward), highest first: BIRD mini-dev's R-VES buckets.
 R_VES_BUCKETS = ((2.0, 1.25), (1.0, 1.0), (0.5, 0.75), (0.25, 0.5))
@@ -93,9 +93,3 @@ def bird_time_ratio(gold_times: Sequence[float], pred_times: Sequence[float]) ->
     if len(gold_times) != len(pred_times):
         raise ValueError("one gold time per prediction time")
     return bird_trimmed_mean([g / p for g, p in zip(gold_times, pred_times, strict=True)])
-
-
-def bird_r_ves(rewards: Iterable[float]) -> float:
-    """BIRD's reported R-VES of per-item rewards: ``100 * mean(sqrt(reward))``."""
-    values = [math.sqrt(reward) for reward in rewards]
-    return 100 * math.fsum(values) / len(values) if values else 0.0

@@ -1,9 +1,8 @@
 """Tie-aware EX: gold's tie probe turned into the right answers (:func:`tie_gold`: the *tie
 groups* the cut window touches, each with how many of its rows an answer holds), whether a
-prediction is one of them (:func:`accepts`), how many there are (:func:`acceptable_count`), and
-EX with ties (:func:`compare_with_ties`: the literal comparison first, then the right answers,
-reason ``tie_equivalent``); the definitions and worked examples: docs/ties.md. Gold ``ORDER BY
-score DESC LIMIT 3`` over ann 9, bob 8, cid 7, dan 7, eve 7:
+prediction is one of them (:func:`accepts`) and how many there are (:func:`acceptable_count`);
+the verdict that uses them is ``gold_ties.tie_verdict``; the definitions and worked examples:
+docs/ties.md. Gold ``ORDER BY score DESC LIMIT 3`` over ann 9, bob 8, cid 7, dan 7, eve 7:
 
 >>> sevens = TieGroup((("cid",), ("dan",), ("eve",)), need=1)  # one of the three 7s
 >>> top3 = TieGold((TieGroup((("ann",),), 1), TieGroup((("bob",),), 1), sevens), ordered=True)
@@ -11,11 +10,6 @@ score DESC LIMIT 3`` over ann 9, bob 8, cid 7, dan 7, eve 7:
 (True, False)
 >>> acceptable_count(top3)
 3
->>> pred = Outcome(Status.OK, ("name",), (("ann",), ("bob",), ("eve",)))
->>> gold = Outcome(Status.OK, ("name",), (("ann",), ("bob",), ("cid",)))
->>> tied = compare_with_ties(pred, gold, top3, ordered=True)
->>> tied.verdict.ex, tied.verdict.ex_strict, tied.verdict.reason == TIE_EQUIVALENT
-(True, False, True)
 >>> any_two = TieGroup(tuple((name,) for name in "abcdef"), need=2)  # LIMIT 2, no ORDER BY
 >>> twins = TieGroup(((7,), (7,), (5,)), need=2)  # rows equal exactly are one: {7, 7} or {7, 5}
 >>> acceptable_count(TieGold((any_two,), False)), acceptable_count(TieGold((twins,), False))
@@ -30,10 +24,8 @@ from math import comb, factorial
 
 from sqlbench_lmeval.execution.outcome import Outcome, Status
 from sqlbench_lmeval.scoring.compare import (
-    Verdict,
     _hashable,
     column_magnitudes,
-    compare,
     multiset_within,
     rows_close,
 )
@@ -100,15 +92,6 @@ class TieGold:
             for g in data["groups"]
         )
         return cls(groups, bool(data["ordered"]))
-
-
-@dataclass(frozen=True)
-class TieVerdict:
-    """:class:`compare.Verdict` with ties: ``acceptable`` right answers (None: gold's result
-    was not tie-probed, so only the literal one)."""
-
-    verdict: Verdict
-    acceptable: int | None
 
 
 def tie_gold(plan: TiePlan, gold: Outcome, probe: Outcome | None) -> TieGold | str:
@@ -264,21 +247,3 @@ def _multiplicities(rows: Sequence[tuple]) -> Counter:
         return Counter(_hashable(row) for row in rows)
     except TypeError:
         return Counter(range(len(rows)))  # unhashable exotic values: count rows as distinct
-
-
-def compare_with_ties(
-    pred: Outcome, gold: Outcome, answers: TieGold | None, *, ordered: bool
-) -> TieVerdict:
-    """EX with ties: :func:`compare.compare`, and, where it fails, :func:`accepts` against
-    ``answers`` (None: gold was not tie-probed, the literal verdict stands)."""
-    verdict = compare(pred, gold, ordered=ordered)
-    if answers is None:
-        return TieVerdict(verdict, None)
-    acceptable = acceptable_count(answers)
-    if verdict.ex or pred.status is not Status.OK or gold.status is not Status.OK:
-        return TieVerdict(verdict, acceptable)
-    if len(pred.columns) != len(gold.columns) or not accepts(
-        pred.rows, answers, gold_rows=gold.rows
-    ):
-        return TieVerdict(verdict, acceptable)
-    return TieVerdict(Verdict(True, verdict.ex_strict, verdict.ex_set, TIE_EQUIVALENT), acceptable)

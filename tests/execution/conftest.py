@@ -172,7 +172,9 @@ class AttackServer:
 @pytest.fixture(scope="session")
 def mysql_attack_server(mysql_admin_url):
     """An :class:`AttackServer`: its databases and account are dropped at the end."""
-    from sqlbench_lmeval.execution.mysql_admin import create_read_only_account, quote_identifier
+    from support.mysql_server import create_read_only_account
+
+    from sqlbench_lmeval.execution.mysql_admin import quote_identifier
 
     suffix = str(os.getpid())
     reader = f"reader_{suffix}"
@@ -266,11 +268,12 @@ def make_postgres_attack_database(admin_url: str, folder: Path) -> PostgresServe
 
 
 def drop_postgres_attack_database(server: PostgresServer) -> None:
+    from support.postgres_server import drop_database
+
     from sqlbench_lmeval.execution import postgres
-    from sqlbench_lmeval.execution import postgres_admin as admin
 
     postgres.close_all()
-    admin.drop_database(server.admin_url, server.name, roles=(server.role,))
+    drop_database(server.admin_url, server.name, roles=(server.role,))
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ import time
 
 import pytest
 from support.browser import chromium, needs_chromium, open_page, page_problems
+from support.cost import COST_FIELDS
 from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import QUESTION, known_answers_model
 from support.openai_server import ScriptedOpenAIServer
@@ -37,7 +38,6 @@ from sqlbench_lmeval.logiccat.bundle import load_bundle
 from sqlbench_lmeval.report import read_runs, write_report
 from sqlbench_lmeval.report.explorer import write_explorer
 from sqlbench_lmeval.report.sections.cost import cost_rows
-from sqlbench_lmeval.scoring.cost import COST_FIELDS
 from sqlbench_lmeval.submission.leaderboard import build_leaderboard, leaderboard_data
 from sqlbench_lmeval.submission.leaderboard_cost import LEGEND, MARK
 from sqlbench_lmeval.submission.logged import read_submissions

@@ -7,9 +7,10 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from support.cost import COST_FIELDS
 
 from sqlbench_lmeval.execution import Database
-from sqlbench_lmeval.scoring.cost import COST_FIELDS, USAGE, Cost, wrap
+from sqlbench_lmeval.scoring.cost import USAGE, Cost, wrap
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer

@@ -7,13 +7,19 @@ import math
 import pytest
 
 from sqlbench_lmeval.scoring.efficiency import (
-    bird_r_ves,
     bird_time_ratio,
     bird_trimmed_mean,
     r_ves,
     r_ves_reward,
     work_ratio,
 )
+
+
+def bird_r_ves(rewards) -> float:
+    """BIRD's reported R-VES of per-item rewards, as its evaluation script computes it:
+    ``100 * mean(sqrt(reward))`` (0 for no item)."""
+    values = [math.sqrt(reward) for reward in rewards]
+    return 100 * math.fsum(values) / len(values) if values else 0.0
 
 
 @pytest.mark.parametrize(

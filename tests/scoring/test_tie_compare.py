@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlbench_lmeval.execution import Outcome, Status
-from sqlbench_lmeval.scoring.compare import REL_TOL
+from sqlbench_lmeval.scoring.compare import REL_TOL, Verdict, compare
+from sqlbench_lmeval.scoring.gold_ties import ANSWERS, RESOLVABLE, GoldTies, tie_verdict
 from sqlbench_lmeval.scoring.tie_compare import (
     GOLD_NOT_ACCEPTED,
     KEYS_NOT_SORTED,
@@ -25,7 +26,6 @@ from sqlbench_lmeval.scoring.tie_compare import (
     TieGroup,
     acceptable_count,
     accepts,
-    compare_with_ties,
     tie_gold,
 )
 from sqlbench_lmeval.scoring.tie_probe import ExtraKey, OutputKey, TiePlan
@@ -220,42 +220,60 @@ class TestUnusableProbes:
         assert tie_gold(TOP3, ok(("a", 9), ("b", 8), ("f", 5)), SCORES) == GOLD_NOT_ACCEPTED
 
 
+def verdict_with_ties(pred: Outcome, gold: Outcome, answers: TieGold | None) -> Verdict:
+    """Scoring's verdict of ``pred`` against the ordered ``gold`` with ``answers`` as gold's
+    tie record (None: gold was not tie-probed)."""
+    ties = None if answers is None else GoldTies(ANSWERS, str(acceptable_count(answers)), answers)
+    return tie_verdict(compare(pred, gold, ordered=True), pred, gold, ties)
+
+
 class TestVerdict:
+    """Production's tie verdict (``gold_ties.tie_verdict``) on hand-built tie records."""
+
     def test_literal_match_stays_match(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
-        tied = compare_with_ties(gold, gold, top3_answers(), ordered=True)
-        assert tied.verdict.reason == "match" and tied.verdict.ex and tied.acceptable == 3
+        verdict = verdict_with_ties(gold, gold, top3_answers())
+        assert verdict.reason == "match" and verdict.ex and acceptable_count(top3_answers()) == 3
 
     def test_other_tie_resolution_is_tie_equivalent(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
         pred = ok(("a", 9), ("b", 8), ("e", 7))
-        tied = compare_with_ties(pred, gold, top3_answers(), ordered=True)
-        assert tied.verdict.ex and tied.verdict.reason == TIE_EQUIVALENT
-        assert not tied.verdict.ex_strict and not tied.verdict.ex_set  # these stay literal
+        verdict = verdict_with_ties(pred, gold, top3_answers())
+        assert verdict.ex and verdict.reason == TIE_EQUIVALENT
+        assert not verdict.ex_strict and not verdict.ex_set  # these stay literal
 
     def test_wrong_answer_keeps_its_reason(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
         pred = ok(("a", 9), ("b", 8), ("f", 5))
-        tied = compare_with_ties(pred, gold, top3_answers(), ordered=True)
-        assert not tied.verdict.ex and tied.verdict.reason == "values"
+        verdict = verdict_with_ties(pred, gold, top3_answers())
+        assert not verdict.ex and verdict.reason == "values"
 
     def test_column_count_is_checked(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
         pred = ok(("a", 9, 0), ("b", 8, 0), ("e", 7, 0))
-        assert not compare_with_ties(pred, gold, top3_answers(), ordered=True).verdict.ex
+        assert verdict_with_ties(pred, gold, top3_answers()).reason == "column_count"
+
+    def test_only_a_resolvable_reason_is_resolved(self):
+        # The rows are a right answer, but a literal verdict tie resolution cannot explain
+        # (here one made by hand) stands: only order, values and row count are resolvable.
+        gold = ok(("a", 9), ("b", 8), ("c", 7))
+        pred = ok(("a", 9), ("b", 8), ("e", 7))
+        ties = GoldTies(ANSWERS, "3", top3_answers())
+        for reason in ("column_count", "types", *sorted(RESOLVABLE)):
+            literal = Verdict(False, False, False, reason)
+            verdict = tie_verdict(literal, pred, gold, ties)
+            assert verdict.ex is (reason in RESOLVABLE), reason
 
     def test_without_a_probe_the_literal_verdict_stands(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
         pred = ok(("a", 9), ("b", 8), ("e", 7))
-        tied = compare_with_ties(pred, gold, None, ordered=True)
-        assert not tied.verdict.ex and tied.acceptable is None
+        verdict = verdict_with_ties(pred, gold, None)
+        assert not verdict.ex and verdict.reason == "values"
 
     def test_failed_prediction(self):
         gold = ok(("a", 9), ("b", 8), ("c", 7))
         pred = Outcome(Status.ERROR, error="no such column")
-        assert compare_with_ties(pred, gold, top3_answers(), ordered=True).verdict.reason == (
-            "pred_error"
-        )
+        assert verdict_with_ties(pred, gold, top3_answers()).reason == "pred_error"
 
 
 def test_round_trip_through_json():

@@ -15,7 +15,7 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from support.tiny_hf_model import CHAT_TEMPLATE
 
-from sqlbench_lmeval.submission.checks.chat_wrap import chat_run, prompt_state
+from sqlbench_lmeval.submission.checks.chat_wrap import chat_run, prompt_states
 
 #: Llama 3.1's default system turn, cut to what matters here: a date it renders itself.
 DATED_TEMPLATE = (
@@ -48,6 +48,11 @@ def render(template: str, messages: list[dict]) -> str:
 
 def user(content: str) -> dict:
     return {"role": "user", "content": content}
+
+
+def prompt_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
+    """verify's state of one item's logged prompt: :func:`prompt_states` of a task of one."""
+    return prompt_states({1: (logged, ours)}, chat, template)[1]
 
 
 @pytest.mark.parametrize("template", [CHAT_TEMPLATE, DATED_TEMPLATE], ids=["chatml", "dated"])

@@ -99,3 +99,40 @@ def admin_url_or_skip(defaults: bool = False) -> tuple[str, PrivateServer | None
         )
     server = PrivateServer("--defaults") if defaults else PrivateServer()
     return server.url, server
+
+
+def create_read_only_account(
+    admin_url: str,
+    databases: list[str],
+    user: str = "sqlbench_reader",
+    host: str = "%",
+    benchmark: str | None = None,
+) -> str:
+    """(Re)create ``user``@``host`` with SELECT on ``databases`` (registered as ``benchmark``'s,
+    default ``user``) and the metadata database only; returns its URL.
+
+    The password is new each time (random, URL-safe); the returned URL is the admin URL with
+    this account in place of the admin's.
+    """
+    from sqlbench_lmeval.execution.mysql import open_connection, parse_url
+    from sqlbench_lmeval.execution.mysql_admin import (
+        create_account,
+        ensure_metadata,
+        grant_select,
+        new_password,
+        register_databases,
+        with_account,
+    )
+
+    password = new_password()
+    conn = open_connection(parse_url(admin_url))
+    try:
+        with conn.cursor() as cursor:
+            ensure_metadata(cursor)
+            register_databases(cursor, benchmark or user, databases)
+            cursor.execute("DROP USER IF EXISTS %s@%s", (user, host))
+            create_account(cursor, user, host, password)
+            grant_select(cursor, user, host, databases)
+    finally:
+        conn.close()
+    return with_account(admin_url, user, password)

@@ -61,3 +61,17 @@ def private_or_skip() -> PrivateServer:
     if not has_server_binaries():
         pytest.skip("no PostgreSQL binaries (initdb) to start a private server with")
     return PrivateServer()
+
+
+def drop_database(admin_url: str, database: str, roles: tuple[str, ...] = ()) -> None:
+    """Drop ``database`` (ending its sessions) and then ``roles``."""
+    from psycopg import sql
+
+    from sqlbench_lmeval.execution.postgres_admin import open_connection
+
+    with open_connection(admin_url) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
+        for role in roles:
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))

@@ -45,8 +45,9 @@ def tpcds_postgres(postgres_admin_url, tpcds_cache):
 
     manifest = postgres.prepare(postgres_admin_url, tpcds_cache, TEST_SCALE_FACTOR, progress=False)
     yield manifest
+    from support.postgres_server import drop_database
+
     from sqlbench_lmeval.execution import postgres as engine
-    from sqlbench_lmeval.execution.postgres_admin import drop_database
 
     engine.close_all()
     postgres.server_manifest.cache_clear()

@@ -7,17 +7,11 @@ import re
 from decimal import Decimal
 
 import pytest
+from support.question_constants import missing_constants, numbers_in, required_constants
 
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.tpcds.data import gold_queries, schema_mapping
-from sqlbench_lmeval.tpcds.questions import (
-    QUESTIONS_FILE,
-    load_questions,
-    missing_constants,
-    numbers_in,
-    questions_fingerprint,
-    required_constants,
-)
+from sqlbench_lmeval.tpcds.questions import QUESTIONS_FILE, load_questions, questions_fingerprint
 
 
 @pytest.fixture(scope="module")

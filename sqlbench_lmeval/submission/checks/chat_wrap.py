@@ -1,28 +1,29 @@
 """How a logged prompt stands against the prompt the task builds: the same, wrapped by the
 chat template or chat model the run records (its markers only), ours with text added around it,
 or edited. Used by the provenance and settings checks (the rule: docs/verify.md#chat-templates).
+:func:`prompt_states` judges a task's items, each ``(logged, ours)``:
 
 >>> ours = "Question: how many stores?"
 >>> chatml = "<|im_start|>user\\n" + ours + "<|im_end|>\\n<|im_start|>assistant\\n"
 >>> template = "{% for m in messages %}<|im_start|>{{ m.role }}..."
->>> prompt_state(chatml, ours, chat="template sha256 0c1f", template=template)
-'wrapped'
->>> prompt_state(chatml, ours, chat=None, template=None)  # no template recorded
-'added_text'
->>> prompt_state("Question: how many rows?", ours, None, None), prompt_state(None, ours, None, None)
-('edited', 'not_logged')
+>>> prompt_states({1: (chatml, ours)}, chat="template sha256 0c1f", template=template)
+{1: 'wrapped'}
+>>> prompt_states({1: (chatml, ours)}, chat=None, template=None)  # no template recorded
+{1: 'added_text'}
+>>> prompt_states({1: ("Question: how many rows?", ours), 2: (None, ours)}, None, None)
+{1: 'edited', 2: 'not_logged'}
 
 A template's wrap is the text it writes around our prompt whatever the prompt says: the
 recorded template is rendered (jinja2's sandbox, as ``transformers`` renders it) with our
 prompt and with a stand-in, and the two wraps must agree; across a task's items the logged
-wraps must be one and the same (:func:`prompt_states`). A template that writes a hint only for
-some question is caught by both:
+wraps must be one and the same. A template that writes a hint only for some question is caught
+by both:
 
 >>> lookup = "<|im_start|>user\\n{{ messages[-1]['content'] }}{% if 'stores' in "
 >>> lookup += "messages[-1]['content'] %} Reference solution: SELECT 12{% endif %}<|im_end|>"
 >>> rendered = chatml.replace("<|im_end|>", " Reference solution: SELECT 12<|im_end|>", 1)
->>> prompt_state(rendered, ours, chat="template sha256 0c1f", template=lookup)
-'added_text'
+>>> prompt_states({1: (rendered, ours)}, chat="template sha256 0c1f", template=lookup)
+{1: 'added_text'}
 """
 
 from __future__ import annotations
@@ -69,19 +70,10 @@ def chat_run(settings: Mapping) -> str | None:
     return None
 
 
-def prompt_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
-    """``same``, ``wrapped`` (inside the run's recorded chat template: its markers only, which
-    it writes around any prompt alike), ``added_text`` (our prompt, with other text around
-    it), ``edited`` or ``not_logged``."""
-    state = _marker_state(logged, ours, chat, template)
-    if state == "wrapped" and template and chat_messages(logged) is None:
-        return "wrapped" if _same_for_any_prompt(template, ours) else "added_text"
-    return state
-
-
 def _marker_state(logged: str | None, ours: str, chat: str | None, template: str | None) -> str:
-    """:func:`prompt_state` before the template is rendered: ``wrapped`` when the text around
-    our prompt holds only the recorded template's markers, role names and text."""
+    """One item's state before the template is rendered: ``same``, ``wrapped`` when the text
+    around our prompt holds only the recorded template's markers, role names and text,
+    ``added_text`` (our prompt, with other text around it), ``edited`` or ``not_logged``."""
     if logged is None:
         return "not_logged"
     if logged == ours:
@@ -110,12 +102,14 @@ def _marker_state(logged: str | None, ours: str, chat: str | None, template: str
 def prompt_states(
     prompts: Mapping[int, tuple[str | None, str]], chat: str | None, template: str | None
 ) -> dict[int, str]:
-    """:func:`prompt_state` of each item's ``(logged, ours)``, where a template's wrap stands
-    only as the one wrap of every item: the text a logged prompt holds around ours (dates
-    aside) must be the text most items hold, and that by more than one item when there are
-    several. A template that adds a hint for some questions writes another wrap there. The
-    wrap that stands is rendered once (one of its items against the stand-in), not per item:
-    a template of one lookup per question takes seconds to render."""
+    """The state of each item's ``(logged, ours)``: ``same``, ``wrapped`` (inside the run's
+    recorded chat template: its markers only, which it writes around any prompt alike),
+    ``added_text`` (our prompt, with other text around it), ``edited`` or ``not_logged``.
+    A template's wrap stands only as the one wrap of every item: the text a logged prompt
+    holds around ours (dates aside) must be the text most items hold, and that by more than
+    one item when there are several. A template that adds a hint for some questions writes
+    another wrap there. The wrap that stands is rendered once (one of its items against the
+    stand-in), not per item: a template of one lookup per question takes seconds to render."""
     states = {
         item_id: _marker_state(logged, ours, chat, template)
         for item_id, (logged, ours) in prompts.items()

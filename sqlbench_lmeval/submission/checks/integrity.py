@@ -89,11 +89,6 @@ def _integrity(
         )
 
 
-def is_gold(item: Item, answers: Sequence[str]) -> bool:
-    """Whether one of ``answers`` is the item's gold SQL, as parsed (:func:`gold_copy`)."""
-    return gold_copy(item, answers) is not None
-
-
 def gold_copy(
     item: Item, answers: Sequence[str], published: tuple[str, str] | None = None
 ) -> str | None:
