@@ -478,10 +478,17 @@ def _gold_copy_share(rows, findings) -> float:
 
 
 def _reference_items(models: list[dict]) -> frozenset:
-    """The items the ranked runs answered: of the sets of items the verified runs answered,
-    the largest (every item of the task when a run answered them all), then the one most runs
-    answered, then the one of the lowest ids (a rule that cannot depend on the runs' order)."""
-    sets = [m["_answered"] for m in models if m["verdict"] in RANKED_VERDICTS]
+    """The items the ranked runs answered: of the sets of items the verified runs answered
+    (those not set apart for gold copies or other settings), the largest (every item of the
+    task when a run answered them all), then the one most runs answered, then the one of the
+    lowest ids (a rule that cannot depend on the runs' order)."""
+    sets = [
+        m["_answered"]
+        for m in models
+        if m["verdict"] in RANKED_VERDICTS
+        and m["gold_copy_share"] < GOLD_COPY_SHARE
+        and not m["other_settings"]
+    ]
     if not sets:
         return frozenset()
     return min(set(sets), key=lambda s: (-len(s), -sets.count(s), sorted(s)))
@@ -515,11 +522,11 @@ def _set_apart(models: list[dict]) -> frozenset:
             )
         elif model["_answered"] != reference:
             model["standing"] = PARTIAL
-            theirs = f"all {len(reference):,}" if len(reference) == model["n"] else "others"
+            theirs = ("all " if len(reference) == model["n"] else "") + f"{len(reference):,}"
             model["reasons"].append(
                 f"partial run: answered {model['answered']:,} of the task's {model['n']:,} "
-                f"items, the ranked runs {theirs} (a run is ranked only beside runs that "
-                "answered the same items)"
+                f"items; the ranked runs answered {theirs} (a run is ranked only beside runs "
+                "that answered the same items)"
             )
         elif model["other_settings"]:
             model["standing"] = OTHER_SETTINGS

@@ -889,8 +889,8 @@ def test_a_limit_run_is_named_partial_by_verify_and_ranked_apart(runs, limited, 
     )
     assert (apart["answered"], apart["n"]) == (30, 99) and task["set_apart"] == ["limited"]
     assert apart["reasons"] == [
-        "partial run: answered 30 of the task's 99 items, the ranked runs all 99 (a run is "
-        "ranked only beside runs that answered the same items)"
+        "partial run: answered 30 of the task's 99 items; the ranked runs answered all 99 (a "
+        "run is ranked only beside runs that answered the same items)"
     ]
     assert (task["n_items"], task["ranked_items"]) == (99, 99)
     markdown = (board / "leaderboard.md").read_text(encoding="utf-8")
