@@ -795,16 +795,20 @@ def test_a_predictions_file_and_its_score_output_are_unattested(cache, items, tm
     assert verification.verdict == UNATTESTED and "unattested" in problems(verification)
 
 
-def _verify_cli(*arguments: str) -> subprocess.CompletedProcess:
-    """``python -m sqlbench_lmeval verify ARGUMENTS`` in a process of its own: the exit status a
-    script sees."""
+def _cli(command: str, *arguments: str) -> subprocess.CompletedProcess:
+    """``python -m sqlbench_lmeval COMMAND ARGUMENTS --no-progress`` in a process of its own:
+    the exit status a script sees."""
     return subprocess.run(
-        [sys.executable, "-m", "sqlbench_lmeval", "verify", *arguments, "--no-progress"],
+        [sys.executable, "-m", "sqlbench_lmeval", command, *arguments, "--no-progress"],
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
     )
+
+
+def _verify_cli(*arguments: str) -> subprocess.CompletedProcess:
+    return _cli("verify", *arguments)
 
 
 def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path):
@@ -869,14 +873,8 @@ def test_a_limit_run_is_named_partial_by_verify_and_ranked_apart(runs, limited, 
     assert "missing_items: 69 of 99 items have no answer (the run used --limit 30)" in done.stdout
     board = tmp_path / "board"
     arguments = [f"clean={runs['clean']}", f"chat={runs['chat']}", f"limited={limited}"]
-    built = subprocess.run(
-        [sys.executable, "-m", "sqlbench_lmeval", "leaderboard", *arguments, "--output", str(board)]
-        + ["--cache-dir", str(cache), "--resamples", "200", "--no-progress"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    options = ["--cache-dir", str(cache), "--resamples", "200"]
+    built = _cli("leaderboard", *arguments, "--output", str(board), *options)
     assert built.returncode == 0, built.stderr[-2000:]
     (task,) = json.loads((board / "leaderboard.json").read_text(encoding="utf-8"))["tasks"]
     assert sorted(m["name"] for m in task["models"]) == ["chat", "clean"]
@@ -903,14 +901,7 @@ def test_a_limit_run_is_named_partial_by_verify_and_ranked_apart(runs, limited, 
     # Alone, the --limit run is ranked (beside no run of other items), its board saying that
     # the ranked runs answered 30 of the 99 items.
     alone = tmp_path / "alone"
-    built = subprocess.run(
-        [sys.executable, "-m", "sqlbench_lmeval", "leaderboard", f"limited={limited}"]
-        + ["--output", str(alone), "--cache-dir", str(cache), "--resamples", "200"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    built = _cli("leaderboard", f"limited={limited}", "--output", str(alone), *options)
     assert built.returncode == 0, built.stderr[-2000:]
     (task,) = json.loads((alone / "leaderboard.json").read_text(encoding="utf-8"))["tasks"]
     assert [m["name"] for m in task["models"]] == ["limited"] and task["not_ranked"] == []
