@@ -1,7 +1,10 @@
-"""The benchmarks we ship, found by name (:func:`get`), and the :class:`Benchmark` record each
-``sqlbench_lmeval.<name>.benchmark`` module ends with (``BENCHMARK = Benchmark(...)``); the
+"""The benchmarks, found by name (:func:`get`), and the :class:`Benchmark` record each benchmark
+package's ``benchmark`` module ends with (``BENCHMARK = Benchmark(...)``): the ones we ship
+(:data:`NAMES`, ``sqlbench_lmeval.<name>``) and those of packages outside ours that
+``$SQLBENCH_LMEVAL_BENCHMARKS`` registers (``name=package,...``: a test's, a user's own); the
 execution core and the scoring pipeline never import a benchmark and no benchmark imports
-another (what each field must do: docs/adding-a-benchmark.md).
+another (what each field must do, and how an outside package is registered:
+docs/adding-a-benchmark.md).
 
 >>> logiccat = get("logiccat")
 >>> logiccat.name, logiccat.check_engine(None), logiccat.aggregate_metrics is None
@@ -13,8 +16,11 @@ True
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 from sqlbench_lmeval.errors import UserError
@@ -22,7 +28,12 @@ from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.translate import Transpile
 
+#: The benchmarks this package ships, each the package ``sqlbench_lmeval.<name>``.
 NAMES = ("logiccat", "tpcds")
+#: Benchmarks of packages outside ours: ``name=package`` pairs, comma-separated; each package
+#: holds ``benchmark.py`` and ``task.py`` as ours do (set it for every process that scores:
+#: ``lm_eval``, ``sqlbench-lmeval``; the package must be importable there).
+PLUGINS_ENV = "SQLBENCH_LMEVAL_BENCHMARKS"
 
 
 @dataclass(frozen=True)
@@ -83,11 +94,37 @@ class Benchmark:
         return Hooks(self.item_metrics, self.prompt_tail, self.transpile_prediction)
 
 
+def packages() -> dict[str, str]:
+    """Every benchmark's name -> its package: ours, then those ``$SQLBENCH_LMEVAL_BENCHMARKS``
+    registers (a name of ours there is an error, not a replacement).
+
+    >>> packages()["tpcds"]
+    'sqlbench_lmeval.tpcds'
+    """
+    found = {name: f"sqlbench_lmeval.{name}" for name in NAMES}
+    entries = (part.strip() for part in os.environ.get(PLUGINS_ENV, "").split(","))
+    for entry in filter(None, entries):
+        name, _, package = (text.strip() for text in entry.partition("="))
+        if not name or not package or name in NAMES:
+            raise UserError(
+                f"{PLUGINS_ENV}: {entry!r} is not name=package (a package's own name, not one "
+                f"of ours: {', '.join(NAMES)})"
+            )
+        found[name] = package
+    return found
+
+
+def names() -> tuple[str, ...]:
+    """The names of every benchmark :func:`get` finds: ours and the registered ones."""
+    return tuple(packages())
+
+
 def get(name: str) -> Benchmark:
     """The :class:`Benchmark` called ``name``; a clear error for an unknown name."""
-    if name not in NAMES:
-        raise UserError(f"unknown benchmark {name!r}; choose one of {', '.join(NAMES)}")
-    return importlib.import_module(f"sqlbench_lmeval.{name}.benchmark").BENCHMARK
+    found = packages()
+    if name not in found:
+        raise UserError(f"unknown benchmark {name!r}; choose one of {', '.join(found)}")
+    return importlib.import_module(f"{found[name]}.benchmark").BENCHMARK
 
 
 def gold_note(dataset_version: str | None) -> str | None:
@@ -99,7 +136,7 @@ def gold_note(dataset_version: str | None) -> str | None:
     >>> gold_note("logiccat-cb580e87ac17-builder5+split2026-dev-b0d082cc109c") is None
     True
     """
-    for name in NAMES:
+    for name in names():
         board = get(name).board
         if board is not None and board.is_board_data(dataset_version):
             return board.note
@@ -109,7 +146,7 @@ def gold_note(dataset_version: str | None) -> str | None:
 def board_of_task(task: str) -> Board:
     """The :class:`Board` whose test set ``task`` is; a UserError naming the tasks that have
     one otherwise."""
-    boards = [get(name).board for name in NAMES if get(name).board is not None]
+    boards = [get(name).board for name in names() if get(name).board is not None]
     for board in boards:
         if board.task == task:
             return board
@@ -120,7 +157,21 @@ def board_of_task(task: str) -> Board:
 
 
 def task_module(name: str) -> ModuleType:
-    """The lm-eval hooks of benchmark ``name`` (``sqlbench_lmeval.<name>.task``): its
+    """The lm-eval hooks of benchmark ``name`` (its package's ``task`` module): its
     ``documents(cache_dir=None, **options)`` and prompt functions."""
     get(name)  # a clear error for an unknown name
-    return importlib.import_module(f"sqlbench_lmeval.{name}.task")
+    return importlib.import_module(f"{packages()[name]}.task")
+
+
+def task_folders() -> tuple[Path, ...]:
+    """The tasks folders of the registered benchmarks, laid out as ours (``paths.tasks_dir``:
+    ``<name>/*.yaml``): each package's ``tasks`` folder, found without importing it."""
+    folders = []
+    for name, package in packages().items():
+        if name in NAMES:
+            continue
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise UserError(f"{PLUGINS_ENV}: no package {package!r} can be imported")
+        folders.append(Path(next(iter(spec.submodule_search_locations))) / "tasks")
+    return tuple(folders)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval import __version__, benchmarks
-from sqlbench_lmeval.benchmarks import NAMES as BENCHMARK_NAMES
+from sqlbench_lmeval.benchmarks import names as benchmark_names
 from sqlbench_lmeval.errors import (
     ExitCode,
     UserError,  # re-exported: commands raise it
@@ -86,7 +86,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "benchmark",
         metavar="TASK",
-        help=f"a benchmark ({', '.join(BENCHMARK_NAMES)}: all its items) or one of our tasks "
+        help=f"a benchmark ({', '.join(benchmark_names())}: all its items) or one of our tasks "
         "(logiccat_mini, tpcds_postgres, ...: that task's items and prompted dialect)",
     )
     parser.add_argument(
@@ -386,7 +386,7 @@ def _score_target(name: str) -> tuple[str, str | None, tuple[str, ...] | None]:
     from sqlbench_lmeval.lmeval.task_specs import task_groups, task_spec
     from sqlbench_lmeval.offline import task_target
 
-    members = None if name in BENCHMARK_NAMES else task_groups().get(name)
+    members = None if name in benchmark_names() else task_groups().get(name)
     if members:
         return task_spec(members[0]).benchmark, None, members
     return (*task_target(name), None)
@@ -456,7 +456,7 @@ def _timeout(args: argparse.Namespace, engine: str | None = None) -> float:
 
 
 def _prepare_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument("benchmark", choices=benchmark_names())
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     _data_options(parser)
     parser.add_argument("--force", action="store_true", help="logiccat: rebuild even if cached")
@@ -495,7 +495,7 @@ def _prepare(args: argparse.Namespace) -> int:
 
 
 def _gold_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("benchmark", choices=BENCHMARK_NAMES)
+    parser.add_argument("benchmark", choices=benchmark_names())
     parser.add_argument("--output", "-o", required=True, help="JSONL file, one line per item")
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
     parser.add_argument("--workers", type=int, help="worker processes (default: CPU count)")
@@ -579,7 +579,7 @@ def _complexity_args(parser: argparse.ArgumentParser) -> None:
         "benchmarks",
         nargs="*",
         metavar="WORKLOAD",
-        help=f"any of {', '.join(BENCHMARK_NAMES)} (its gold SQL), or a file of SQL queries "
+        help=f"any of {', '.join(benchmark_names())} (its gold SQL), or a file of SQL queries "
         '(one per line, or JSONL with a "sql" field; NAME=PATH names it)',
     )
     parser.add_argument("--cache-dir", help="cache root (default: $SQLBENCH_LMEVAL_CACHE)")
@@ -603,7 +603,7 @@ def _complexity(args: argparse.Namespace) -> int:
     from sqlbench_lmeval.sql.workloads import format_complexity_table
 
     workloads = workloads_complexity(
-        args.benchmarks or BENCHMARK_NAMES, cache_dir=args.cache_dir, dialect=args.dialect
+        args.benchmarks or benchmark_names(), cache_dir=args.cache_dir, dialect=args.dialect
     )
     print(format_complexity_table(workloads))
     if args.output:
@@ -690,7 +690,7 @@ def _gold_card_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "task",
         metavar="TASK",
-        help=f"a benchmark ({', '.join(BENCHMARK_NAMES)}: all its items) or one of our tasks",
+        help=f"a benchmark ({', '.join(benchmark_names())}: all its items) or one of our tasks",
     )
     parser.add_argument(
         "--output", "-o", required=True, help="folder for gold-card.md, .html and .json"

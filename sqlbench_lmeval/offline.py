@@ -42,6 +42,7 @@ from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.stages.recheck_gold import recheck_gold
 from sqlbench_lmeval.scoring.timed_efficiency import timed_r_ves
 from sqlbench_lmeval.scoring.verdicts import aggregate
+from sqlbench_lmeval.vocabulary import GoldStatus
 
 
 def read_predictions(path: str | Path, *, samples: bool = False, name: str | None = None) -> dict:
@@ -417,7 +418,7 @@ def gold_result_lines(
     recorded as running at build time that errors or does not finish now:
     ``scoring.stages.recheck_gold``).
     """
-    runnable = [item for item in items if item.gold_status != "non_select"]
+    runnable = [item for item in items if item.gold_status != GoldStatus.NON_SELECT]
     jobs = [Job(item.database, item.gold_sql) for item in runnable]
     description = "gold SQL" if progress else None
     run = gold_cache.run if gold_cache is not None else execute_many

@@ -4,9 +4,10 @@ Every ``import`` of a ``sqlbench_lmeval`` module counts, at module level, inside
 dependency all the same) or under ``if TYPE_CHECKING:`` (a type one module needs from another
 is a dependency too: a circle through it is a circle, whether or not it runs). The rules are the
 layers docs/DEVELOPING.md describes (:data:`LAYERS`): the helpers and ``sql/`` at the bottom,
-then ``execution/``, ``scoring/``, the benchmarks, the lm-eval layer, report and submission, and
-the CLI on top; and the core (:data:`CORE`, docs/layout.md) never imports the server engines or
-the submission tools.
+then ``execution/``, ``scoring/``, the data layer under every benchmark (``data/``, which knows
+no benchmark), the benchmarks (none importing another), the lm-eval layer, report and
+submission, and the CLI on top; and the core (:data:`CORE`, docs/layout.md) never imports the
+server engines or the submission tools.
 """
 
 from __future__ import annotations
@@ -40,15 +41,21 @@ ENGINE_MODULES = {
     )
 }
 
+#: The benchmarks: each package of ours with a ``benchmark.py`` (docs/adding-a-benchmark.md).
+BENCHMARKS = tuple(
+    sorted(path.parent.name for path in PACKAGE.glob("*/benchmark.py") if path.parent != PACKAGE)
+)
+
 #: The layers, bottom first, each a tuple of the package's top-level modules and packages ("" is
 #: the package itself, for its version): a module imports only from its own layer and the layers
 #: below it (docs/DEVELOPING.md#layers).
 LAYERS = (
-    ("", "errors", "paths", "jsonl", "build_lock"),
+    ("", "errors", "paths", "jsonl", "build_lock", "vocabulary"),
     ("sql",),
     ("execution",),
     ("scoring",),
-    ("benchmarks", "logiccat", "tpcds"),
+    ("data",),
+    ("benchmarks", *BENCHMARKS),
     ("lmeval", "offline"),
     ("report", "submission", "audit"),
     ("cli", "__main__"),
@@ -68,7 +75,17 @@ SERVER_ENGINES = {
 #: The core: what turns an answer into a score whatever the benchmark or the caller (the SQL
 #: layer, the execution layer without the server engines, scoring, the benchmark registry and
 #: the helpers). docs/layout.md states its size.
-CORE_LAYERS = ("", "errors", "paths", "jsonl", "build_lock", "sql", "execution", "scoring")
+CORE_LAYERS = (
+    "",
+    "errors",
+    "paths",
+    "jsonl",
+    "build_lock",
+    "vocabulary",
+    "sql",
+    "execution",
+    "scoring",
+)
 CORE_MODULES = {f"{ROOT}.benchmarks"}
 
 #: Modules allowed to import inside functions without saying why: start-up paths, where every
@@ -289,14 +306,14 @@ def test_verifys_checks_import_no_other_submission_module_but_the_logged_run():
 
 
 @pytest.mark.parametrize(
-    "above", ["scoring", "report", "submission", "lmeval", "logiccat", "tpcds", "benchmarks"]
+    "above", ["scoring", "data", "report", "submission", "lmeval", *BENCHMARKS, "benchmarks"]
 )
 def test_execution_knows_no_verdict_no_report_and_no_benchmark(above):
     assert edges(lambda m: in_package(m, "execution"), lambda m: in_package(m, above)) == []
 
 
-def test_sql_imports_only_sql_and_errors():
-    allowed = {f"{ROOT}.errors"}
+def test_sql_imports_only_sql_errors_and_the_vocabulary():
+    allowed = {f"{ROOT}.errors", f"{ROOT}.vocabulary"}
     assert (
         edges(
             lambda m: in_package(m, "sql"), lambda m: not in_package(m, "sql") and m not in allowed
@@ -327,7 +344,7 @@ def test_comparison_and_structure_import_no_engine(module):
     assert sorted(seen & ENGINE_MODULES) == []
 
 
-@pytest.mark.parametrize("above", ["lmeval", "report", "submission", "logiccat", "tpcds"])
+@pytest.mark.parametrize("above", ["data", "lmeval", "report", "submission", *BENCHMARKS])
 def test_scoring_knows_no_benchmark_and_no_caller(above):
     assert edges(lambda m: in_package(m, "scoring"), lambda m: in_package(m, above)) == []
     assert (
@@ -339,9 +356,33 @@ def test_scoring_knows_no_benchmark_and_no_caller(above):
     )
 
 
-def test_no_benchmark_imports_another():
-    assert edges(lambda m: in_package(m, "logiccat"), lambda m: in_package(m, "tpcds")) == []
-    assert edges(lambda m: in_package(m, "tpcds"), lambda m: in_package(m, "logiccat")) == []
+def test_the_benchmarks_are_the_registered_ones():
+    from sqlbench_lmeval.benchmarks import NAMES
+
+    assert BENCHMARKS == tuple(sorted(NAMES))
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_no_benchmark_imports_another(benchmark):
+    others = [name for name in BENCHMARKS if name != benchmark]
+    assert (
+        edges(
+            lambda m: in_package(m, benchmark),
+            lambda m: any(in_package(m, other) for other in others),
+        )
+        == []
+    )
+
+
+def test_the_data_layer_knows_no_benchmark():
+    """``data/`` is under every benchmark: it imports none, nor the registry of them."""
+    assert (
+        edges(
+            lambda m: in_package(m, "data"),
+            lambda m: m == f"{ROOT}.benchmarks" or any(in_package(m, b) for b in BENCHMARKS),
+        )
+        == []
+    )
 
 
 def test_only_the_entry_points_import_the_cli():

@@ -21,11 +21,12 @@ from sqlbench_lmeval.scoring.compare import gold_order_matters, same_result
 from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY
 from sqlbench_lmeval.scoring.preview import result_preview
 from sqlbench_lmeval.sql.extract import extract_sql
+from sqlbench_lmeval.vocabulary import ScoreStatus
 
 #: Runs of different models that must return one and the same other result (default).
 AGREE = 3
 #: Statuses of an item that was not answered (not counted among the runs that answered it).
-NOT_ANSWERED = frozenset({"missing", EXCLUDED})
+NOT_ANSWERED = frozenset({ScoreStatus.MISSING, EXCLUDED})
 
 
 def audit_gold(
@@ -62,7 +63,7 @@ def audit_gold(
             item_id: pairs
             for item_id, pairs in answered.items()
             if not any(scored.ex == 1 for _, scored in pairs)
-            and len({model_of[run] for run, scored in pairs if scored.status == "ok"}) >= agree
+            and len({model_of[run] for run, scored in pairs if scored.status == Status.OK}) >= agree
         }
         tasks.append({"task": name, "items_answered": len(answered), "candidates": len(candidates)})
         if candidates:
@@ -113,7 +114,7 @@ def _suspects_of_task(
             sql = scored.details.get("executed_sql") or scored.extracted_sql
             # The statement rule again: a score file is the submitter's, and may say anything.
             extraction = extract_sql(sql or "", dialect=item.dialect)
-            if scored.status == "ok" and extraction.sql and extraction.problem is None:
+            if scored.status == Status.OK and extraction.sql and extraction.problem is None:
                 answers.append((item_id, run, extraction.sql))
     gold_jobs = [Job(items[i].database, items[i].gold_sql) for i in chosen]
     cache = GoldCache(gold_cache_dir(cache_dir))

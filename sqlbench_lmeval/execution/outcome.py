@@ -1,6 +1,7 @@
 """The small, closed set of things that can happen when a query runs: every query ends in exactly
-one :class:`Status`, and an :class:`Outcome` carries it with the result (columns and rows as the
-engine returned them) or a message, with a lossless JSON form (docs/engines.md#outcomes-as-json).
+one :class:`Status` (defined with every other status in ``sqlbench_lmeval.vocabulary``), and an
+:class:`Outcome` carries it with the result (columns and rows as the engine returned them) or a
+message, with a lossless JSON form (docs/engines.md#outcomes-as-json).
 
 >>> from decimal import Decimal
 >>> price = Outcome(Status.OK, columns=("price",), rows=((Decimal("1.10"),),))
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import enum
 import math
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from sqlbench_lmeval.vocabulary import Status
 
 # Bump when anything changes how a query's result is produced or stored (engine settings,
 # value conversion, this JSON form): the gold cache keys on it. 2: outcomes carry ``work``
@@ -28,19 +30,6 @@ from typing import Any
 # carries another query's work), and every value counts against the per-answer budget, now
 # 32 MiB (a result cached under the old budget may now be too large).
 EXECUTION_VERSION = "4"
-
-
-class Status(str, enum.Enum):
-    """How a query ended."""
-
-    OK = "ok"  # ran; columns and rows hold the full result
-    ERROR = "error"  # the engine refused or failed (message in Outcome.error)
-    TIMEOUT = "timeout"  # stopped at Limits.timeout_s (by the engine, or the worker was killed)
-    TOO_MANY_ROWS = "too_many_rows"  # more than Limits.max_rows rows, or a result too large
-    NO_SQL = "no_sql"  # nothing to run: None, blank or comment-only
-    # The worker process died while running it (a segfault, the OOM killer), or the server
-    # dropped the connection each time it ran (runner.LOSSES_ALLOWED) while coming back.
-    CRASHED = "crashed"
 
 
 #: Statuses that say a query did not finish (its time limit, a crash): the machine's doing, not

@@ -27,12 +27,13 @@ from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
 from sqlbench_lmeval.lmeval.task_specs import task_specs
 from sqlbench_lmeval.lmeval.versions import filter_output, register_metrics
 from sqlbench_lmeval.paths import cache_dir
-from sqlbench_lmeval.scoring.answer import Failure, Stage, failed_score
+from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import METRICS, NOT_IN_LM_EVAL_TABLE, execution_metrics
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.scorer import Scorer
 from sqlbench_lmeval.scoring.timeouts import timed_out_line
+from sqlbench_lmeval.vocabulary import Stage
 
 
 class ExecuteAndScore(Filter):
@@ -67,7 +68,7 @@ class ExecuteAndScore(Filter):
             except Exception as error:
                 items.append(None)
                 failure = Failure.at(Stage.DOCUMENT, error)
-                scores.append(failed_score(_doc_id(doc), failure, engine=_doc_engine(doc)))
+                scores.append(Answer.unreadable(_doc_id(doc), failure, _doc_engine(doc)).to_json())
         scorable = [i for i, item in enumerate(items) if item is not None]
         answers = [resps[i] if i < len(resps) else None for i in scorable]
         try:

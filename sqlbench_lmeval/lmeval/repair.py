@@ -20,9 +20,10 @@ from sqlbench_lmeval.scoring.hooks import Hooks
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.retry_envelope import wrap
 from sqlbench_lmeval.scoring.scorer import Scorer
+from sqlbench_lmeval.vocabulary import Status
 
 DEFAULT_RETRIES = 3
-RAN = "ok"
+RAN = Status.OK
 NO_SQL_FEEDBACK = (
     "Your answer contains no SQL query that can be run. Answer with one SQL query in a "
     "```sql code block."
@@ -41,7 +42,7 @@ def is_retried(request) -> bool:
 
 def feedback(score: dict) -> str:
     """The user turn that tells the model why its answer did not run."""
-    if score.get("extracted_sql") is None or score.get("status") == "no_sql":
+    if score.get("extracted_sql") is None or score.get("status") == Status.NO_SQL:
         return NO_SQL_FEEDBACK
     error = score.get("error") or score.get("reason") or "unknown error"
     return ERROR_FEEDBACK.format(status=score.get("status"), error=error)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from sqlbench_lmeval.benchmarks import task_folders
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.paths import tasks_dir
 
@@ -84,7 +85,11 @@ def read_config(path: Path) -> dict:
 
 @lru_cache(maxsize=1)
 def _configs() -> tuple[dict, ...]:
-    return tuple(read_config(path) for path in sorted(tasks_dir().glob("*/*.yaml")))
+    """Our tasks' configs, then those of the registered benchmarks (``benchmarks.task_folders``)."""
+    paths = []
+    for folder in (tasks_dir(), *task_folders()):
+        paths += sorted(folder.glob("*/*.yaml"))
+    return tuple(read_config(path) for path in paths)
 
 
 @lru_cache(maxsize=1)

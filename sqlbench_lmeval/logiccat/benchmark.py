@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from sqlbench_lmeval.benchmarks import Benchmark, ReferencePoint
+from sqlbench_lmeval.data.damage import DataMissing
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, engines
 from sqlbench_lmeval.logiccat import bundle as bundle_module
@@ -164,10 +165,10 @@ def prepare(
     lines = []
     try:
         if force:
-            raise bundle_module.BundleMissing("rebuild requested")
+            raise DataMissing("rebuild requested")
         bundle = bundle_module.load_bundle(cache_dir)
         lines.append(bundle_module.format_summary(bundle.manifest["health"], len(bundle.records)))
-    except bundle_module.BundleMissing:  # build_bundle prints the health summary itself
+    except DataMissing:  # build_bundle prints the health summary itself
         bundle = bundle_module.build_bundle(
             source, cache_dir, force=force, progress=True, workers=workers
         )

@@ -1,17 +1,15 @@
-"""The built LogicCat bundle: SQLite databases + records with transpiled, judged gold, written into
-a temporary folder and renamed into place under the build lock, loaded with every file's
-checksum checked (the layout and the rules: docs/logiccat.md#how-the-copy-is-made, "The
-bundle")."""
+"""The built LogicCat bundle: SQLite databases + records with transpiled, judged gold, built as a
+folder of the data layer (``data.built``: written into a temporary folder and renamed into place
+under the build lock, loaded with every file's checksum checked; the layout and the rules:
+docs/logiccat.md#how-the-copy-is-made, "The bundle")."""
 
 from __future__ import annotations
 
-import functools
 import json
 import multiprocessing
 import os
 import shutil
 import sqlite3
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -20,7 +18,9 @@ from pathlib import Path
 
 import sqlglot
 
-from sqlbench_lmeval.build_lock import exclusive_build
+from sqlbench_lmeval.data.built import MANIFEST, build_folder, load_folder
+from sqlbench_lmeval.data.checksums import checksum_table
+from sqlbench_lmeval.data.damage import DataDamaged, DataMissing, damaged
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.logiccat import gold as gold_module
 from sqlbench_lmeval.logiccat import health as health_module
@@ -35,11 +35,8 @@ from sqlbench_lmeval.paths import cache_dir as cache_root
 BUILDER_VERSION = "5"
 
 CATEGORIES = {1: "physical", 2: "mathematical", 3: "commonsense", 4: "hypothetical"}
-MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 DATABASES = "databases"
-#: Temporary folders of a build (``_commit`` moves a replaced bundle into ``.replaced-*``).
-WORK_LEFTOVERS = (".building-*", ".replaced-*")
 
 
 @dataclass(frozen=True)
@@ -107,78 +104,39 @@ def bundle_dir(cache_dir: str | os.PathLike | None = None) -> Path:
     return cache_root(cache_dir) / "logiccat" / f"v{BUILDER_VERSION}"
 
 
-class BundleMissing(UserError):
-    """No complete bundle in the cache."""
-
-
-class BundleDamaged(BundleMissing):
-    """A bundle was prepared, and one of its files is since gone or changed."""
-
-
-# root -> (stat signatures of the manifest and every file, the bundle loaded from them)
-_loaded: dict[Path, tuple[tuple, Bundle]] = {}
-
-
-def _stat_signature(path: Path) -> tuple | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
 def load_bundle(cache_dir: str | os.PathLike | None = None) -> Bundle:
-    """The bundle in the cache; raises BundleMissing (a UserError) if absent or corrupt.
-
-    Checksums are verified on the first load in a process; a later load of the same bundle
-    whose files all still have the same size, inode and mtime returns the loaded one (one
-    ``score`` run loads the bundle more than once).
-    """
+    """The bundle in the cache, every file checked against its checksum (``data.built``:
+    once per process while the files are unchanged); raises DataMissing (a UserError) if absent
+    or by another builder version, DataDamaged if a file is since gone or changed."""
     root = bundle_dir(cache_dir)
-    manifest_path = root / MANIFEST
-    hint = "build it with `sqlbench-lmeval prepare logiccat`"
-    remembered = _loaded.get(root)
-    if remembered is not None:
-        signatures, bundle = remembered
-        paths = [manifest_path] + [root / relative for relative in bundle.manifest["files"]]
-        if tuple(_stat_signature(path) for path in paths) == signatures:
-            return bundle
-        del _loaded[root]
-    if not manifest_path.is_file():
-        raise BundleMissing(f"no LogicCat bundle at {root}; {hint}")
-    manifest_signature = _stat_signature(manifest_path)
-    try:
-        manifest = json.loads(manifest_path.read_text("utf-8"))
-        files = manifest["files"]
-    except (ValueError, KeyError) as error:
-        raise BundleDamaged(_damaged(manifest_path, f"is corrupt ({error})")) from None
-    if manifest.get("builder_version") != BUILDER_VERSION:
-        raise BundleMissing(f"{root} was built by another builder version; {hint}")
-    signatures = [manifest_signature]
-    for relative, expected in files.items():
-        path = root / relative
-        # Signature first: a file replaced while it is hashed is then not remembered as good.
-        signatures.append(_stat_signature(path))
-        try:
-            changed = source_module.sha256_file(path) != expected
-        except FileNotFoundError:
-            raise BundleDamaged(_damaged(path, "is missing")) from None
-        except OSError as error:
-            raise BundleDamaged(_damaged(path, f"cannot be read ({error.strerror})")) from None
-        if changed:
-            raise BundleDamaged(_damaged(path, "is changed (its checksum differs)"))
-    with open(root / RECORDS, encoding="utf-8") as handle:
-        records = [Record.from_json(json.loads(line)) for line in handle if line.strip()]
-    bundle = Bundle(root, manifest, records)
-    _loaded[root] = (tuple(signatures), bundle)
-    return bundle
+
+    def read(manifest: dict) -> Bundle:
+        with open(root / RECORDS, encoding="utf-8") as handle:
+            records = [Record.from_json(json.loads(line)) for line in handle if line.strip()]
+        return Bundle(root, manifest, records)
+
+    return load_folder(
+        root,
+        read,
+        version=("builder_version", BUILDER_VERSION),
+        what="LogicCat bundle",
+        hint="build it with `sqlbench-lmeval prepare logiccat`",
+        damaged=_damaged,
+    )
 
 
-def _damaged(path: Path, reason: str) -> str:
-    return (
-        f"LogicCat bundle file {path} {reason}: the bundle was damaged after it was prepared "
-        "(missing or changed); rebuild it with `sqlbench-lmeval prepare logiccat` (from "
-        f"--source or ${source_module.SOURCE_ENV} where the archive cannot be downloaded)"
+def _damaged(path: Path, reason: str) -> DataDamaged:
+    rebuild = (
+        "`sqlbench-lmeval prepare logiccat` (from --source or "
+        f"${source_module.SOURCE_ENV} where the archive cannot be downloaded)"
+    )
+    return damaged(
+        "LogicCat bundle file",
+        path,
+        reason,
+        rebuild,
+        subject="the bundle",
+        detail=" (missing or changed)",
     )
 
 
@@ -187,15 +145,14 @@ def ensure_bundle(
 ) -> Bundle:
     """The cached bundle, built first if it was never built.
 
-    A bundle damaged since it was prepared raises BundleDamaged naming the file and the
-    command that rebuilds it: rebuilding inside a run would mean a download (often impossible
-    where the bundle was copied to) or many minutes that nobody asked for.
+    A bundle damaged since it was prepared raises DataDamaged naming the file and the
+    command that rebuilds it (``data.damage``).
     """
     try:
         return load_bundle(cache_dir)
-    except BundleDamaged:
+    except DataDamaged:
         raise
-    except BundleMissing:
+    except DataMissing:
         return build_bundle(source, cache_dir, progress=progress)
 
 
@@ -292,31 +249,33 @@ def build_bundle(
     An existing complete bundle is returned as is unless ``force``.
     """
 
-    target = bundle_dir(cache_dir)
     if not force:
         try:
             return load_bundle(cache_dir)
-        except BundleMissing:
+        except DataMissing:
             pass
     started = time.monotonic()
     upstream = source_module.resolve_source(source, cache_root(cache_dir), progress=progress)
     raw_records = source_module.load_records(upstream)
-    waiting = f"waiting for another build of the LogicCat bundle in {target.parent} ..."
-    on_wait = functools.partial(print, waiting) if progress else None
-    with exclusive_build(target.parent, WORK_LEFTOVERS, on_wait=on_wait):
-        if not force:
-            try:
-                return load_bundle(cache_dir)  # built by the build this one waited for
-            except BundleMissing:
-                pass
-        work = Path(tempfile.mkdtemp(prefix=f".building-v{BUILDER_VERSION}-", dir=target.parent))
+
+    def built() -> Bundle | None:
         try:
-            manifest = _build_into(work, upstream, raw_records, workers, progress, started)
-            _commit(work, target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+            return None if force else load_bundle(cache_dir)  # made by the build waited for
+        except DataMissing:
+            return None
+
+    target = bundle_dir(cache_dir)
+    waiting = f"waiting for another build of the LogicCat bundle in {target.parent} ..."
+    made = build_folder(
+        target,
+        lambda work: _build_into(work, upstream, raw_records, workers, progress, started),
+        built=built,
+        waiting=waiting if progress else None,
+    )
+    if isinstance(made, Bundle):  # the build this one waited for made it
+        return made
     if progress:
-        print(format_summary(manifest["health"], manifest["records"], manifest["build_seconds"]))
+        print(format_summary(made["health"], made["records"], made["build_seconds"]))
     return load_bundle(cache_dir)
 
 
@@ -355,11 +314,7 @@ def _build_into(
         for record in records:
             _write_json_line(handle, asdict(record))
 
-    files = {
-        path.relative_to(work).as_posix(): source_module.sha256_file(path)
-        for path in sorted(work.rglob("*"))
-        if path.is_file()
-    }
+    files = checksum_table(work)
     manifest = {
         "benchmark": "logiccat",
         "builder_version": BUILDER_VERSION,
@@ -376,23 +331,6 @@ def _build_into(
     }
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), "utf-8")
     return manifest
-
-
-def _commit(work: Path, target: Path) -> None:
-    """Rename ``work`` to ``target``: the one step that makes the bundle visible.
-
-    Runs under the build lock, so a bundle already at ``target`` is not a concurrent build's:
-    it is one being forcibly rebuilt, or one that failed to load (corrupt); it is replaced.
-    """
-    if not target.exists():
-        work.rename(target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=".replaced-", dir=target.parent))
-    target.rename(old / "bundle")
-    try:
-        work.rename(target)
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def format_summary(summary: dict, count: int, seconds: float | None = None) -> str:

@@ -20,11 +20,12 @@ from sqlbench_lmeval.logiccat.bundle import ensure_bundle
 from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP
 from sqlbench_lmeval.logiccat.server import require_driver, server_run
 from sqlbench_lmeval.scoring.tie_compare import TieGold
+from sqlbench_lmeval.vocabulary import FidelityClass, Status
 
 SQLITE_VS_SERVER = "sqlite_vs_server"
 SERVER_VS_REFERENCE = "server_vs_reference"
 SQLITE_VS_REFERENCE = "sqlite_vs_reference"
-AGREE = "agree"
+AGREE = FidelityClass.AGREE
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def as_reference(results: Mapping[int, tuple[bool, Sequence]]) -> dict[int, dict
     """Engine results in the reference's shape, so one engine can stand where it stands."""
     return {
         item_id: {
-            "status": "ok" if ok else "error",
+            "status": Status.OK if ok else Status.ERROR,
             "rows": [[reference_form(value) for value in row] for row in rows],
         }
         for item_id, (ok, rows) in results.items()

@@ -17,6 +17,7 @@ from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.mysql_functions import install
 from sqlbench_lmeval.scoring.gold_ties import plan_gold, record_from
 from sqlbench_lmeval.scoring.tie_compare import TieGold, TieGroup, accepts
+from sqlbench_lmeval.vocabulary import FidelityClass
 
 REFERENCE_ENV = "SQLBENCH_LMEVAL_MARIADB_REFERENCE"
 REFERENCE_NOW = dt.datetime(2026, 11, 29, 12, 0, 0)
@@ -232,9 +233,9 @@ def agree_as_ties(ours: Sequence[Sequence], theirs: Sequence[Sequence], pair: Ti
 #: Gold whose ORDER BY ... LIMIT inside a subquery cuts through ties (flagged
 #: ``nondeterministic_order`` by ``health``): which rows reach the outer query is the engine's
 #: choice, and tie-aware EX resolves only the outermost query's ties.
-SUBQUERY_TIES = "subquery_ties"
-DECIMAL_SCALE = "decimal_scale"
-CLASSES = (SUBQUERY_TIES, "clock_random", "mysql_specific", DECIMAL_SCALE, "our_error", "other")
+SUBQUERY_TIES = FidelityClass.SUBQUERY_TIES
+DECIMAL_SCALE = FidelityClass.DECIMAL_SCALE
+CLASSES = tuple(FidelityClass)[1:]  # the disagreements, in the order they are tried
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def comparable_ids(records: Iterable, reference: Mapping[int, dict]) -> list[int
         record.id
         for record in records
         if record.db_id not in gold.SPIDER_DERIVED
-        and reference.get(record.id, {}).get("status") == "ok"
+        and reference.get(record.id, {}).get("status") == Status.OK
     ]
 
 
@@ -323,13 +324,13 @@ def classify(
     ``answers``: our gold's right answers when it has ties."""
     flags = set(record.flags)
     if not ok:
-        return "our_error"
+        return FidelityClass.OUR_ERROR
     if gold.NONDETERMINISTIC_ORDER in flags:
         return SUBQUERY_TIES
     if flags & {gold.CLOCK_DEPENDENT, gold.RANDOM}:
-        return "clock_random"
+        return FidelityClass.CLOCK_RANDOM
     if gold.MYSQL_SPECIFIC in flags:
-        return "mysql_specific"
+        return FidelityClass.MYSQL_SPECIFIC
     # MySQL rounds DECIMAL results and intermediates (div_precision_increment = 4:
     # 1/60 -> 0.0167); we compute in binary floating point and do not emulate that. With ties,
     # the other side's result must be one of our right answers with values read so.
@@ -337,7 +338,7 @@ def classify(
         answers is not None and accepts(theirs, answers, within=_loosely_within)
     ):
         return DECIMAL_SCALE
-    return "other"
+    return FidelityClass.OTHER
 
 
 def measure(

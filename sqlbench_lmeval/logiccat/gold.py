@@ -12,19 +12,23 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from sqlbench_lmeval.data.gold import ALL_NULL, EMPTY, ERROR, NON_SELECT, OK
 from sqlbench_lmeval.logiccat import transpile
 from sqlbench_lmeval.logiccat.transpile import ColumnTypes
+from sqlbench_lmeval.vocabulary import GoldFlag
 
 #: The ``Database.setup`` hook of every LogicCat database, run on each connection for gold and
 #: predictions alike: MySQL-compatible functions and the frozen clock (``mysql_functions``).
 CONNECTION_SETUP = "sqlbench_lmeval.logiccat.mysql_functions:install"
 
-# Gold statuses and flags (the vocabulary of scoring.item.Item).
-OK, EMPTY, ALL_NULL, ERROR, NON_SELECT = "ok", "empty", "all_null", "error", "non_select"
-CLOCK_DEPENDENT = "clock_dependent"
-RANDOM = "random"
-NONDETERMINISTIC_ORDER = "nondeterministic_order"
-MYSQL_SPECIFIC = "mysql_specific"
+#: The gold statuses a record carries: the data layer's (``data.gold``), named here for readers
+#: of LogicCat's gold.
+STATUSES = (OK, EMPTY, ALL_NULL, ERROR, NON_SELECT)
+# Gold flags (the vocabulary of scoring.item.Item).
+CLOCK_DEPENDENT = GoldFlag.CLOCK_DEPENDENT
+RANDOM = GoldFlag.RANDOM
+NONDETERMINISTIC_ORDER = GoldFlag.NONDETERMINISTIC_ORDER
+MYSQL_SPECIFIC = GoldFlag.MYSQL_SPECIFIC
 
 SPIDER_DERIVED = frozenset(
     {"Population", "concert", "contract", "exerciseclub", "hospital", "school"}

@@ -5,7 +5,6 @@ docs/logiccat.md#gold-health)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,8 +13,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
+from sqlbench_lmeval.data.gold import gold_status, health_counts, run_gold
 from sqlbench_lmeval.execution import Database, Job, Limits, execute_many
-from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.logiccat import gold
 from sqlbench_lmeval.logiccat.transpile import has_aggregate
 from sqlbench_lmeval.scoring.tie_probe import outer_depth, outermost_query, paren_depths
@@ -35,17 +34,6 @@ class Health:
     columns: tuple[str, ...] = ()
     rows: tuple[tuple, ...] = ()
     error: str | None = None
-
-
-def result_status(ok: bool, rows: Sequence[Sequence[object]]) -> str:
-    """ok / empty / all_null / error from an execution result."""
-    if not ok:
-        return gold.ERROR
-    if not rows:
-        return gold.EMPTY
-    if all(value is None for row in rows for value in row):
-        return gold.ALL_NULL
-    return gold.OK
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,23 +251,14 @@ def judge_health(
     limits = Limits(timeout_s=timeout_s, max_rows=max_rows)
     databases = [Database("sqlite", path, SETUP) for path in db_paths]
     runnable = [i for i, p in enumerate(prepared) if p.runnable]
-    results = execute_many(
+    # Gold that did not finish on this (perhaps loaded) machine runs again under gold's own,
+    # longer limit, so the recorded health does not depend on the load (``data.gold``).
+    results = run_gold(
         [Job(databases[i], prepared[i].sql) for i in runnable],
         limits,
         workers=workers,
         progress="LogicCat gold" if progress else None,
     )
-    # Gold is the benchmark's: gold that did not finish on this (perhaps loaded) machine runs
-    # again under gold's own, longer limit, so the recorded health does not depend on the load.
-    unfinished = [i for i, o in zip(runnable, results, strict=True) if o.status in UNFINISHED]
-    if unfinished:
-        again = execute_many(
-            [Job(databases[i], prepared[i].sql) for i in unfinished],
-            limits.for_gold(),
-            workers=workers,
-        )
-        finished = dict(zip(unfinished, again, strict=True))
-        results = [finished.get(i, o) for i, o in zip(runnable, results, strict=True)]
     outcomes = dict(zip(runnable, results, strict=False))
 
     extra: dict[int, set[str]] = {}
@@ -355,13 +334,11 @@ def judge_health(
             health.append(Health(prep.status or gold.ERROR, flags, error=prep.note or None))
             continue
         outcome = outcomes[i]
-        status = result_status(outcome.ok, outcome.rows)
+        status = gold_status(outcome.ok, outcome.rows)
         health.append(Health(status, flags, outcome.columns, outcome.rows, outcome.error))
     return health
 
 
 def health_summary(health: Sequence[Health]) -> dict[str, dict[str, int]]:
     """Counts per status and per flag."""
-    statuses = Counter(h.status for h in health)
-    flags = Counter(flag for h in health for flag in h.flags)
-    return {"status": dict(sorted(statuses.items())), "flags": dict(sorted(flags.items()))}
+    return health_counts((h.status for h in health), (h.flags for h in health))

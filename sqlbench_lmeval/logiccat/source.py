@@ -5,28 +5,21 @@ docs/logiccat.md#how-the-copy-is-made, "Sources")."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import tarfile
-import tempfile
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
-from sqlbench_lmeval.build_lock import LOCK_NAME, exclusive_build
+from sqlbench_lmeval.data.checksums import mismatches
+from sqlbench_lmeval.data.download import download_folder
 from sqlbench_lmeval.errors import UserError
 
 REPOSITORY = "Ffunkytao/LogicCat"
 PINNED_COMMIT = "cb580e87ac171dab02aa0e7b73d7f8bc3f0ac8f7"
 ARCHIVE_URL = f"https://github.com/{REPOSITORY}/archive/{PINNED_COMMIT}.tar.gz"
 SOURCE_ENV = "SQLBENCH_LMEVAL_LOGICCAT_SOURCE"
-DOWNLOAD_LEFTOVERS = (".download-*",)
 
 CHECKOUT_RECORDS = "MySQL/data.json"
 ASSEMBLED_RECORDS = "records-4036.json"
@@ -54,23 +47,9 @@ class Source:
         return self.root / relative
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify_files(root: Path, checksums: Mapping[str, str]) -> None:
     """Raise UserError naming every listed file that is missing or differs."""
-    problems = []
-    for relative, expected in sorted(checksums.items()):
-        path = root / relative
-        if not path.is_file():
-            problems.append(f"missing {relative}")
-        elif sha256_file(path) != expected:
-            problems.append(f"changed {relative}")
+    problems = mismatches(root, checksums)
     if problems:
         shown = "; ".join(problems[:8]) + (
             f"; and {len(problems) - 8} more" if problems[8:] else ""
@@ -173,52 +152,6 @@ def spider_sqlite_file(source: Source, db_id: str) -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
-def _download(url: str, target: Path, progress: bool) -> None:
-    """Stream ``url`` to ``target`` with a tqdm bar (sized when the server sends a length)."""
-
-    request = urllib.request.Request(url, headers={"User-Agent": "sqlbench-lmeval"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response, open(target, "wb") as out:
-            total = response.headers.get("Content-Length")
-            with tqdm(
-                total=int(total) if total else None,
-                unit="B",
-                unit_scale=True,
-                desc="LogicCat archive",
-                disable=not progress,
-            ) as bar:
-                for block in iter(lambda: response.read(1 << 16), b""):
-                    out.write(block)
-                    bar.update(len(block))
-    except OSError as error:
-        # Said for lm_eval as much as for sqlbench-lmeval: lm_eval has no --source, and the
-        # variable works under both.
-        raise UserError(
-            f"cannot download {url}: {error}. Download and extract it yourself, then set "
-            f"{SOURCE_ENV} to its folder (or pass it to `sqlbench-lmeval prepare logiccat "
-            "--source`)"
-        ) from None
-
-
-def _safe_extract(archive: Path, target: Path) -> Path:
-    """Extract a .tar.gz into ``target`` refusing links and paths outside it; the top folder."""
-    with tarfile.open(archive, "r:gz") as tar:
-        members = tar.getmembers()
-        for member in members:
-            destination = (target / member.name).resolve()
-            if not destination.is_relative_to(target.resolve()):
-                raise UserError(f"archive member {member.name!r} escapes the extraction folder")
-            if not (member.isfile() or member.isdir()):
-                raise UserError(f"archive member {member.name!r} is not a plain file or folder")
-        # The "data" filter (Python >= 3.11.4) repeats these checks inside tarfile itself.
-        options = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        tar.extractall(target, members=members, **options)
-    tops = [path for path in target.iterdir() if path.is_dir()]
-    if len(tops) != 1:
-        raise UserError(f"{archive.name}: expected one top-level folder, found {len(tops)}")
-    return tops[0]
-
-
 def download_source(
     destination: Path,
     *,
@@ -227,69 +160,23 @@ def download_source(
     commit: str = PINNED_COMMIT,
     progress: bool = True,
 ) -> Source:
-    """Download and extract the upstream archive to ``destination``, verified, atomically.
-
-    A verified copy already at ``destination`` is reused. The archive is fetched and extracted
-    in a temporary folder beside ``destination``; only after every checksum passed is it
-    renamed into place.
-    """
+    """Download and extract the upstream archive to ``destination``, verified, atomically
+    (``data.download``); a verified copy already at ``destination`` is reused."""
     table = pinned_checksums() if checksums is None else dict(checksums)
-    if destination.is_dir():
-        return locate(destination, checksums=table, commit=commit)
-    # The build lock serialises concurrent downloads and removes the temporary folders of
-    # downloads killed before their own cleanup ran.
-    made = _missing_folders(destination.parent)
-    try:
-        with exclusive_build(destination.parent, DOWNLOAD_LEFTOVERS):
-            return _download_into(destination, url, table, commit, progress)
-    except BaseException:
-        if not destination.is_dir():
-            _remove_if_only_lock(made)
-        raise
-
-
-def _missing_folders(folder: Path) -> list[Path]:
-    """``folder`` and those of its parents that do not exist yet, deepest first."""
-    missing = []
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
-
-
-def _remove_if_only_lock(folders: list[Path]) -> None:
-    """Remove the folders a failed download created, deepest first, while each holds nothing
-    but the build lock: a refused or interrupted command leaves no empty cache folder behind.
-    A process that waited on that lock then holds an unlinked file and may download alongside
-    a later one; the download tolerates that (the rename into place keeps the first copy)."""
-    for folder in folders:
-        try:
-            (folder / LOCK_NAME).unlink(missing_ok=True)
-            folder.rmdir()
-        except OSError:
-            return  # another download's files, or a lock file that is not ours: keep them
-
-
-def _download_into(
-    destination: Path, url: str, table: Mapping[str, str], commit: str, progress: bool
-) -> Source:
-    """:func:`download_source`'s work, under the build lock."""
-    if destination.is_dir():  # another process finished while we waited for the lock
-        return locate(destination, checksums=table, commit=commit)
-    work = Path(tempfile.mkdtemp(prefix=".download-", dir=destination.parent))
-    try:
-        archive = work / "archive.tar.gz"
-        _download(url, archive, progress)
-        top = _safe_extract(archive, work / "extracted")
-        locate(top, checksums=table, commit=commit)  # raises before anything is kept
-        try:
-            top.rename(destination)
-        except OSError:
-            if not destination.is_dir():  # not a lock-less (non-POSIX) concurrent download
-                raise
-        return locate(destination, checksums=table, commit=commit)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    # Said for lm_eval as much as for sqlbench-lmeval: lm_eval has no --source, and the
+    # variable works under both.
+    way_out = (
+        f"Download and extract it yourself, then set {SOURCE_ENV} to its folder (or pass it to "
+        "`sqlbench-lmeval prepare logiccat --source`)"
+    )
+    return download_folder(
+        destination,
+        url,
+        lambda root: locate(root, checksums=table, commit=commit),
+        label="LogicCat archive",
+        way_out=way_out,
+        progress=progress,
+    )
 
 
 def resolve_source(

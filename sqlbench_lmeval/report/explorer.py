@@ -57,6 +57,7 @@ from sqlbench_lmeval.scoring.metrics import (
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.scoring.tie_compare import TIE_EQUIVALENT
 from sqlbench_lmeval.scoring.verdicts import VERDICTS as SCORING_VERDICTS
+from sqlbench_lmeval.vocabulary import Reason, VerdictClass
 
 #: Verdicts in display order (``scoring.verdicts.VERDICTS``, the classes every count uses). An
 #: error's verdict is "error"; its label adds the error kind.
@@ -71,7 +72,7 @@ EXPLORER_FILE = "explorer.html"
 #: Comparison reasons in words (``compare.compare`` and ``gold_ties.tie_verdict``); other
 #: reasons (errors, refusals) are shown as they are, beside the error message.
 REASONS = {
-    "match": "the same result as gold",
+    Reason.MATCH: "the same result as gold",
     TIE_EQUIVALENT: (
         "correct under tie-aware EX: not gold's own rows, but another answer gold's ORDER BY "
         "and LIMIT allow (rows with equal sort keys may come in any order, and a LIMIT that "
@@ -158,9 +159,9 @@ def verdict(item: ScoredItem) -> str:
 def verdict_label(item: ScoredItem) -> str:
     """The verdict as shown in the table: errors say their kind (``error: no such column``)."""
     kind = verdict(item)
-    if kind == "error":
+    if kind == VerdictClass.ERROR:
         return f"error: {error_kind(item.error)}"
-    if kind == "correct" and item.reason == TIE_EQUIVALENT:
+    if kind == VerdictClass.CORRECT and item.reason == TIE_EQUIVALENT:
         return "correct (tie resolution)"
     return kind.replace("_", " ")
 

@@ -16,9 +16,10 @@ from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.jsonl import read_objects
 from sqlbench_lmeval.scoring.metrics import EX, VES
 from sqlbench_lmeval.scoring.scored import ScoredItem, is_number
+from sqlbench_lmeval.vocabulary import ScoreStatus
 
 #: Status of an item rebuilt from lm-eval's top-level metrics when its score dict is unreadable.
-UNKNOWN_STATUS = "unknown"
+UNKNOWN_STATUS = ScoreStatus.UNKNOWN
 
 
 @dataclass(frozen=True)

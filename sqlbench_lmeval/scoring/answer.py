@@ -20,7 +20,7 @@ from sqlbench_lmeval.execution.outcome import UNFINISHED
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION, Verdict
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE, FLAGGED, DataDependence
 from sqlbench_lmeval.scoring.gold_ties import GoldTies
-from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY, GOLD_RAN, Item
+from sqlbench_lmeval.scoring.item import GOLD_HEALTHY, GOLD_RAN, Item
 from sqlbench_lmeval.scoring.metrics import (
     ACCEPTABLE,
     EX,
@@ -31,50 +31,30 @@ from sqlbench_lmeval.scoring.metrics import (
     WORK,
     execution_metrics,
 )
-from sqlbench_lmeval.scoring.translate import TRANSPILE_ERROR, EngineSql
-from sqlbench_lmeval.scoring.vocabulary import Vocabulary
-from sqlbench_lmeval.sql.extract import (
-    EXECUTABLE_COMMENT,
-    MULTIPLE_STATEMENTS,
-    NOT_READ_ONLY,
-    Extraction,
-)
+from sqlbench_lmeval.scoring.translate import EngineSql
+from sqlbench_lmeval.sql.extract import Extraction
+from sqlbench_lmeval.vocabulary import GoldFlag, GoldStatus, Reason, Refusal, ScoreStatus
 
 #: The score-dict flag of an answer that ran but does not read the data where gold does (it
 #: names no table, ``table_reads``, or its result does not depend on the data,
 #: ``data_dependence``).
 READS_NO_TABLE = "reads_no_table"
 
-#: Status of an item whose prediction was never submitted (offline scoring only).
-MISSING = "missing"
-
-#: Reason of an output cut off by the generation limit that did not match gold.
-TRUNCATED = "truncated"
+#: Extraction method of a document that could not be read: no output was looked at.
+UNREAD_EXTRACTION = "failed"
 
 #: Flags that make a gold result unrepeatable: no answer can be checked against it.
-UNREPEATABLE_FLAGS = frozenset({"random"})
-
-
-class Stage(Vocabulary):
-    """Where an exception while scoring one answer arose: the first word of its reason."""
-
-    EXTRACT = "extract"
-    TRANSPILE = "transpile"
-    COMPARE = "compare"
-    SCORE = "score"
-    STRUCTURE = "structure"
-    DOCUMENT = "document"
-    SCORING = "scoring"
+UNREPEATABLE_FLAGS = frozenset({GoldFlag.RANDOM})
 
 
 #: Why a refused answer was not run (``Extraction.problem`` -> the item's error message).
 REFUSED = {
-    EXECUTABLE_COMMENT: (
+    Refusal.EXECUTABLE_COMMENT: (
         "executable comment (/*! ... */ or /*M! ... */): a MySQL-family server runs its text as "
         "code on some versions only, so the answer has no one meaning: refused, not run"
     ),
-    MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
-    NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
+    Refusal.MULTIPLE_STATEMENTS: "more than one statement: an answer must be exactly one query",
+    Refusal.NOT_READ_ONLY: "not a read-only query (SELECT or WITH ... SELECT): refused, not run",
 }
 
 
@@ -102,10 +82,21 @@ def gold_health(outcome: Outcome) -> str:
     if outcome.status is not Status.OK:
         return outcome.status.value
     if not outcome.rows:
-        return "empty"
+        return GoldStatus.EMPTY
     if all(value is None for row in outcome.rows for value in row):
-        return "all_null"
+        return GoldStatus.ALL_NULL
     return GOLD_HEALTHY
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """What an lm-eval document that cannot be read as an :class:`Item` still says: its ``id``
+    (-1 when it names none) and ``engine``; the item of :meth:`Answer.unreadable`."""
+
+    id: int
+    engine: str | None
+    category = None
+    flags = ()
 
 
 def healthy_gold(gold_status: str, flags) -> bool:
@@ -128,7 +119,7 @@ class Answer:
     of a stage after execution, which makes the whole answer a scoring failure.
     """
 
-    item: Item
+    item: Item | Unreadable
     output: str | None
     index: int = 0  # of its item in the batch
     extraction: Extraction | None = None
@@ -145,6 +136,17 @@ class Answer:
     fault: Failure | None = None
     gold_preview: object = None
     prediction_preview: object = None
+
+    @classmethod
+    def unreadable(cls, item_id: int, failure: Failure, engine: str | None = None) -> Answer:
+        """The answer to a document that could not be read as an item: status ``error``, every
+        number defined on ``engine`` 0, ``failure`` as reason and error, gold ``unknown``.
+
+        >>> score = Answer.unreadable(7, Failure("document", "unreadable"), "sqlite").to_json()
+        >>> score["status"], score["reason"], score["extraction"], score["gold_status"]
+        ('error', 'document', 'failed', 'unknown')
+        """
+        return cls(Unreadable(item_id, engine), None, fault=failure)
 
     @property
     def submitted(self) -> bool:
@@ -167,6 +169,8 @@ class Answer:
     def gold_status(self) -> str:
         """Gold's status: a build-time verdict (non_select, an error SQLite hides) outranks
         what ran now."""
+        if not isinstance(self.item, Item):
+            return GoldStatus.UNKNOWN
         if self.item.gold_status != GOLD_HEALTHY:
             return self.item.gold_status
         return gold_health(self.gold)
@@ -189,34 +193,40 @@ class Answer:
         """Which reason wins: missing; a failure (truncation first when a cut-off output was
         refused); a failed translation; truncation of an answer not correct; the verdict's."""
         if self.judged is None:
-            return MISSING
+            return ScoreStatus.MISSING
         stopped = self.stopped
         if stopped is not None:
-            return TRUNCATED if self.truncated and stopped.reason in REFUSED else stopped.reason
+            return (
+                Reason.TRUNCATED if self.truncated and stopped.reason in REFUSED else stopped.reason
+            )
         if self.verdict is None:
             return None
         if self.run is not None and self.run.error is not None:
-            return TRANSPILE_ERROR
+            return Reason.TRANSPILE_ERROR
         if self.truncated and not self.metrics.get(EX):
-            return TRUNCATED  # cut off by the generation limit: that, not the SQL, failed first
+            return (
+                Reason.TRUNCATED
+            )  # cut off by the generation limit: that, not the SQL, failed first
         return self.verdict.reason
 
     def to_json(self) -> dict:
-        """The score dict, key for key as every output writes it."""
+        """The score dict, key for key as every output writes it (an unreadable document's
+        has no dialect and no previews: it has no item to take them from)."""
         item, judged, gold, ties = self.item, self.judged, self.gold, self.ties
+        read = isinstance(item, Item)
         stopped = self.stopped
         compared = stopped is None and self.verdict is not None
         extraction = self.extraction
         result = {
             "id": item.id,
             "category": item.category,
-            "status": MISSING if judged is None else judged.status.value,
+            "status": ScoreStatus.MISSING if judged is None else judged.status.value,
             # Every per-answer metric defined on the item's engine: 0 unless compared.
-            **dict.fromkeys(execution_metrics(item.database.engine), 0),
+            **dict.fromkeys(execution_metrics(item.database.engine if read else item.engine), 0),
             "extracted_sql": None if extraction is None else extraction.sql,
-            "extraction": MISSING if extraction is None else extraction.method,
+            "extraction": _extraction_method(extraction, read),
             # The dialect the answer was asked in, and the SQL that ran (translated from it).
-            "prediction_dialect": item.prompted_dialect,
+            **({"prediction_dialect": item.prompted_dialect} if read else {}),
             "executed_sql": None if self.run is None or stopped is not None else self.run.sql,
             "truncated": self.truncated,
             "repetition_loop": extraction is not None and extraction.repetition_loop,
@@ -225,14 +235,14 @@ class Answer:
             "error": None if judged is None else judged.error,
             "reason": self.reason(),
             "gold_status": self.gold_status,
-            "gold_error": gold.error,
+            "gold_error": None if gold is None else gold.error,
             "flags": list(item.flags),
             "ordered": self.ordered,
             # Carried per item so a sample log alone says which rules judged it.
             "comparison_version": COMPARISON_VERSION,
             # What r_ves divided: the engine's count of work, never averaged.
             WORK: None if judged is None else judged.work,
-            GOLD_WORK: gold.work,
+            GOLD_WORK: None if gold is None else gold.work,
             # Gold's ties: how its right answers were had, and how many there are (a decimal
             # string: it can exceed what a JSON reader's float holds).
             TIE_STATUS: None if ties is None else ties.status,
@@ -245,11 +255,21 @@ class Answer:
             result[EX_ON_HEALTHY_GOLD] = result[EX]
         if self.item_values is not None:
             result.update(self.item_values)
+        if not read:
+            return result
         result["gold_preview"] = self.gold_preview
         result["prediction_preview"] = self.prediction_preview
         if gold.status in UNFINISHED and self.item.gold_status in GOLD_RAN:
             _exclude(result, gold)  # only left by recheck_gold when asked to exclude such items
         return result
+
+
+def _extraction_method(extraction: Extraction | None, read: bool) -> str:
+    """How the SQL was found: the extractor's method, ``missing`` for no output, ``failed``
+    for a document that could not be read."""
+    if extraction is not None:
+        return extraction.method
+    return ScoreStatus.MISSING if read else UNREAD_EXTRACTION
 
 
 def _plain(value):
@@ -261,7 +281,7 @@ def _exclude(score: dict, gold: Outcome) -> None:
     """Make ``score`` that of an item left out because its gold did not finish: status
     ``excluded``, no metric numbers (it is in no mean), the answer's own status kept."""
     score["prediction_status"] = score["status"]
-    score["status"] = EXCLUDED
+    score["status"] = ScoreStatus.EXCLUDED
     score["reason"] = f"gold_{gold.status.value}"
     for name in [
         name
@@ -272,35 +292,3 @@ def _exclude(score: dict, gold: Outcome) -> None:
         and name not in LOGGED_NUMBERS
     ]:
         del score[name]
-
-
-def failed_score(
-    item_id: int, failure: Failure, category: str | None = None, engine: str | None = None
-) -> dict:
-    """The score dict of an item that could not be scored at all (e.g. its lm-eval document
-    is unreadable): status ``error``, every number defined on ``engine`` 0, ``failure`` as
-    reason and error."""
-    return {
-        "id": item_id,
-        "category": category,
-        "status": Status.ERROR.value,
-        **dict.fromkeys(execution_metrics(engine), 0),
-        "extracted_sql": None,
-        "extraction": "failed",
-        "executed_sql": None,
-        "truncated": False,
-        "repetition_loop": False,
-        READS_NO_TABLE: False,
-        DATA_DEPENDENCE: None,
-        "error": failure.error,
-        "reason": failure.reason,
-        "gold_status": "unknown",
-        "gold_error": None,
-        "flags": [],
-        "ordered": False,
-        "comparison_version": COMPARISON_VERSION,
-        WORK: None,
-        GOLD_WORK: None,
-        TIE_STATUS: None,
-        ACCEPTABLE: None,
-    }

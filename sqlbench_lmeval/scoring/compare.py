@@ -30,6 +30,7 @@ import sqlglot
 from sqlglot import exp
 
 from sqlbench_lmeval.execution.outcome import Outcome, Status
+from sqlbench_lmeval.vocabulary import Reason
 
 #: 3: ``ex`` is tie-aware (``gold_ties.tie_verdict`` above :func:`compare`): another of
 #: gold's right answers under its ORDER BY ties and LIMIT cut scores 1 (``tie_equivalent``).
@@ -105,25 +106,27 @@ def compare(pred: Outcome, gold: Outcome, *, ordered: bool) -> Verdict:
     if len(pred.columns) != len(gold.columns):
         # Rows of other widths never compare equal, except no rows at all: an empty result
         # of any width would otherwise match every empty gold in the literal modes.
-        return Verdict(False, False, False, "column_count")
+        return Verdict(False, False, False, Reason.COLUMN_COUNT)
     ex_strict = _safe_eq(pred_rows, gold_rows)
     ex_set = _safe_set_eq(pred_rows, gold_rows)
     if len(pred_rows) != len(gold_rows):
-        return Verdict(False, ex_strict, ex_set, "row_count")
+        return Verdict(False, ex_strict, ex_set, Reason.ROW_COUNT)
     if ex_strict:  # identical raw rows (Python's exact ==) match in every mode
-        return Verdict(True, ex_strict, ex_set, "match")
+        return Verdict(True, ex_strict, ex_set, Reason.MATCH)
     if not _same_width(pred_rows, gold_rows) or _surely_differ(pred_rows, gold_rows, False):
         # Rows whose outlines cannot pair are no multiset match, let alone one in order.
-        return Verdict(False, ex_strict, ex_set, "values")
+        return Verdict(False, ex_strict, ex_set, Reason.VALUES)
     magnitudes = column_magnitudes(pred_rows + gold_rows)
     if ordered:
         if all(_rows_close(p, g, magnitudes) for p, g in zip(pred_rows, gold_rows, strict=True)):
-            return Verdict(True, ex_strict, ex_set, "match")
-        reason = "order" if _multiset_equal(pred_rows, gold_rows, magnitudes) else "values"
+            return Verdict(True, ex_strict, ex_set, Reason.MATCH)
+        reason = (
+            Reason.ORDER if _multiset_equal(pred_rows, gold_rows, magnitudes) else Reason.VALUES
+        )
         return Verdict(False, ex_strict, ex_set, reason)
     if _multiset_equal(pred_rows, gold_rows, magnitudes):
-        return Verdict(True, ex_strict, ex_set, "match")
-    return Verdict(False, ex_strict, ex_set, "values")
+        return Verdict(True, ex_strict, ex_set, Reason.MATCH)
+    return Verdict(False, ex_strict, ex_set, Reason.VALUES)
 
 
 def same_result(pred: Outcome, gold: Outcome, *, ordered: bool) -> bool:

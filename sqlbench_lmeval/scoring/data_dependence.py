@@ -45,31 +45,10 @@ from sqlbench_lmeval.scoring.compare import (
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.timeouts import settle
-from sqlbench_lmeval.scoring.vocabulary import Vocabulary
+from sqlbench_lmeval.vocabulary import DataDependence
 
 #: The score-dict field that says how the answer's reading of the data was judged.
 DATA_DEPENDENCE = "data_dependence"
-
-
-class DataDependence(Vocabulary):
-    """How an answer's reading of the data was judged (the score's ``data_dependence``)."""
-
-    #: It names no table (syntactic, no run): flagged.
-    NO_TABLE = "no_table"
-    #: It matched gold, and on a perturbed copy where gold's result changed its result is not
-    #: gold's there (another result, an error, a timeout): flagged.
-    DIFFERS = "differs"
-    #: It matched gold, and on every perturbed copy where gold's result changed its result is
-    #: gold's there: it reads the data.
-    CHANGED = "changed"
-    #: Gold's result changed on no perturbed copy (or gold did not finish, or failed, there):
-    #: the test cannot tell, and nothing is flagged.
-    UNDECIDABLE = "undecidable"
-    #: The engine keeps no perturbed copy (a server): the syntactic test only.
-    NOT_TESTED = "not_tested"
-    #: Score files of COMPARISON_VERSION 4 and older only: its result on the one perturbed
-    #: copy of then stayed the same while gold's changed: flagged.
-    UNCHANGED = "unchanged"
 
 
 NO_TABLE = DataDependence.NO_TABLE

@@ -33,6 +33,7 @@ from sqlbench_lmeval.scoring.tie_compare import (
     tie_gold,
 )
 from sqlbench_lmeval.scoring.tie_probe import TiePlan, plan_ties
+from sqlbench_lmeval.vocabulary import Reason, TieStatus
 
 #: Version of what a tie record holds (the probe's text, the grouping, the checks). 2: keys
 #: equal under the ``ex`` value rules are one tie group.
@@ -40,14 +41,14 @@ TIE_VERSION = "2"
 #: The tie store's file name, in the gold cache's folder.
 STORE_FILE = "tie-gold.sqlite"
 
-NONE = "none"
-ANSWERS = "answers"
-NO_GOLD_RESULT = "no_gold_result"
-NOT_HANDLED = "not_handled"
+NONE = TieStatus.NONE
+ANSWERS = TieStatus.ANSWERS
+NO_GOLD_RESULT = TieStatus.NO_GOLD_RESULT
+NOT_HANDLED = TieStatus.NOT_HANDLED
 
 #: Literal verdict reasons a tie resolution can explain: the same rows in another order within
 #: a tie group, or other rows of a tie group the cut goes through.
-RESOLVABLE = frozenset({"order", "values", "row_count"})
+RESOLVABLE = frozenset({Reason.ORDER, Reason.VALUES, Reason.ROW_COUNT})
 
 # Gold text without these words has no ORDER BY, LIMIT, OFFSET or FETCH: nothing to plan.
 _ORDER_WORDS = ("order", "limit", "offset", "fetch")

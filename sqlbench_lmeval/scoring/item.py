@@ -7,23 +7,24 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from sqlbench_lmeval.execution import Database
+from sqlbench_lmeval.vocabulary import GoldStatus, Reason, ScoreStatus
 
 #: Gold health values; anything but "ok" means EX on that item says little about the model.
-GOLD_HEALTHY = "ok"
+GOLD_HEALTHY = GoldStatus.OK
 
 #: Build-time gold statuses of gold that ran when the data was prepared (it returned a result,
 #: maybe empty or all NULL). Any other (``error``, ``non_select``, on a server also ``timeout``,
 #: ...) is the benchmark's own broken gold: see :func:`gold_broken`.
-GOLD_RAN = frozenset({GOLD_HEALTHY, "empty", "all_null"})
+GOLD_RAN = frozenset({GOLD_HEALTHY, GoldStatus.EMPTY, GoldStatus.ALL_NULL})
 
 #: Verdict and reason of an answer that ran on an item whose gold is broken (:func:`gold_broken`):
 #: no answer is compared with such gold, so it is never the answer's ``wrong_result``.
-BROKEN_GOLD = "broken_gold"
+BROKEN_GOLD = Reason.BROKEN_GOLD
 
 #: Status (and verdict) of a score whose item is left out because its gold did not finish
 #: (``Limits.exclude_unfinished_gold``, see ``pipeline.recheck_gold``): in no mean, counted
 #: apart; such a score has no metric numbers.
-EXCLUDED = "excluded"
+EXCLUDED = ScoreStatus.EXCLUDED
 
 
 def gold_broken(gold_status: str) -> bool:

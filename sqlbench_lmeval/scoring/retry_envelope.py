@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from sqlbench_lmeval.scoring.item import EXCLUDED
 
@@ -66,8 +67,41 @@ def from_attempts(attempts) -> str | None:
     return text if attempts_of(text) is not None else None
 
 
-#: The retry numbers of an item that has no answer at all (status ``missing``).
-_NOTHING_ANSWERED = {"ves@retry": 0, "ex@retry": 0, "attempts": [], "retries_used": 0}
+@dataclass(frozen=True)
+class Retried:
+    """The retry record of one item's score: the last attempt's ``ves`` and ``ex`` (written as
+    ``ves@retry``, ``ex@retry``), every ``attempts`` record, how many retries were used and the
+    last attempt's status (:meth:`to_json`: its keys of the score dict, in order).
+
+    >>> Retried(1, 1, [{"output": "SELECT x"}, {"output": "SELECT y"}], "ok").to_json()
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'ves@retry': 1, 'ex@retry': 1, 'attempts': [{'output': 'SELECT x'}, {'output': 'SELECT y'}],
+     'retries_used': 1, 'final_status': 'ok'}
+    """
+
+    ves: float
+    ex: float
+    attempts: list
+    final_status: str | None
+
+    @classmethod
+    def nothing_answered(cls, status: str | None) -> Retried:
+        """The record of an item of a retried run with no answer at all (status ``missing``)."""
+        return cls(0, 0, [], status)
+
+    @property
+    def retries_used(self) -> int:
+        return max(len(self.attempts) - 1, 0)
+
+    def to_json(self) -> dict:
+        return {
+            RETRY_METRICS["ves"]: self.ves,
+            RETRY_METRICS["ex"]: self.ex,
+            "attempts": self.attempts,
+            "retries_used": self.retries_used,
+            "final_status": self.final_status,
+        }
+
 
 Score = Callable[[list, list], list[dict]]
 
@@ -106,12 +140,9 @@ def score_with_retries(
             continue
         if attempts is None:
             if retried_run:
-                scores[i].update(_NOTHING_ANSWERED, final_status=scores[i].get("status"))
+                scores[i].update(Retried.nothing_answered(scores[i].get("status")).to_json())
             continue
         final = finals.get(i, scores[i])
-        for metric, retry_metric in RETRY_METRICS.items():
-            scores[i][retry_metric] = final[metric]
-        scores[i]["attempts"] = attempts
-        scores[i]["retries_used"] = len(attempts) - 1
-        scores[i]["final_status"] = final.get("status")
+        record = Retried(final["ves"], final["ex"], attempts, final.get("status"))
+        scores[i].update(record.to_json())
     return scores

@@ -9,6 +9,7 @@ docs/sampling.md#how-the-samples-are-scored)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
@@ -54,6 +55,52 @@ _SAMPLE_FIELDS = (
     *VOTED_ITEM_METRICS,
     WORK,
 )
+
+
+@dataclass(frozen=True)
+class VoteRecord:
+    """The vote record of a sampled item's score (``vote``): how many samples, how many correct
+    and distinct, the winning sample and its group (None: no sample ran) and every group's size
+    (the groups: :func:`sampling.vote`)."""
+
+    n_samples: int
+    n_correct: int
+    n_distinct: int
+    winner: int | None
+    winner_group: int | None
+    group_sizes: list[int]
+
+    def to_json(self) -> dict:
+        return {
+            "n_samples": self.n_samples,
+            "n_correct": self.n_correct,
+            "n_distinct": self.n_distinct,
+            "winner": self.winner,
+            "winner_group": self.winner_group,
+            "group_sizes": self.group_sizes,
+        }
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    """One sample's record in its item's score (``samples``): its place in sampling order, the
+    SQL extracted from it, the earlier sample it repeats (scored once, as that one), its vote
+    group and the ``_SAMPLE_FIELDS`` of its own score dict (``fields``, in that order)."""
+
+    sample: int
+    extracted_sql: str | None
+    duplicate_of: int | None
+    group: int | None
+    fields: dict
+
+    def to_json(self) -> dict:
+        return {
+            "sample": self.sample,
+            "extracted_sql": self.extracted_sql,
+            "duplicate_of": self.duplicate_of,
+            "group": self.group,
+            **self.fields,
+        }
 
 
 def dedup_key(output: str | None, extraction: Extraction | None, failure: Failure | None) -> tuple:
@@ -143,22 +190,22 @@ def _item_score(item, item_sql, item_slots, item_firsts, answers, all_scores) ->
     result = _numbers(item, scores, voted, len(item_sql), sum(correct))
     result.update(
         _first_sample(scores[0], ordered),
-        vote={
-            "n_samples": len(item_sql),
-            "n_correct": sum(correct),
-            "n_distinct": len(set(item_slots)),
-            "winner": voted.winner,
-            "winner_group": None if voted.winner is None else voted.groups[voted.winner],
-            "group_sizes": voted.sizes,
-        },
+        vote=VoteRecord(
+            n_samples=len(item_sql),
+            n_correct=sum(correct),
+            n_distinct=len(set(item_slots)),
+            winner=voted.winner,
+            winner_group=None if voted.winner is None else voted.groups[voted.winner],
+            group_sizes=voted.sizes,
+        ).to_json(),
         samples=[
-            {
-                "sample": index,
-                "extracted_sql": sql if sql is not None else score["extracted_sql"],
-                "duplicate_of": None if item_firsts[index] == index else item_firsts[index],
-                "group": voted.groups[index],
-                **{name: score[name] for name in _SAMPLE_FIELDS if name in score},
-            }
+            SampleRecord(
+                sample=index,
+                extracted_sql=sql if sql is not None else score["extracted_sql"],
+                duplicate_of=None if item_firsts[index] == index else item_firsts[index],
+                group=voted.groups[index],
+                fields={name: score[name] for name in _SAMPLE_FIELDS if name in score},
+            ).to_json()
             for index, (sql, score) in enumerate(zip(item_sql, scores, strict=True))
         ],
     )

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, TRUNCATED, healthy_gold
+from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, healthy_gold
 from sqlbench_lmeval.scoring.cost import REQUESTS, TOKENS_FROM, Cost
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
 from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY
@@ -40,6 +40,7 @@ from sqlbench_lmeval.scoring.metrics import (
     VOTED_EX,
     WORK,
 )
+from sqlbench_lmeval.vocabulary import Reason
 
 #: Score-dict fields with a fixed meaning (the metrics among them: VES and EX's variants, named
 #: by the metric registry); every other number lands in ``ScoredItem.numbers``.
@@ -137,7 +138,7 @@ class ScoredItem:
             extraction=score.get("extraction"),
             extracted_sql=score.get("extracted_sql"),
             flags=tuple(score.get("flags") or ()),
-            truncated=bool(score.get("truncated")) or score.get("reason") == TRUNCATED,
+            truncated=bool(score.get("truncated")) or score.get("reason") == Reason.TRUNCATED,
             repetition_loop=bool(score.get("repetition_loop")),
             reads_no_table=bool(score.get(READS_NO_TABLE)),
             data_dependence=score.get(DATA_DEPENDENCE),

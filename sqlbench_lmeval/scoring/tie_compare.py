@@ -38,19 +38,20 @@ from sqlbench_lmeval.scoring.compare import (
     rows_close,
 )
 from sqlbench_lmeval.scoring.tie_probe import OutputKey, TiePlan
+from sqlbench_lmeval.vocabulary import Reason, TieStatus
 
 #: ``within(part, whole)``: can every row of ``part`` be paired with its own row of ``whole``?
 RowsWithin = Callable[[list[tuple], list[tuple]], bool]
 
 #: Reason of a prediction that is not gold's literal result but one of its tie resolutions.
-TIE_EQUIVALENT = "tie_equivalent"
+TIE_EQUIVALENT = Reason.TIE_EQUIVALENT
 
-# Why a probe's result cannot be used (the item then compares literally).
-PROBE_FAILED = "probe_failed"  # the probe did not run (error, timeout, row cap)
-PROBE_COLUMNS = "probe_columns"  # not gold's columns plus the extra keys
-KEYS_NOT_SORTED = "keys_not_sorted"  # equal keys apart: not the engine's order of these keys
-GOLD_NOT_ACCEPTED = "gold_not_accepted"  # gold's own result is not among the answers
-PROBE_TRUNCATED = "probe_truncated"  # the probe's row limit may have cut the last group short
+# Why a probe's result cannot be used (the item then compares literally; ``TieStatus``).
+PROBE_FAILED = TieStatus.PROBE_FAILED
+PROBE_COLUMNS = TieStatus.PROBE_COLUMNS
+KEYS_NOT_SORTED = TieStatus.KEYS_NOT_SORTED
+GOLD_NOT_ACCEPTED = TieStatus.GOLD_NOT_ACCEPTED
+PROBE_TRUNCATED = TieStatus.PROBE_TRUNCATED
 
 
 @dataclass(frozen=True)

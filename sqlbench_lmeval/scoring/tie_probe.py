@@ -22,6 +22,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
 from sqlbench_lmeval.scoring.compare import outermost_order_by
+from sqlbench_lmeval.vocabulary import TiePlanReason
 
 #: Prefix of the extra key columns a probe appends after gold's own columns.
 KEY_PREFIX = "__tie_key_"
@@ -30,19 +31,16 @@ PROBE_ROWS = 10_000
 #: Name of gold's result inside a probe that computes keys over it.
 WRAPPER = "__tie_probe"
 
-# Why a plan is not handled (``TiePlan.reason``).
-UNPARSED = "unparsed"
-NOT_A_QUERY = "not_a_query"
-LIMIT_NOT_LITERAL = "limit_not_literal"
-KEY_NOT_IN_OUTPUT = "key_not_in_output"  # DISTINCT / set operation ordered by another value
-POSITION_OUT_OF_RANGE = "position_out_of_range"
-ORDER_ALL = "order_by_all"  # DuckDB's ORDER BY ALL over a SELECT *
-STAR_WITH_KEY = "star_with_key"  # MySQL: SELECT * over a join, ordered by a non-output value
-UNEXPECTED_TEXT = "unexpected_text"  # the tokens do not show the clauses the tree has
-#: A key expression reads a computed output alias's name, which a table column of that name
-#: would take from it (SQLite, DuckDB, PostgreSQL): which of the two the engine sorts by
-#: cannot be told from gold's text.
-ALIAS_OR_COLUMN = "alias_or_column"
+# Why a plan is not handled (``TiePlan.reason``; what each means: ``TiePlanReason``).
+UNPARSED = TiePlanReason.UNPARSED
+NOT_A_QUERY = TiePlanReason.NOT_A_QUERY
+LIMIT_NOT_LITERAL = TiePlanReason.LIMIT_NOT_LITERAL
+KEY_NOT_IN_OUTPUT = TiePlanReason.KEY_NOT_IN_OUTPUT
+POSITION_OUT_OF_RANGE = TiePlanReason.POSITION_OUT_OF_RANGE
+ORDER_ALL = TiePlanReason.ORDER_ALL
+STAR_WITH_KEY = TiePlanReason.STAR_WITH_KEY
+UNEXPECTED_TEXT = TiePlanReason.UNEXPECTED_TEXT
+ALIAS_OR_COLUMN = TiePlanReason.ALIAS_OR_COLUMN
 # Engines whose ORDER BY reads an output alias inside an expression before a table column of
 # the same name (MySQL/MariaDB); elsewhere the table column wins there (and only a bare name
 # is read as an alias first).

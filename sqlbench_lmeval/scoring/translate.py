@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlbench_lmeval.scoring.item import Item
+from sqlbench_lmeval.vocabulary import Reason
 
 #: The ``reason`` of an item whose prediction could not be translated to the engine's dialect.
-TRANSPILE_ERROR = "transpile_error"
+TRANSPILE_ERROR = Reason.TRANSPILE_ERROR
 
 #: A benchmark's translation of ``sql`` (written in ``item.prediction_dialect``) into the
 #: engine's dialect ``item.dialect``; it raises when it cannot.

@@ -14,33 +14,11 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 
 from sqlbench_lmeval.execution import Status
-from sqlbench_lmeval.scoring.answer import MISSING, TRUNCATED
 from sqlbench_lmeval.scoring.cost import summary as cost_summary
-from sqlbench_lmeval.scoring.item import BROKEN_GOLD, EXCLUDED, gold_broken
+from sqlbench_lmeval.scoring.item import EXCLUDED, gold_broken
 from sqlbench_lmeval.scoring.metrics import EX_ON_HEALTHY_GOLD, LOGGED_NUMBERS
 from sqlbench_lmeval.scoring.scored import ScoredItem
-from sqlbench_lmeval.scoring.vocabulary import Vocabulary
-
-
-#: How an answer ended: one class per item, counted alike by ``score``, ``verify``, ``report``
-#: and the explorer (the rule: docs/scoring.md, "Verdicts"). ``wrong_result``: ran, result
-#: differs from gold; ``broken_gold``: ran, on an item whose gold gave no result when the data
-#: was prepared (never compared); ``truncated``: cut off by the generation limit and not correct
-#: (whatever its status); the rest are statuses.
-class VerdictClass(Vocabulary):
-    """How an answer ended (see :data:`VERDICTS`)."""
-
-    CORRECT = "correct"
-    WRONG_RESULT = "wrong_result"
-    BROKEN_GOLD = BROKEN_GOLD
-    ERROR = "error"
-    TIMEOUT = "timeout"
-    TOO_MANY_ROWS = "too_many_rows"
-    NO_SQL = "no_sql"
-    TRUNCATED = TRUNCATED
-    CRASHED = "crashed"
-    MISSING = MISSING
-
+from sqlbench_lmeval.vocabulary import VerdictClass
 
 VERDICTS = tuple(VerdictClass)
 

@@ -34,11 +34,12 @@ from sqlglot.tokens import Tokenizer, TokenType
 
 from sqlbench_lmeval.sql.lexis import Lexis, executable_comment, lexis
 from sqlbench_lmeval.sql.table_reads import TableReads, table_reads_of
+from sqlbench_lmeval.vocabulary import Refusal
 
 #: ``Extraction.problem`` values (also the ``reason`` the scorer reports).
-EXECUTABLE_COMMENT = "executable_comment"
-MULTIPLE_STATEMENTS = "multiple_statements"
-NOT_READ_ONLY = "not_read_only"
+EXECUTABLE_COMMENT = Refusal.EXECUTABLE_COMMENT
+MULTIPLE_STATEMENTS = Refusal.MULTIPLE_STATEMENTS
+NOT_READ_ONLY = Refusal.NOT_READ_ONLY
 
 #: Bounds on the work spent on one output (docs/statement-rule.md#how-the-statement-is-found).
 MAX_STATEMENT_CHARS = 100_000  # the longest gold query of either benchmark is under 10,000

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from sqlbench_lmeval.submission.checks.base import FINDING, Finding
 from sqlbench_lmeval.submission.verify import Verification
+from sqlbench_lmeval.vocabulary import VerdictClass
 
 #: Share of a run's answered items whose output is another run's (given in the same verify or
 #: leaderboard call; compared by ``integrity.output_key``) from which that is a finding naming both
@@ -28,7 +29,7 @@ def cross_run_findings(verifications: Sequence[Verification]) -> list[Verificati
     by_print: dict[tuple[str, str], list[int]] = {}
     for index, verification in enumerate(verifications):
         for task in verification.tasks:
-            if task.items and any(item["verdict"] != "missing" for item in task.items):
+            if task.items and any(item["verdict"] != VerdictClass.MISSING for item in task.items):
                 by_print.setdefault((task.task, task.outputs_sha256), []).append(index)
     outputs = {
         (index, task.task): {

@@ -63,10 +63,15 @@ from sqlbench_lmeval.submission.logged import (
     data_options,
     outputs_fingerprint,
 )
+from sqlbench_lmeval.vocabulary import RunVerdict
 
 _RANK = {REJECT: 3, UNATTESTED_SEVERITY: 2, FINDING: 1, INFO: 0}
-VERIFIED, WITH_FINDINGS, REJECTED = "verified", "verified with findings", "rejected"
-UNATTESTED = "unattested"
+VERIFIED, WITH_FINDINGS, REJECTED = (
+    RunVerdict.VERIFIED,
+    RunVerdict.WITH_FINDINGS,
+    RunVerdict.REJECTED,
+)
+UNATTESTED = RunVerdict.UNATTESTED
 #: The verdicts a leaderboard ranks; the others are listed apart with their reasons.
 RANKED_VERDICTS = (VERIFIED, WITH_FINDINGS)
 #: What a verdict of ``verified`` proves and what it cannot, in every report and after

@@ -35,6 +35,7 @@ from sqlbench_lmeval.tpcds.data import (
 )
 from sqlbench_lmeval.tpcds.data import database as tpcds_database
 from sqlbench_lmeval.tpcds.questions import load_questions, questions_fingerprint
+from sqlbench_lmeval.vocabulary import GoldStatus
 
 #: Scale factor of the database the queries run on. At 1 every gold query but query 17 returns
 #: rows (17 needs a store return and a later catalog purchase of the same item by the same
@@ -92,7 +93,7 @@ def load_items(
             database=database,
             gold_sql=sql,
             dialect=DIALECT,
-            gold_status="empty" if rows.get(str(number)) == 0 else "ok",
+            gold_status=GoldStatus.EMPTY if rows.get(str(number)) == 0 else GoldStatus.OK,
             prediction_dialect=None if prompted == DIALECT else prompted,
         )
         for number, sql in sorted(gold_queries().items())

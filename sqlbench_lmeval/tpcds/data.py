@@ -1,12 +1,12 @@
 """TPC-DS data from DuckDB's ``tpcds`` extension, loaded from the file the
 ``duckdb-extension-tpcds`` package installs (nothing downloaded, no TPC query text stored here):
-gold queries, schema DDL, and the built database with its manifest (how it is built, checked and
-rebuilt: docs/tpcds.md#data)."""
+gold queries, schema DDL, and the built database with its manifest, built once under the lock,
+checked and its gold run by the data layer (``data``; how it is built, checked and rebuilt:
+docs/tpcds.md#data)."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.util
 import json
 import os
@@ -16,7 +16,10 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from sqlbench_lmeval.build_lock import exclusive_build
+from sqlbench_lmeval.data.built import build_once
+from sqlbench_lmeval.data.checksums import file_damage
+from sqlbench_lmeval.data.damage import DataDamaged, damaged
+from sqlbench_lmeval.data.gold import run_gold as run_gold_jobs
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.execution import Database, GoldCache, Job, Limits, Outcome
 from sqlbench_lmeval.execution.runner import default_timeout
@@ -189,26 +192,18 @@ def read_manifest(directory: Path) -> dict | None:
     return manifest
 
 
-class DatabaseDamaged(UserError):
-    """The DuckDB file of a finished build is gone or no longer the one that was built."""
-
-
 def damage(directory: Path, manifest: Mapping) -> str | None:
     """Why the database a finished build left in ``directory`` cannot be used, or None.
 
-    Its size is recorded at build time; a build recorded before that is opened instead (a
+    Its size is recorded at build time (too large to hash on each load:
+    ``data.checksums.file_damage``); a build recorded before that is opened instead (a
     truncated DuckDB file fails on its first read of the catalogue).
     """
     database = directory / DATABASE_NAME
-    try:
-        size = database.stat().st_size
-    except FileNotFoundError:
-        return "is missing"
-    except OSError as error:
-        return f"cannot be read ({error.strerror or error})"
     expected = manifest.get("database_bytes")
-    if expected is not None:
-        return None if size == expected else f"has {size:,} bytes, {expected:,} when it was built"
+    reason = file_damage(database, size=expected)
+    if reason is not None or expected is not None:
+        return reason
     duckdb = _duckdb()
     try:
         with contextlib.closing(duckdb.connect(str(database), read_only=True)) as connection:
@@ -220,12 +215,10 @@ def damage(directory: Path, manifest: Mapping) -> str | None:
     return None
 
 
-def _damaged_error(directory: Path, scale_factor: float, reason: str) -> DatabaseDamaged:
+def _damaged_error(directory: Path, scale_factor: float, reason: str) -> DataDamaged:
     option = "" if scale_factor == 1.0 else f" --scale-factor {scale_factor_label(scale_factor)}"
-    return DatabaseDamaged(
-        f"the TPC-DS database {directory / DATABASE_NAME} {reason}: it was damaged after it was "
-        f"prepared; rebuild it with `sqlbench-lmeval prepare tpcds{option}`"
-    )
+    rebuild = f"`sqlbench-lmeval prepare tpcds{option}`"
+    return damaged("the TPC-DS database", directory / DATABASE_NAME, reason, rebuild)
 
 
 def ensure_database(
@@ -239,7 +232,7 @@ def ensure_database(
     """The manifest of the TPC-DS database at ``scale_factor``, building it on first use (its
     gold run in ``workers`` processes into the gold cache of ``cache_dir``).
 
-    A finished build whose DuckDB file was since deleted or changed raises DatabaseDamaged
+    A finished build whose DuckDB file was since deleted or changed raises DataDamaged
     naming the file and the command that rebuilds it (``prepare``: ``rebuild_damaged``), so
     that a run neither scores against a broken file nor rebuilds for minutes unasked.
     The manifest's ``database`` is the absolute path of the DuckDB file.
@@ -251,16 +244,19 @@ def ensure_database(
     if reason is not None and not rebuild_damaged:
         raise _damaged_error(directory, scale_factor, reason)
     if manifest is None or reason is not None:
+
+        def built() -> dict | None:  # by another process meanwhile
+            found = _manifest_file(directory)
+            return found if found is not None and damage(directory, found) is None else None
+
+        def build() -> dict:
+            cache = GoldCache(gold_cache_dir(cache_dir))
+            return _build(directory, scale_factor, cache, progress=progress, workers=workers)
+
         waiting = f"waiting for another build of the TPC-DS database in {directory} ..."
-        on_wait = functools.partial(print, waiting) if progress else None
-        with exclusive_build(directory, BUILD_LEFTOVERS, on_wait=on_wait):
-            # Another process may have built it meanwhile.
-            manifest = _manifest_file(directory)
-            if manifest is None or damage(directory, manifest) is not None:
-                cache = GoldCache(gold_cache_dir(cache_dir))
-                manifest = _build(
-                    directory, scale_factor, cache, progress=progress, workers=workers
-                )
+        manifest = build_once(
+            directory, BUILD_LEFTOVERS, build, built=built, waiting=waiting if progress else None
+        )
     manifest["database"] = str(directory / DATABASE_NAME)
     return manifest
 
@@ -283,11 +279,14 @@ def run_gold(
     progress: bool = False,
 ) -> dict[int, Outcome]:
     """Every gold query's outcome on the database at ``path``, run sandboxed through
-    ``gold_cache`` under :data:`GOLD_LIMITS` (read from it when it holds them)."""
+    ``gold_cache`` under :data:`GOLD_LIMITS` (read from it when it holds them; the data
+    layer's gold run, ``data.gold.run_gold``)."""
     queries = gold_queries()
     jobs = [Job(database(path), sql) for sql in queries.values()]
     description = "TPC-DS gold queries" if progress else None
-    outcomes = gold_cache.run(jobs, GOLD_LIMITS, workers=workers, progress=description)
+    outcomes = run_gold_jobs(
+        jobs, GOLD_LIMITS, cache=gold_cache, workers=workers, progress=description
+    )
     return dict(zip(queries, outcomes, strict=True))
 
 

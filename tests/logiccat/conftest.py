@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from sqlbench_lmeval.data.checksums import sha256_file
 from sqlbench_lmeval.logiccat import bundle, source
 from sqlbench_lmeval.logiccat.mysql_functions import install
 
@@ -30,7 +31,7 @@ def checksums_of(root: Path) -> dict[str, str]:
     """The checksum table of a LogicCat-shaped folder: its dumps, .sqlite files and data.sql."""
     files = [*root.glob("MySQL/database/*.sql"), *root.glob("Sqlite/database/*.sqlite")]
     files.append(root / "MySQL" / "data.sql")
-    return {path.relative_to(root).as_posix(): source.sha256_file(path) for path in files}
+    return {path.relative_to(root).as_posix(): sha256_file(path) for path in files}
 
 
 def source_of(root: Path) -> source.Source:

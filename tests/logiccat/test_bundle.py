@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from sqlbench_lmeval.data.checksums import sha256_file
+from sqlbench_lmeval.data.damage import DataMissing
 from sqlbench_lmeval.logiccat import bundle, gold, health, source
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 from sqlbench_lmeval.offline import gold_result_lines
@@ -69,10 +71,10 @@ def test_load_checks_manifest_and_files(fixture_bundle, tmp_path):
     database = bundle.bundle_dir(cache) / "databases" / "chargingnet.sqlite"
     with open(database, "ab") as handle:
         handle.write(b"\0")
-    with pytest.raises(bundle.BundleMissing, match="missing or changed"):
+    with pytest.raises(DataMissing, match="missing or changed"):
         bundle.load_bundle(cache)
     (bundle.bundle_dir(cache) / "manifest.json").unlink()
-    with pytest.raises(bundle.BundleMissing, match="sqlbench-lmeval prepare logiccat"):
+    with pytest.raises(DataMissing, match="sqlbench-lmeval prepare logiccat"):
         bundle.load_bundle(cache)
 
 
@@ -88,7 +90,7 @@ def test_a_second_load_reuses_the_first_until_a_file_changes(fixture_bundle, tmp
     records.write_bytes(text.replace(b"north hub", b"north hux"))
     info = records.stat()
     os.utime(records, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-    with pytest.raises(bundle.BundleMissing, match="missing or changed"):
+    with pytest.raises(DataMissing, match="missing or changed"):
         bundle.load_bundle(cache)
     records.write_bytes(text)
     assert bundle.load_bundle(cache) is not first
@@ -103,7 +105,7 @@ def test_interrupted_build_leaves_nothing_that_loads(fixture_source, tmp_path, m
         bundle.build_bundle(fixture_source, tmp_path, progress=False, workers=0)
     # Temporary folder removed too; only the (released) build lock's file stays.
     assert [p.name for p in (tmp_path / "logiccat").iterdir()] == [".build.lock"]
-    with pytest.raises(bundle.BundleMissing):
+    with pytest.raises(DataMissing):
         bundle.load_bundle(tmp_path)
 
 
@@ -163,8 +165,8 @@ def with_spider_database(tmp_path: Path) -> source.Source:
     with open(root / "MySQL" / "data.sql", "a", encoding="utf-8") as handle:
         handle.write(f"{query}\tconcert\t3\n")
     files = [*root.glob("MySQL/database/*.sql"), *root.glob("Sqlite/database/*.sqlite")]
-    table = {p.relative_to(root).as_posix(): source.sha256_file(p) for p in files}
-    table["MySQL/data.sql"] = source.sha256_file(root / "MySQL" / "data.sql")
+    table = {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
+    table["MySQL/data.sql"] = sha256_file(root / "MySQL" / "data.sql")
     return source.locate(root, checksums=table)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlglot
 from support.ties import scores_database
 
+from sqlbench_lmeval.data.gold import gold_status
 from sqlbench_lmeval.logiccat import gold, health
 from sqlbench_lmeval.logiccat.benchmark import items_from_bundle
 from sqlbench_lmeval.offline import gold_result_lines
@@ -156,10 +157,10 @@ def test_scalar_subqueries():
 
 
 def test_result_status():
-    assert health.result_status(False, ()) == gold.ERROR
-    assert health.result_status(True, ()) == gold.EMPTY
-    assert health.result_status(True, ((None, None),)) == gold.ALL_NULL
-    assert health.result_status(True, ((None, 0),)) == gold.OK
+    assert gold_status(False, ()) == gold.ERROR
+    assert gold_status(True, ()) == gold.EMPTY
+    assert gold_status(True, ((None, None),)) == gold.ALL_NULL
+    assert gold_status(True, ((None, 0),)) == gold.OK
 
 
 def test_gold_results_lines(fixture_bundle):

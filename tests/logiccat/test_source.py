@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sqlbench_lmeval.data.checksums import sha256_file
 from sqlbench_lmeval.errors import UserError
 from sqlbench_lmeval.logiccat import source
 
@@ -21,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logiccat"
 LAYOUT = FIXTURES / "shared_layout"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 TABLE = {
-    relative: source.sha256_file(LAYOUT / relative)
+    relative: sha256_file(LAYOUT / relative)
     for relative in ("MySQL/data.sql", "MySQL/database/Charging_Net.sql")
 }
 

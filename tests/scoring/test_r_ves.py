@@ -11,7 +11,7 @@ import pytest
 
 from sqlbench_lmeval.execution import Database, Outcome, Status, engines
 from sqlbench_lmeval.lmeval.hooks import process_results
-from sqlbench_lmeval.scoring.answer import Failure, failed_score
+from sqlbench_lmeval.scoring.answer import Answer, Failure
 from sqlbench_lmeval.scoring.compare import compare
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.metrics import (
@@ -137,7 +137,7 @@ def test_r_ves_is_not_defined_where_the_engine_counts_no_work(database):
     assert not_defined(R_VES, "sqlite") is None and not_defined(EX, "postgres") is None
     assert "absent from items on an engine that counts none" in metric(R_VES).defined_on
     # lm-eval's process_results: no r_ves key for a PostgreSQL document, score dict or not.
-    failed = failed_score(7, Failure("document", "unreadable"), engine="postgres")
+    failed = Answer.unreadable(7, Failure("document", "unreadable"), "postgres").to_json()
     assert R_VES not in failed and failed[EX] == 0
     assert R_VES not in process_results({"engine": "postgres"}, [failed])
     assert R_VES not in process_results({"engine": "postgres"}, [])

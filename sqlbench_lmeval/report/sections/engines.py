@@ -19,6 +19,7 @@ from sqlbench_lmeval.report.runs import Run
 from sqlbench_lmeval.report.sections import Context, paragraph
 from sqlbench_lmeval.report.tables import Block, Section, Table
 from sqlbench_lmeval.scoring.scored import ScoredItem
+from sqlbench_lmeval.vocabulary import VerdictClass
 
 TITLE = "Cross-engine verdicts"
 EXPLANATION = paragraph(
@@ -48,7 +49,7 @@ class Verdict:
         """The verdict as a table cell: an error with its kind, a wrong result with its reason."""
         if self.status == Status.ERROR.value:
             return f"error ({error_kind(self.error)})"
-        if self.outcome == "wrong_result" and self.reason:
+        if self.outcome == VerdictClass.WRONG_RESULT and self.reason:
             return f"wrong result ({self.reason.replace('_', ' ')})"
         return self.outcome.replace("_", " ")
 

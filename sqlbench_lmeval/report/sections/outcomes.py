@@ -25,6 +25,7 @@ from sqlbench_lmeval.scoring.data_dependence import (
 )
 from sqlbench_lmeval.scoring.item import GOLD_HEALTHY
 from sqlbench_lmeval.scoring.verdicts import LOOP_ADVICE, TRUNCATION_ADVICE
+from sqlbench_lmeval.vocabulary import VerdictClass
 
 TITLE = "Outcomes and failures"
 EXPLANATION = paragraph(
@@ -197,15 +198,15 @@ def _outcome_names(rows: Sequence[FailureRow]) -> list[str]:
 
 # Outcome colours: green for right, warm for failures, grey for missing.
 _OUTCOME_COLOURS = {
-    "correct": "#2ca02c",
-    "wrong_result": "#ff7f0e",
-    "broken_gold": "#bcbd22",
-    "error": "#d62728",
-    "timeout": "#9467bd",
-    "too_many_rows": "#8c564b",
-    "no_sql": "#e377c2",
-    "crashed": "#7f7f7f",
-    "missing": "#c7c7c7",
+    VerdictClass.CORRECT: "#2ca02c",
+    VerdictClass.WRONG_RESULT: "#ff7f0e",
+    VerdictClass.BROKEN_GOLD: "#bcbd22",
+    VerdictClass.ERROR: "#d62728",
+    VerdictClass.TIMEOUT: "#9467bd",
+    VerdictClass.TOO_MANY_ROWS: "#8c564b",
+    VerdictClass.NO_SQL: "#e377c2",
+    VerdictClass.CRASHED: "#7f7f7f",
+    VerdictClass.MISSING: "#c7c7c7",
 }
 
 

@@ -10,8 +10,9 @@ so each answer is extracted as execution asks for the next job.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.scoring.answer import REFUSED, Answer, Failure, Stage
+from sqlbench_lmeval.scoring.answer import REFUSED, Answer, Failure
 from sqlbench_lmeval.sql.extract import Extraction, extract_sql
+from sqlbench_lmeval.vocabulary import Stage
 
 
 def run(batch, scorer) -> None:

@@ -6,12 +6,13 @@ reading the data); an exception here fails that answer alone.
 from __future__ import annotations
 
 from sqlbench_lmeval.execution import Status
-from sqlbench_lmeval.scoring.answer import Answer, Stage
+from sqlbench_lmeval.scoring.answer import Answer
 from sqlbench_lmeval.scoring.compare import Verdict, compare
 from sqlbench_lmeval.scoring.data_dependence import NO_TABLE
 from sqlbench_lmeval.scoring.gold_ties import tie_verdict
 from sqlbench_lmeval.scoring.item import BROKEN_GOLD, gold_broken
 from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
+from sqlbench_lmeval.vocabulary import Stage
 
 
 def run(batch, scorer) -> None:

@@ -5,8 +5,9 @@ none); an exception here fails that answer alone.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.scoring.answer import Answer, Stage
+from sqlbench_lmeval.scoring.answer import Answer
 from sqlbench_lmeval.scoring.metrics import Executed, compute_metrics
+from sqlbench_lmeval.vocabulary import Stage
 
 
 def run(batch, scorer) -> None:

@@ -5,8 +5,9 @@ fails that answer, not the run.
 
 from __future__ import annotations
 
-from sqlbench_lmeval.scoring.answer import Failure, Stage
+from sqlbench_lmeval.scoring.answer import Failure
 from sqlbench_lmeval.scoring.translate import engine_sql
+from sqlbench_lmeval.vocabulary import Stage
 
 
 def run(batch, scorer) -> None:

@@ -13,10 +13,11 @@ from sqlbench_lmeval.lmeval.task_specs import TaskSpec
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.scored import ScoredItem
 from sqlbench_lmeval.submission.logged import LoggedAnswer, LoggedTask, Submission
+from sqlbench_lmeval.vocabulary import Severity
 
 #: A fact the run does not record (shown as such, never as the task's default).
 NOT_RECORDED = "not recorded"
-REJECT, UNATTESTED_SEVERITY, FINDING, INFO = "reject", "unattested", "finding", "info"
+REJECT, UNATTESTED_SEVERITY, FINDING, INFO = tuple(Severity)
 
 
 @dataclass(frozen=True)
