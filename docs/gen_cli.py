@@ -21,9 +21,21 @@ HEADER = """# Command-line reference
 Generated from `sqlbench-lmeval --help` and the `--help` of each command by
 `python regenerate.py` (`docs/gen_cli.py`); CI fails when this page and the program differ. What the
 commands do, with examples: [scoring files offline](score.md), [reports and the
-explorer](reports.md), [verify and leaderboard](verify.md), [servers](mysql.md). Exit codes: 0
-done, 2 a usage or input error, 3 the evaluation itself cannot run
-([when the evaluation itself fails](failures.md)); `verify` exits 1 when a run is rejected.
+explorer](reports.md), [verify and leaderboard](verify.md), [servers](mysql.md). What each
+command's exit status means: [exit codes](#exit-codes).
+"""
+
+EXIT_CODES = """## Exit codes
+
+Every command's, from `sqlbench_lmeval.errors.ExitCode` (the one list in the code). `verify`
+exits with the code of the worst verdict among the runs it was given (rejected, then
+unattested); 4 is not used (`verify` exited 4 for "verified with findings" before, and a script
+written for that must not read another verdict into it). A command interrupted by Ctrl-C ends
+as any program killed by SIGINT (130 in a shell). One that exits 2 or 3, or is interrupted,
+removes the `--output` folder it created ([when the evaluation itself fails](failures.md)).
+
+| exit code | name | commands | meaning |
+| --- | --- | --- | --- |
 """
 
 
@@ -31,6 +43,14 @@ def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPars
     """The subcommands of ``parser`` by name, in the order ``--help`` lists them."""
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(sub.choices.items())
+
+
+def exit_codes() -> str:
+    """The exit-code section: one row per ``ExitCode``."""
+    from sqlbench_lmeval.errors import ExitCode
+
+    rows = [f"| {int(c)} | `{c.name}` | {c.commands} | {c.meaning} |\n" for c in ExitCode]
+    return EXIT_CODES + "".join(rows)
 
 
 def render() -> str:
@@ -41,7 +61,8 @@ def render() -> str:
     os.environ["COLUMNS"] = WIDTH  # argparse wraps help at the terminal's width
     try:
         parser = build_parser()
-        parts = [HEADER, "## sqlbench-lmeval\n", "```text\n" + parser.format_help() + "```\n"]
+        parts = [HEADER, exit_codes()]
+        parts += ["## sqlbench-lmeval\n", "```text\n" + parser.format_help() + "```\n"]
         for name, command in commands(parser).items():
             parts += [f"## {name}\n", "```text\n" + command.format_help() + "```\n"]
     finally:

@@ -1,6 +1,6 @@
 """The ``sqlbench-lmeval`` command: each subcommand a thin shell over a library function of the
 same name, heavy imports inside the handlers so that ``--help`` stays instant
-(docs/layout.md#the-command-line; the exit codes: docs/failures.md)."""
+(docs/layout.md#the-command-line; the exit codes: ``errors.ExitCode``, docs/cli.md#exit-codes)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from pathlib import Path
 
 from sqlbench_lmeval import __version__, benchmarks
 from sqlbench_lmeval.benchmarks import names as benchmark_names
-from sqlbench_lmeval.errors import UserError  # re-exported: commands raise it
+from sqlbench_lmeval.errors import (
+    ExitCode,
+    UserError,  # re-exported: commands raise it
+)
 from sqlbench_lmeval.execution import engines
 from sqlbench_lmeval.execution.unavailable import EvaluationUnavailable
-
-#: Exit code of a command stopped because the evaluation itself cannot run.
-EXIT_UNAVAILABLE = 3
 
 __all__ = ["UserError", "build_parser", "main"]
 
@@ -811,8 +811,9 @@ def _verify_options(parser: argparse.ArgumentParser) -> None:
 @_register(
     "verify",
     "verify runs from their raw outputs: completeness, provenance, settings, re-scoring, "
-    "integrity; a verdict and a digest per run (exit 0 verified, 4 verified with findings, "
-    "5 unattested, 1 rejected: the worst run's)",
+    "integrity; a verdict and a digest per run. Exit status, the worst run's: "
+    f"{int(ExitCode.DONE)} verified (with findings or without), {int(ExitCode.UNATTESTED)} "
+    f"unattested, {int(ExitCode.REJECTED)} rejected; every code: docs/cli.md, Exit codes",
 )(_verify_args)
 def _verify(args: argparse.Namespace) -> int:
 
@@ -1036,7 +1037,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as error:
         _remove_created(created)
         print(f"sqlbench-lmeval {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.USER_ERROR
     except EvaluationUnavailable as error:
         _remove_created(created)
         print(
@@ -1045,7 +1046,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "not of the model: fix it and run the command again.",
             file=sys.stderr,
         )
-        return EXIT_UNAVAILABLE
+        return ExitCode.UNAVAILABLE
     except BaseException:
         # Interrupted (Ctrl-C) or crashed: the folders made for --output go too, when empty.
         _remove_created(created)

@@ -273,7 +273,8 @@ def _cache_key(inputs, limits: Limits, options=None, tasks=()) -> str:
         # 3: a run of another tested lm-eval version is no finding, and claims made by an
         # lm-eval version's way of passing results are named as that, not as an edit.
         # 4: items carry normalised output keys, gold copies are found in more forms.
-        "verification_format": 4,
+        # 5: gold copies are counted of the answered items, saying how many were answered.
+        "verification_format": 5,
     }
     text = json.dumps(content, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
@@ -361,6 +362,9 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
             "digest": verification.digest(),
             "report": links.get(verification.run),
             "n": len(ids),
+            # Items it logged an answer for (``missing_items`` names the others): a run is
+            # ranked only beside runs that answered the same items (:func:`_set_apart`).
+            "_answered": frozenset(ids) - _missing_items(findings),
             VES: _mean(rows, VES),
             EX_ON_HEALTHY_GOLD: _mean([r for r in rows if r.get("healthy_gold")], EX),
             EX_READS_DATA: _mean(rows, EX_READS_DATA),
@@ -390,10 +394,11 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         if any(STRUCTURAL_SIMILARITY in r for r in rows):
             model[STRUCTURAL_SIMILARITY] = _mean(rows, STRUCTURAL_SIMILARITY)
         model.update(leaderboard_cost.model_cost(rows, findings))  # metered runs: tokens
+        model["answered"] = len(model["_answered"])
         model["_ex"] = ex
         model["_outputs"] = {row["id"]: row["output_key"] for row in rows if row.get("output_key")}
         models.append(model)
-    _set_apart(models)
+    reference = _set_apart(models)
     ranked = [m for m in models if m["standing"] == RANKED]
     if ranked:
         matrix = np.array([m["_ex"] for m in ranked], dtype=float).T
@@ -422,7 +427,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
                 higher = sum(1 for v in values if not _missing(v) and v > mine)
                 model["by_category"][category]["rank"] = None if _missing(mine) else 1 + higher
     for model in models:
-        del model["_ex"], model["_outputs"]
+        del model["_ex"], model["_outputs"], model["_answered"]
         model.setdefault("rank", None)
         model.setdefault("rank_low", None)
         model.setdefault("rank_high", None)
@@ -436,9 +441,13 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         # A board's test set scored with our copy of its hidden gold says so (logiccat_test).
         "gold_note": benchmarks.gold_note(dataset_version),
         "n_items": len(ids),
+        # How many items the ranked runs answered (each the same ones): fewer than n_items
+        # when every run of the ranked verdicts is partial (a board of --limit runs).
+        "ranked_items": len(reference),
         "categories": categories,
         # The runs of each verdict (all of them), and the runs of a ranked verdict that are
-        # listed apart all the same (gold copies, shared outputs, other decoding settings).
+        # listed apart all the same (gold copies, partial runs, shared outputs, other decoding
+        # settings).
         "verdicts": {
             verdict: sorted(m["name"] for m in models if m["verdict"] == verdict)
             for verdict in VERDICT_ORDER
@@ -459,6 +468,12 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
 #: A run's standing on its board: ranked, or one of the reasons it is listed apart.
 RANKED, NOT_VERIFIED = "ranked", "not verified"
 GOLD_COPIES, SHARED, OTHER_SETTINGS = "gold copies", "shared outputs", "other decoding settings"
+PARTIAL = "partial run"
+
+
+def _missing_items(findings) -> set[int]:
+    """The items a run logged no answer for (``missing_items``: ``--limit``, or lines gone)."""
+    return {item for f in findings if f.code == "missing_items" for item in f.items}
 
 
 def _gold_copy_share(rows, findings) -> float:
@@ -468,8 +483,26 @@ def _gold_copy_share(rows, findings) -> float:
     return len(copied & answered) / len(answered) if answered else 0.0
 
 
-def _set_apart(models: list[dict]) -> None:
-    """Each model's ``standing`` (:data:`RANKED` or why it is listed apart), its
+def _reference_items(models: list[dict]) -> frozenset:
+    """The items the ranked runs answered: of the sets of items the verified runs answered
+    (those not set apart for gold copies or other settings), the largest (every item of the
+    task when a run answered them all), then the one most runs answered, then the one of the
+    lowest ids (a rule that cannot depend on the runs' order)."""
+    sets = [
+        m["_answered"]
+        for m in models
+        if m["verdict"] in RANKED_VERDICTS
+        and m["gold_copy_share"] < GOLD_COPY_SHARE
+        and not m["other_settings"]
+    ]
+    if not sets:
+        return frozenset()
+    return min(set(sets), key=lambda s: (-len(s), -sets.count(s), sorted(s)))
+
+
+def _set_apart(models: list[dict]) -> frozenset:
+    """Each model's ``standing`` (:data:`RANKED` or why it is listed apart: not verified, gold
+    copies, a partial run, other decoding settings, shared outputs), its
     ``shared_output_share`` and, when apart, the reasons (the rule:
     docs/verify.md#the-leaderboard-and-unranked-runs).
 
@@ -477,7 +510,12 @@ def _set_apart(models: list[dict]) -> None:
     ``integrity.output_key``) a run still on the board gave too. From the highest share down,
     while a share reaches ``SHARED_OUTPUTS_SHARE``, the runs of the highest share leave the
     board: a run assembled from two others leaves first, and its sources, once it is gone, stay;
-    two copies of one run both leave (which came first cannot be told)."""
+    two copies of one run both leave (which came first cannot be told).
+
+    Partial runs: a run is ranked only beside runs that answered the same items
+    (:func:`_reference_items`, which it returns); one that answered others, or fewer, is listed
+    apart saying how many it answered."""
+    reference = _reference_items(models)
     for model in models:
         model["standing"] = RANKED
         if model["verdict"] not in RANKED_VERDICTS:
@@ -487,6 +525,14 @@ def _set_apart(models: list[dict]) -> None:
             model["reasons"].append(
                 f"gold copies: {model['gold_copy_share']:.0%} of its answered items are gold "
                 f"(listed apart from {GOLD_COPY_SHARE:.0%}): a lookup of gold, not a model"
+            )
+        elif model["_answered"] != reference:
+            model["standing"] = PARTIAL
+            theirs = ("all " if len(reference) == model["n"] else "") + f"{len(reference):,}"
+            model["reasons"].append(
+                f"partial run: answered {model['answered']:,} of the task's {model['n']:,} "
+                f"items; the ranked runs answered {theirs} (a run is ranked only beside runs "
+                "that answered the same items)"
             )
         elif model["other_settings"]:
             model["standing"] = OTHER_SETTINGS
@@ -508,6 +554,7 @@ def _set_apart(models: list[dict]) -> None:
         remaining = [m for m in remaining if m["standing"] == RANKED]
     for model in models:
         model.setdefault("shared_output_share", None)
+    return reference
 
 
 def _shared_share(model: dict, others: list[dict]) -> float:
@@ -624,8 +671,8 @@ def _category_text(model, category) -> str:
 
 def verdict_counts_text(board) -> str:
     """``Ranked: 1 verified, 1 verified with findings. Not ranked (listed apart): 1 rejected,
-    0 unattested.``, and, when there are any, ``, 2 verified but set apart (gold copies, shared
-    outputs, other decoding settings)``."""
+    0 unattested.``, and, when there are any, ``, 2 verified but set apart (gold copies, partial
+    runs, shared outputs, other decoding settings)``."""
     counts = {verdict: len(names) for verdict, names in board["verdicts"].items()}
     set_apart = board.get("set_apart") or []
     ranked = ", ".join(
@@ -635,8 +682,8 @@ def verdict_counts_text(board) -> str:
     apart = ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if v not in RANKED_VERDICTS)
     if set_apart:
         apart += (
-            f", {len(set_apart)} verified but set apart (gold copies, shared outputs, other "
-            "decoding settings)"
+            f", {len(set_apart)} verified but set apart (gold copies, partial runs, shared "
+            "outputs, other decoding settings)"
         )
     return f"Ranked: {ranked}. Not ranked (listed apart): {apart}."
 
@@ -652,7 +699,9 @@ def _sections(data) -> list[Section]:
         "rejected runs (the protocol is not the benchmark's, or claims that do not stand) and "
         "unattested ones (nothing records how their outputs were made) are listed apart with "
         "their reasons, and so are verified runs whose answers are gold in "
-        f"{GOLD_COPY_SHARE:.0%} of the items or more, runs that share {SHARED_OUTPUTS_SHARE:.0%} "
+        f"{GOLD_COPY_SHARE:.0%} of their answered items or more, partial runs (a run is ranked "
+        "only beside runs that answered the same items, all the task's when a run did), "
+        f"runs that share {SHARED_OUTPUTS_SHARE:.0%} "
         "or more of their answers with another run, and runs on other decoding settings than "
         "the task's. Verified means the outputs score as claimed under the benchmark's "
         "protocol; nothing attests that a model wrote them. EX on a category is followed by "
@@ -706,7 +755,7 @@ def _sections(data) -> list[Section]:
             f" ({board['dataset_version']})" if board["dataset_version"] else ""
         )
         note = f" Scored with the {board['gold_note']}." if board.get("gold_note") else ""
-        blocks = [f"{board['n_items']} items.{note} {verdict_counts_text(board)}"]
+        blocks = [f"{_items_text(board)}.{note} {verdict_counts_text(board)}"]
         blocks.append(Table(columns, tuple(rows)))
         if board["not_ranked"]:
             blocks += [
@@ -743,6 +792,18 @@ def _sections(data) -> list[Section]:
             blocks.append(leaderboard_cost.LEGEND)
         sections.append(Section(title, tuple(blocks), level=2))
     return sections
+
+
+def _items_text(board) -> str:
+    """``99 items``, and, on a board of partial runs, how many of them the ranked runs answered."""
+    text = f"{board['n_items']:,} items"
+    ranked = board.get("ranked_items", board["n_items"])
+    if board["models"] and ranked < board["n_items"]:
+        text += (
+            f"; the ranked runs answered {ranked:,} of them, the same ones (partial runs, ranked "
+            "only among themselves; EX counts the other items as 0)"
+        )
+    return text
 
 
 def _share(value) -> str:

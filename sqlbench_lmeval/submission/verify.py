@@ -2,14 +2,14 @@
 checks of :data:`CHECKS` (one module each in ``submission/checks/``, in order, as sqlglot's
 optimizer lists its rules) give findings of a severity, the worst of which is the verdict of a
 task and of the run, and the report carries a digest a leaderboard can cite (the checks,
-severities, verdicts and exit codes: docs/verify.md).
+severities and verdicts: docs/verify.md; the exit codes: docs/cli.md#exit-codes).
 
 >>> findings = [
 ...     Finding("integrity", "gold_verbatim", FINDING, "2 answers are the gold SQL", (3, 9)),
 ...     Finding("provenance", "lm_eval_version", INFO, "lm-eval 0.4.13"),
 ... ]
 >>> verdict_of(findings), EXIT_CODES[verdict_of(findings)]
-('verified with findings', 4)
+('verified with findings', <ExitCode.DONE: 0>)
 >>> worst_verdict([VERIFIED, REJECTED, UNATTESTED])
 'rejected'"""
 
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlbench_lmeval import __version__, benchmarks
-from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.errors import ExitCode, UserError
 from sqlbench_lmeval.execution import Limits
 from sqlbench_lmeval.execution.job import DEFAULT_LIMITS
 from sqlbench_lmeval.execution.runner import default_timeout
@@ -86,9 +86,15 @@ VERIFIED_MEANS = (
     "leaderboard's ranking; a lookup of gold rewritten past recognition, or copied from a run "
     "not given, is not found."
 )
-#: ``sqlbench-lmeval verify``'s exit code for the worst verdict of the runs it was given (3 is
-#: the command line's own: the evaluation machinery failed).
-EXIT_CODES = {VERIFIED: 0, WITH_FINDINGS: 4, UNATTESTED: 5, REJECTED: 1}
+#: ``sqlbench-lmeval verify``'s exit code for the worst verdict of the runs it was given: a
+#: verified run is a success, findings or not (``verify ... && next`` goes on); rejected and
+#: unattested have codes of their own, never a crash's 1 (docs/cli.md#exit-codes).
+EXIT_CODES = {
+    VERIFIED: ExitCode.DONE,
+    WITH_FINDINGS: ExitCode.DONE,
+    UNATTESTED: ExitCode.UNATTESTED,
+    REJECTED: ExitCode.REJECTED,
+}
 _VERDICTS = {3: REJECTED, 2: UNATTESTED, 1: WITH_FINDINGS, 0: VERIFIED}
 
 #: The checks of a task, in order, one module each (``submission/checks/``): those that read

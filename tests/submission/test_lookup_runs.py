@@ -197,7 +197,7 @@ def test_decoding_settings_on_a_greedy_task_are_findings(runs, logiccat_cache, t
     assert "seed" not in decoding  # a seed changes no greedy answer
     assert "max_gen_toks 32768" in found["generation_limit"]["message"]
     assert found["generation_limit"]["severity"] == "finding"
-    assert code == 4 and reports["decoding"]["verdict"] == "verified with findings"
+    assert code == 0 and reports["decoding"]["verdict"] == "verified with findings"
 
 
 def lookup_template(docs) -> str:
@@ -254,7 +254,7 @@ def test_a_chat_template_that_carries_gold_rejects_the_run(
     assert "Reference solution: " + docs[2]["gold_sql"] in json.dumps(samples_lines(lookup))
     code, reports = verify({"lookup": lookup}, logiccat_cache, tmp_path / "lookup-out", capsys)
     assert findings(reports["lookup"])["added_prompt_text"]["items"] == items
-    assert code == 1 and reports["lookup"]["verdict"] == "rejected"
+    assert code == 6 and reports["lookup"]["verdict"] == "rejected"
 
 
 def test_the_leaderboard_ranks_only_the_honest_runs(runs, logiccat_cache, tmp_path, capsys):

@@ -23,6 +23,8 @@ how the outputs were made).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -692,7 +694,7 @@ def test_verify_command_writes_reports_with_a_stable_digest(runs, cache, tmp_pat
     assert data["digest"] in markdown and "tpcds (tpcds)" in markdown
     assert main(arguments) == 0
     assert json.loads(report.read_text(encoding="utf-8"))["digest"] == data["digest"]
-    # A rejected run makes the command fail.
+    # A rejected run makes the command fail, with rejection's own code (not a crash's 1).
     folder = edited(runs, tmp_path)
     lines = samples_lines(folder)
     write_samples_lines(folder, [*lines, lines[0]])
@@ -708,7 +710,7 @@ def test_verify_command_writes_reports_with_a_stable_digest(runs, cache, tmp_pat
                 str(cache),
             ]
         )
-        == 1
+        == 6
     )
 
 
@@ -793,29 +795,125 @@ def test_a_predictions_file_and_its_score_output_are_unattested(cache, items, tm
     assert verification.verdict == UNATTESTED and "unattested" in problems(verification)
 
 
-def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path, capsys):
-    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
-    base = ["verify", "--output", str(tmp_path / "out"), "--no-progress"]
-    base += ["--cache-dir", str(cache)]
-    assert main([*base, str(runs["clean"])]) == 0
-    assert main([*base, str(runs["constant"])]) == 4
-    assert (
-        main([*base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)]) == 5
+def _cli(command: str, *arguments: str) -> subprocess.CompletedProcess:
+    """``python -m sqlbench_lmeval COMMAND ARGUMENTS --no-progress`` in a process of its own:
+    the exit status a script sees."""
+    return subprocess.run(
+        [sys.executable, "-m", "sqlbench_lmeval", command, *arguments, "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
+
+
+def _verify_cli(*arguments: str) -> subprocess.CompletedProcess:
+    return _cli("verify", *arguments)
+
+
+def test_verify_exit_codes_say_the_verdict(runs, cache, items, tmp_path):
+    """Through the real CLI: 0 for a verified run, with findings or without (so ``verify ... &&
+    next`` goes on), 5 for unattested inputs, 6 for a rejected run (a crash's 1 is not a
+    verdict), 2 for input it cannot read; with several runs, the worst decides."""
+    predictions = _gold_predictions(items, tmp_path / "gold.jsonl")
+    base = ["--output", str(tmp_path / "out"), "--cache-dir", str(cache)]
+    clean = _verify_cli(*base, str(runs["clean"]))
+    assert clean.returncode == 0, clean.stderr[-2000:]
+    assert ": verified (tpcds verified)" in clean.stdout
+    # The constant answer on item 5: a finding (reads_no_table), still verified.
+    constant = _verify_cli(*base, str(runs["constant"]))
+    assert constant.returncode == 0, constant.stderr[-2000:]
+    assert "verified with findings" in constant.stdout and "reads_no_table" in constant.stdout
+    unattested = _verify_cli(
+        *base, str(predictions), "--task", "tpcds", "--scale-factor", str(SCALE_FACTOR)
+    )
+    assert unattested.returncode == 5, unattested.stderr[-2000:]
+    assert ": unattested (" in unattested.stdout
     three_shot = edited(runs, tmp_path)
     data = results_json(three_shot)
     data["configs"]["tpcds"]["num_fewshot"] = 3
     write_results_json(three_shot, data)
-    assert main([*base, str(three_shot)]) == 1
-    # The worst run decides.
-    assert main([*base, str(runs["clean"]), str(three_shot)]) == 1
-    capsys.readouterr()
+    rejected = _verify_cli(*base, str(three_shot))
+    assert rejected.returncode == 6 and ": rejected (" in rejected.stdout, rejected.stderr[-2000:]
+    # The worst run decides: rejected over unattested over verified.
+    mixed = [str(runs["constant"]), f"three={three_shot}", str(predictions), "--task", "tpcds"]
+    worst = _verify_cli(*base, *mixed, "--scale-factor", str(SCALE_FACTOR))
+    assert worst.returncode == 6, worst.stderr[-2000:]
+    # Input it cannot read: one line, exit 2, not a verdict.
+    missing = _verify_cli(*base, str(tmp_path / "no-such-run"))
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("sqlbench-lmeval verify: error: ")
+    assert len(missing.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def limited(cache, items, tmp_path_factory):
+    """A real ``lm_eval --limit 30`` run of ``tpcds`` whose model answers two of its items with
+    gold (items 3 and 7) and the others with an answer of its own that reads a table: under the
+    leaderboard's gold-copy share (2 of 30), so only its being partial sets it apart."""
+    answers = {item.id: CHAT_ANSWER.format(f"limited {item.id}") for item in items}
+    gold = {item.id: f"```sql\n{item.gold_sql}\n```" for item in items if item.id in (3, 7)}
+    answers.update(gold)
+    root = tmp_path_factory.mktemp("limited")
+    return run_tpcds(root, cache, items, answers, extra_args=["--limit", "30"])
+
+
+def test_a_limit_run_is_named_partial_by_verify_and_ranked_apart(runs, limited, cache, tmp_path):
+    """Through the real CLI: ``verify`` gives the gold copies of a ``--limit 30`` run as a share
+    of its 30 answered items, saying how many of the 99 it answered; ``leaderboard`` ranks the
+    two full runs beside each other and lists the partial one apart, with how much it answered."""
+    logged = sorted(line["doc"]["id"] for line in samples_lines(limited))
+    assert len(logged) == 30 and {3, 7} <= set(logged)
+    done = _verify_cli(str(limited), "--output", str(tmp_path / "out"), "--cache-dir", str(cache))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (
+        "gold_verbatim: the answers to 2 of the 30 answered items (6.7%; the run answered 30 of "
+        "the task's 99 items) are gold"
+    ) in done.stdout
+    assert "missing_items: 69 of 99 items have no answer (the run used --limit 30)" in done.stdout
+    board = tmp_path / "board"
+    arguments = [f"clean={runs['clean']}", f"chat={runs['chat']}", f"limited={limited}"]
+    options = ["--cache-dir", str(cache), "--resamples", "200"]
+    built = _cli("leaderboard", *arguments, "--output", str(board), *options)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (task,) = json.loads((board / "leaderboard.json").read_text(encoding="utf-8"))["tasks"]
+    assert sorted(m["name"] for m in task["models"]) == ["chat", "clean"]
+    assert {m["answered"] for m in task["models"]} == {99}
+    (apart,) = task["not_ranked"]
+    assert (apart["name"], apart["verdict"], apart["rank"]) == (
+        "limited",
+        "verified with findings",
+        None,
+    )
+    assert (apart["answered"], apart["n"]) == (30, 99) and task["set_apart"] == ["limited"]
+    assert apart["reasons"] == [
+        "partial run: answered 30 of the task's 99 items; the ranked runs answered all 99 (a "
+        "run is ranked only beside runs that answered the same items)"
+    ]
+    assert (task["n_items"], task["ranked_items"]) == (99, 99)
+    markdown = (board / "leaderboard.md").read_text(encoding="utf-8")
+    ranked_part, _, apart_part = markdown.partition("Not ranked:")
+    assert "| limited |" not in ranked_part and "| clean |" in ranked_part
+    assert "| limited | verified with findings |" in apart_part
+    assert "partial run: answered 30 of the task's 99 items" in apart_part
+    assert "99 items. Ranked: 2 verified" in ranked_part
+    assert "1 verified but set apart (gold copies, partial runs," in ranked_part
+    # Alone, the --limit run is ranked (beside no run of other items), its board saying that
+    # the ranked runs answered 30 of the 99 items.
+    alone = tmp_path / "alone"
+    built = _cli("leaderboard", f"limited={limited}", "--output", str(alone), *options)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (task,) = json.loads((alone / "leaderboard.json").read_text(encoding="utf-8"))["tasks"]
+    assert [m["name"] for m in task["models"]] == ["limited"] and task["not_ranked"] == []
+    assert (task["n_items"], task["ranked_items"]) == (99, 30)
+    markdown = (alone / "leaderboard.md").read_text(encoding="utf-8")
+    assert "99 items; the ranked runs answered 30 of them, the same ones (partial runs" in markdown
 
 
 def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path, capsys):
     out = tmp_path / "out"
     arguments = ["verify", f"m={runs['clean']}", f"m={runs['constant']}", "--output", str(out)]
-    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 0
     reports = sorted(out.glob("m-*.json"))
     assert len(reports) == 2
     verdicts = {json.loads(path.read_text(encoding="utf-8"))["verdict"] for path in reports}
@@ -826,7 +924,7 @@ def test_two_runs_of_one_name_get_their_own_reports(runs, cache, tmp_path, capsy
     twin = copy_run(runs["clean"], tmp_path / "twin")
     out = tmp_path / "twins"
     arguments = ["verify", f"m={runs['clean']}", f"m={twin}", "--output", str(out)]
-    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 4
+    assert main([*arguments, "--no-progress", "--cache-dir", str(cache)]) == 0
     reports = sorted(out.glob("m-*.json"))
     sources = {json.loads(path.read_text(encoding="utf-8"))["source"] for path in reports}
     assert len(reports) == 2 and sources == {str(runs["clean"]), str(twin)}

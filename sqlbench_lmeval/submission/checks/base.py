@@ -79,5 +79,22 @@ class CheckedTask:
         self.found.append(Finding(check, code, severity, message, tuple(items), self.logged.name))
 
 
+def of_answered(count: int, answered: int, total: int) -> str:
+    """``count`` items as a share of the items a run answered, saying how many it answered of
+    the task's ``total``: a share of a ``--limit`` run's items is never shown as if it were of
+    the whole task's.
+
+    >>> print(of_answered(14, 30, 4036))
+    14 of the 30 answered items (46.7%; the run answered 30 of the task's 4,036 items)
+    >>> of_answered(2, 99, 99)
+    '2 of the 99 answered items (2.0%)'
+    """
+    share = f"{count / answered:.1%}" if answered else "–"
+    partial = ""
+    if answered < total:
+        partial = f"; the run answered {answered:,} of the task's {total:,} items"
+    return f"{count:,} of the {answered:,} answered items ({share}{partial})"
+
+
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -20,6 +20,7 @@ from sqlbench_lmeval.sql.normalization import normalize, parse_one, render
 from sqlbench_lmeval.submission.checks.base import (
     FINDING,
     CheckedTask,
+    of_answered,
     sha256,
 )
 
@@ -33,7 +34,9 @@ def check(task: CheckedTask) -> None:
         for doc in task.docs
         if doc.get("published_gold_sql")
     }
-    _integrity(task.scored, {item.id: item for item in task.items}, task.add, published)
+    _integrity(
+        task.scored, {item.id: item for item in task.items}, task.add, published, len(task.answers)
+    )
 
 
 #: How an answer can be gold (:func:`gold_copy`), in the words of the finding.
@@ -50,7 +53,10 @@ def _integrity(
     by_id: Mapping[int, Item],
     add,
     published: Mapping[int, tuple[str, str]] | None = None,
+    answered: int | None = None,
 ) -> None:
+    """The findings on ``scored``; ``answered``: how many items the run logged (default: those
+    with an answer), of which shares are given."""
     constant = [score.id for score in scored if score.reads_no_table]
     if constant:
         correct = sum(1 for score in scored if score.reads_no_table and score.ex >= 0.5)
@@ -72,7 +78,8 @@ def _integrity(
                 forms.setdefault(form, []).append(score.id)
     if forms:
         copied = sorted(item_id for ids in forms.values() for item_id in ids)
-        answered = sum(1 for score in scored if score.answers) or 1
+        if answered is None:
+            answered = sum(1 for score in scored if score.answers)
         sampled = any(score.samples is not None for score in scored)
         which = "; ".join(
             f"{len(forms[form])} {GOLD_FORMS[form]}" for form in GOLD_FORMS if form in forms
@@ -81,9 +88,9 @@ def _integrity(
             "integrity",
             "gold_verbatim",
             FINDING,
-            f"{len(copied)} answer(s) ({len(copied) / answered:.1%} of the answered items) are "
-            f"gold: {which} (compared as parsed: comments, spacing, the case of names and the "
-            "names of aliases aside"
+            f"the answers to {of_answered(len(copied), answered, len(scored))} are gold: "
+            f"{which} (compared as parsed: comments, spacing, the case of names and the names "
+            "of aliases aside"
             + ("; in this sampled run, any of an item's samples)" if sampled else ")"),
             copied,
         )

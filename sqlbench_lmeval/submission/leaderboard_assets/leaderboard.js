@@ -104,7 +104,7 @@
   }
 
   // How many runs of each verdict: the ranked two, then the two listed apart and the verified
-  // runs set apart (gold copies, shared outputs, other decoding settings).
+  // runs set apart (gold copies, partial runs, shared outputs, other decoding settings).
   function verdictCounts(board) {
     const line = el("p", { className: "verdicts" });
     const apartCount = (verdict) => board.not_ranked.filter((m) => m.verdict === verdict).length;
@@ -122,7 +122,7 @@
       line.append(i + 1 < others.length || setApart ? ", " : ". ");
     });
     if (setApart) {
-      line.append(el("span", { "data-verdict": "set apart", text: setApart + " verified but set apart (gold copies, shared outputs, other decoding settings)" }));
+      line.append(el("span", { "data-verdict": "set apart", text: setApart + " verified but set apart (gold copies, partial runs, shared outputs, other decoding settings)" }));
       line.append(". ");
     }
     return line;
@@ -142,7 +142,9 @@
   function renderBoard(board, index) {
     const section = el("section", { className: "board", "data-task": board.task });
     const title = board.task + (board.dataset_version ? " (" + board.dataset_version + ")" : "");
-    section.append(el("h2", { text: title }), el("p", { className: "muted", text: board.n_items + " items" + (board.gold_note ? ". Scored with the " + board.gold_note + "." : "") }));
+    // On a board of partial runs (--limit), how many items the ranked runs answered.
+    const partial = board.models.length && board.ranked_items < board.n_items ? "; the ranked runs answered " + board.ranked_items + " of them, the same ones (partial runs, ranked only among themselves; EX counts the other items as 0)" : "";
+    section.append(el("h2", { text: title }), el("p", { className: "muted", text: board.n_items + " items" + partial + (board.gold_note ? ". Scored with the " + board.gold_note + "." : "") }));
     section.append(verdictCounts(board));
     const plot = forestPlot(board, index);
     if (plot) section.append(plot);
@@ -216,7 +218,7 @@
       body.append(tr);
     }
     table.append(el("thead", {}, head), body);
-    return [el("h3", { text: "Not ranked (rejected, unattested, gold copies, shared outputs, other decoding settings)" }), table];
+    return [el("h3", { text: "Not ranked (rejected, unattested, gold copies, partial runs, shared outputs, other decoding settings)" }), table];
   }
 
   const app = document.getElementById("app");
@@ -241,7 +243,8 @@
         "EX with its " + Math.round(DATA.level * 100) + "% bootstrap interval over items; rank interval from a paired bootstrap; " +
         "models sharing a group letter are not significantly different (exact McNemar on EX, Holm-adjusted, alpha " + DATA.alpha + "). " +
         "Only verified runs (with or without findings) are ranked; rejected and unattested runs are listed apart with their reasons, " +
-        "and so are runs whose answers are mostly gold, shared with another run, or made on other decoding settings than the task's. " +
+        "and so are runs whose answers are mostly gold, partial runs (a run is ranked only beside runs that answered the same items, all the task's when a run did), " +
+        "runs whose answers are shared with another run, and runs made on other decoding settings than the task's. " +
         "Verified means the outputs score as claimed under the benchmark's protocol; nothing attests that a model wrote them. " +
         "The forest plot shows each ranked model's EX (point) and its 95% interval (line). " +
         "EX on a category is followed by the model's rank among the ranked models there (#n). " +
