@@ -428,6 +428,8 @@ def _cost_line(cost: dict) -> str:
         f"{amount(cost['median_completion_tokens'], 1)}); latency {amount(cost['latency_s'], 2)} s "
         f"(median {amount(cost['median_latency_s'], 2)} s)"
     )
+    if cost.get("tokenizer"):  # which tokenizer counted (docs/cost.md)
+        line += f"; counted by tokenizer {cost['tokenizer']}"
     if "spend" in cost:
         prices = cost["price_per_million"]
         line += (

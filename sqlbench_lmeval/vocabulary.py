@@ -2,7 +2,8 @@
 carry, each an enum member of one class here: how a query ended (:class:`Status`), the statuses
 only a score has, why an answer is refused or scored as it is, where a scoring exception arose,
 gold's health and flags, how an answer's reading of the data was judged, gold's tie status, the
-verdict classes, LogicCat's fidelity classes and ``verify``'s severities and verdicts. A
+verdict classes, LogicCat's fidelity classes, where a metered answer's token counts came from
+(:class:`TokensFrom`) and ``verify``'s severities and verdicts. A
 :class:`Vocabulary` member is written, counted and printed as its value, so a score dict, a JSON
 file and a message read the same whether a value came from here or from a file. This module
 sits with the helpers, below ``sql/`` and ``execution/``, and imports nothing of the package:
@@ -193,6 +194,16 @@ class FidelityClass(Vocabulary):
     DECIMAL_SCALE = "decimal_scale"
     OUR_ERROR = "our_error"
     OTHER = "other"
+
+
+class TokensFrom(Vocabulary):
+    """Where a metered answer's token counts came from (``scoring.cost``, docs/cost.md): the
+    server's ``usage``, a tokenizer (the one named, or a local model's own), or both across an
+    item's requests."""
+
+    USAGE = "usage"
+    TOKENIZER = "tokenizer"
+    MIXED = "mixed"
 
 
 class Severity(Vocabulary):

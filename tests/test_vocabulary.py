@@ -25,6 +25,7 @@ VALUES = frozenset(
 #: else: (module, name) -> what it is.
 OTHER_MEANINGS = {
     ("scoring/gold_ties.py", "_ORDER_WORDS"): "SQL keywords looked for in gold's text",
+    ("scoring/cost.py", "TOKENIZER_NAME"): "a score-dict key (which tokenizer), not a source",
     ("scoring/metrics.py", "STRUCTURE"): "a metric group, not a reason",
     ("scoring/sampled.py", "_SAMPLE_FIELDS"): "score-dict keys, not values",
     ("sql/extract.py", "OTHER"): "a statement kind the extractor found, not a reason",

@@ -138,13 +138,17 @@ def usage_counts(usage) -> tuple[int, int] | None:
 
 class TokenCounter:
     """Counts tokens with a tokenizer: a Hugging Face one (``transformers.AutoTokenizer``, e.g.
-    a local folder) or anything with ``encode(text)`` (a local model's own, tiktoken)."""
+    a local folder) or anything with ``encode(text)`` (a local model's own, tiktoken); ``name``
+    says which, in every count it makes (``Cost.tokenizer``)."""
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer, name: str | None = None) -> None:
         self.tokenizer = tokenizer
+        self.name = name or _tokenizer_name(tokenizer)
 
     @classmethod
-    def named(cls, name: str) -> TokenCounter:
+    def named(cls, name: str, *, local_files_only: bool = False) -> TokenCounter:
+        """The tokenizer ``name`` (a folder, or a name ``AutoTokenizer`` loads); with
+        ``local_files_only`` (``verify``) one that is not on this machine is an ``OSError``."""
         try:
             from transformers import AutoTokenizer  # optional: only when a tokenizer is named
         except ImportError as error:
@@ -153,13 +157,17 @@ class TokenCounter:
                 "transformers (lm-eval's hf extra has it)"
             ) from error
 
-        return cls(AutoTokenizer.from_pretrained(name))
+        return cls(AutoTokenizer.from_pretrained(name, local_files_only=local_files_only), name)
 
     def prompt(self, context) -> int:
-        """Tokens of a prompt: a chat context through the tokenizer's chat template when it has
-        one (else its messages' contents, one per line), a text context as it is."""
-        text = context_text(context)
-        if not isinstance(context, str):
+        """Tokens of a request's prompt (a text, or lm-eval's chat context)."""
+        return self.prompt_text(context_text(context), chat=not isinstance(context, str))
+
+    def prompt_text(self, text: str, chat: bool) -> int:
+        """Tokens of a prompt as lm-eval logs it: a chat context (its messages as JSON) through
+        the tokenizer's chat template when it has one (else its messages' contents, one per
+        line), a text context as it is."""
+        if chat:
             messages = json.loads(text)
             if getattr(self.tokenizer, "chat_template", None):
                 return len(
@@ -176,6 +184,16 @@ class TokenCounter:
             return len(self.tokenizer.encode(text, add_special_tokens=False))
         except TypeError:  # an encode() that takes no such option (tiktoken)
             return len(self.tokenizer.encode(text))
+
+
+def _tokenizer_name(tokenizer) -> str:
+    """What a tokenizer is called: its Hugging Face ``name_or_path``, tiktoken's ``name``, else
+    its class."""
+    for attribute in ("name_or_path", "name"):
+        name = getattr(tokenizer, attribute, None)
+        if isinstance(name, str) and name:
+            return name
+    return type(tokenizer).__name__
 
 
 class MeteredModel(WrappedModel):
@@ -238,7 +256,8 @@ class MeteredModel(WrappedModel):
         if self.counter is not None:
             answer = text if isinstance(text, str) else ""
             prompt = self.counter.prompt(request.args[0])
-            return Cost(prompt, self.counter.completion(answer), latency_s, TOKENIZER)
+            completion = self.counter.completion(answer)
+            return Cost(prompt, completion, latency_s, TOKENIZER, tokenizer=self.counter.name)
         return Cost(None, None, latency_s, None)
 
 

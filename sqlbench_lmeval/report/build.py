@@ -19,6 +19,7 @@ from sqlbench_lmeval.report.sections import (
     Context,
     SectionBuilder,
     complexity,
+    cost,
     databases,
     engines,
     outcomes,
@@ -46,6 +47,7 @@ SECTIONS: tuple[SectionBuilder, ...] = (
     complexity.sections,  # Complexity relative to gold (the TPC-DS paper's Table 1)
     sampling.sections,  # Sampled runs: voting and pass@k
     retries.sections,  # Retried runs: valid after r retries
+    cost.sections,  # Cost: tokens and latency per answer, EX against tokens (metered runs)
 )
 
 

@@ -34,6 +34,7 @@ from sqlbench_lmeval.report.analysis import (
 from sqlbench_lmeval.report.metadata import marked
 from sqlbench_lmeval.report.runs import UNKNOWN_STATUS, Run
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE
+from sqlbench_lmeval.scoring.cost import TOKENIZER, USAGE, Cost
 from sqlbench_lmeval.scoring.data_dependence import (
     CHANGED,
     DATA_DEPENDENCE,
@@ -220,6 +221,31 @@ def efficiency_text(item: ScoredItem, engine: str | None) -> str | None:
     return text
 
 
+def cost_text(cost: Cost) -> str:
+    """What a metered answer cost, in words (docs/cost.md): its tokens, latency and requests,
+    and where the counts came from; a count nothing made is said to be missing, never 0.
+
+    >>> cost_text(Cost(1200, 34, 0.512, USAGE))
+    "Cost: 1,234 tokens (prompt 1,200, completion 34; the server's usage, unverifiable), 0.51 s"
+    >>> cost_text(Cost(None, None, 1.5, None, requests=2))
+    'Cost: tokens not counted (no usage, no tokenizer), 1.50 s over 2 requests'
+    """
+    if cost.prompt_tokens is None or cost.completion_tokens is None:
+        tokens = "tokens not counted (no usage, no tokenizer)"
+    else:
+        source = {
+            USAGE: "the server's usage, unverifiable",
+            TOKENIZER: f"tokenizer {cost.tokenizer}" if cost.tokenizer else "a tokenizer",
+        }.get(cost.tokens_from or "", f"counted by {cost.tokens_from}")
+        tokens = (
+            f"{cost.prompt_tokens + cost.completion_tokens:,} tokens (prompt "
+            f"{cost.prompt_tokens:,}, completion {cost.completion_tokens:,}; {source})"
+        )
+    latency = "latency not measured" if cost.latency_s is None else f"{cost.latency_s:.2f} s"
+    requests = f" over {cost.requests} requests" if cost.requests > 1 else ""
+    return f"Cost: {tokens}, {latency}{requests}"
+
+
 def explorer_data(runs: Sequence[Run], suspect_gold: Mapping[str, str] | None = None) -> dict:
     """Everything the page shows, as JSON-ready data: run names, then one entry per item.
     ``suspect_gold``: ``{"task/id": why}`` of the items a suspect-gold audit lists, marked on
@@ -306,6 +332,8 @@ def _run_result(item: ScoredItem, engine: str | None) -> dict:
         "ties_text": ties_text(status, acceptable),
         "efficiency_text": efficiency_text(item, engine),
     }
+    if item.cost is not None:  # a metered answer only: other runs carry no such line
+        result["cost_text"] = cost_text(item.cost)
     # Only where something was decided (not for an answer that did not match gold and names a
     # table, nor for answers to gold that is itself a calculation on constants): most answers
     # of a run have neither, and ten runs of 4,036 items would carry 1.8 MB of nulls.

@@ -30,14 +30,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import median
 
+from sqlbench_lmeval.vocabulary import TokensFrom
+
 ENVELOPE_KEY = "sqlbench_metered"
 ENVELOPE_VERSION = 1
 
 #: Where token counts came from: the server's ``usage``, a tokenizer (the one named with
 #: ``tokenizer=``, or the local model's own), or several of those across an item's requests.
-USAGE = "usage"
-TOKENIZER = "tokenizer"
-MIXED = "mixed"
+USAGE = TokensFrom.USAGE
+TOKENIZER = TokensFrom.TOKENIZER
+MIXED = TokensFrom.MIXED
 
 #: Score-dict fields of a metered answer (absent from runs without measurement). The numbers are
 #: logged and never averaged (``metrics.LOGGED_NUMBERS``): ``summary`` sums them instead.
@@ -46,6 +48,9 @@ COMPLETION_TOKENS = "completion_tokens"
 LATENCY_S = "latency_s"
 TOKENS_FROM = "tokens_from"
 REQUESTS = "requests"  # how many requests the counts cover (retried attempts, samples)
+#: Which tokenizer counted (the name given with ``tokenizer=``, or the local model's own); only
+#: on counts a tokenizer made, so ``verify`` can count them again (docs/cost.md).
+TOKENIZER_NAME = "tokenizer"
 #: ``score --price``: the item's tokens at the given prices (in the prices' own currency).
 SPEND = "spend"
 COST_NUMBERS = frozenset({PROMPT_TOKENS, COMPLETION_TOKENS, LATENCY_S, REQUESTS, SPEND})
@@ -61,26 +66,33 @@ class Cost:
     latency_s: float | None
     tokens_from: str | None
     requests: int = 1
+    tokenizer: str | None = None  # which tokenizer counted (``tokens_from`` tokenizer, mixed)
 
     def __add__(self, other: Cost) -> Cost:
         sources = {self.tokens_from, other.tokens_from}
+        names = sorted({self.tokenizer, other.tokenizer} - {None})
         return Cost(
             _sum(self.prompt_tokens, other.prompt_tokens),
             _sum(self.completion_tokens, other.completion_tokens),
             _sum(self.latency_s, other.latency_s),
             sources.pop() if len(sources) == 1 else MIXED,
             self.requests + other.requests,
+            ", ".join(names) or None,
         )
 
     def to_json(self) -> dict:
-        """The score-dict fields of this cost (and an envelope's ``cost``)."""
-        return {
+        """The score-dict fields of this cost (and an envelope's ``cost``); ``tokenizer`` only
+        when one counted."""
+        fields = {
             PROMPT_TOKENS: self.prompt_tokens,
             COMPLETION_TOKENS: self.completion_tokens,
             LATENCY_S: self.latency_s,
             TOKENS_FROM: self.tokens_from,
             REQUESTS: self.requests,
         }
+        if self.tokenizer is not None:
+            fields[TOKENIZER_NAME] = self.tokenizer
+        return fields
 
     @classmethod
     def from_json(cls, data) -> Cost | None:
@@ -94,7 +106,14 @@ class Cost:
         if latency is not None and not _is_number(latency):
             return None
         requests = data.get(REQUESTS, 1)
-        return cls(*counts, latency, data.get(TOKENS_FROM), requests if _is_count(requests) else 1)
+        name = data.get(TOKENIZER_NAME)
+        return cls(
+            *counts,
+            latency,
+            data.get(TOKENS_FROM),
+            requests if _is_count(requests) else 1,
+            name if isinstance(name, str) else None,
+        )
 
 
 def wrap(output: str, cost: Cost) -> str:
@@ -159,6 +178,7 @@ def summary(scores: Iterable[Mapping]) -> dict | None:
         if _is_count(s.get(PROMPT_TOKENS)) and _is_count(s.get(COMPLETION_TOKENS))
     ]
     timed = [float(s[LATENCY_S]) for s in metered if _is_number(s.get(LATENCY_S))]
+    names = sorted({n for s in metered for n in str(s.get(TOKENIZER_NAME) or "").split(", ") if n})
     prompts = [s[PROMPT_TOKENS] for s in counted]
     completions = [s[COMPLETION_TOKENS] for s in counted]
     tokens = [p + c for p, c in zip(prompts, completions, strict=True)]
@@ -175,6 +195,7 @@ def summary(scores: Iterable[Mapping]) -> dict | None:
         f"median_{LATENCY_S}": _median(timed),
         "n_counted": len(counted),
         TOKENS_FROM: dict(Counter(s.get(TOKENS_FROM) or "none" for s in metered)),
+        **({TOKENIZER_NAME: ", ".join(names)} if names else {}),
     }
 
 

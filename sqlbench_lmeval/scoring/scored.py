@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sqlbench_lmeval.scoring.answer import READS_NO_TABLE, healthy_gold
-from sqlbench_lmeval.scoring.cost import REQUESTS, TOKENS_FROM, Cost
+from sqlbench_lmeval.scoring.cost import REQUESTS, TOKENIZER_NAME, TOKENS_FROM, Cost
 from sqlbench_lmeval.scoring.data_dependence import DATA_DEPENDENCE
 from sqlbench_lmeval.scoring.item import EXCLUDED, GOLD_HEALTHY
 from sqlbench_lmeval.scoring.metrics import (
@@ -72,6 +72,7 @@ DETAIL_FIELDS = (
     WORK,
     GOLD_WORK,
     TOKENS_FROM,
+    TOKENIZER_NAME,
 )
 
 #: The key of a sampled item's per-sample records (``scoring.sampled``).
@@ -197,7 +198,13 @@ class ScoredItem:
         from); None for an answer that was not metered."""
         if REQUESTS not in self.values:
             return None
-        return Cost.from_json({**self.values, TOKENS_FROM: self.details.get(TOKENS_FROM)})
+        return Cost.from_json(
+            {
+                **self.values,
+                TOKENS_FROM: self.details.get(TOKENS_FROM),
+                TOKENIZER_NAME: self.details.get(TOKENIZER_NAME),
+            }
+        )
 
     @property
     def answers(self) -> list[str]:

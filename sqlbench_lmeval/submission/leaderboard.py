@@ -46,6 +46,7 @@ from sqlbench_lmeval.scoring.metrics import (
     STRUCTURAL_SIMILARITY,
     VES,
 )
+from sqlbench_lmeval.submission import leaderboard_cost
 from sqlbench_lmeval.submission.cross_run import SHARED_OUTPUTS_SHARE, cross_run_findings
 from sqlbench_lmeval.submission.leaderboard_plot import forest_plot
 from sqlbench_lmeval.submission.logged import read_submissions, sha256_file
@@ -93,6 +94,7 @@ FINDING_TITLES = {
     "truncated_outputs": "outputs cut by the generation limit",
     "identical_outputs": "outputs identical to another run's",
     "shared_outputs": "outputs shared with another run",
+    "cost_tokens_differ": "token counts their tokenizer does not give",
     "edited_documents": "logged questions or gold edited",
     "task_config_missing": "no task configuration recorded",
     "lm_eval_version": "another lm-eval version",
@@ -304,6 +306,7 @@ def leaderboard_data(
         "alpha": ALPHA,
         "resamples": resamples,
         "seed": seed,
+        "cost_legend": leaderboard_cost.LEGEND,
         "tasks": tasks,
     }
 
@@ -390,6 +393,7 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         }
         if any(STRUCTURAL_SIMILARITY in r for r in rows):
             model[STRUCTURAL_SIMILARITY] = _mean(rows, STRUCTURAL_SIMILARITY)
+        model.update(leaderboard_cost.model_cost(rows, findings))  # metered runs: tokens
         model["answered"] = len(model["_answered"])
         model["_ex"] = ex
         model["_outputs"] = {row["id"]: row["output_key"] for row in rows if row.get("output_key")}
@@ -453,6 +457,8 @@ def _board(task_name, dataset_version, entries, links, resamples, seed) -> dict:
         ),
         # TPC-DS: the paper's primary metric, shown beside EX (not ranked by).
         "similarity": any(STRUCTURAL_SIMILARITY in model for model in models),
+        # Metered runs (sqlbench-metered): the cost columns and their legend are shown.
+        "cost": leaderboard_cost.board_has_cost(models),
         "models": [_finite(model) for model in models if model["standing"] == RANKED],
         # Rejected and unattested runs, and those set apart: listed with their reasons.
         "not_ranked": [_finite(model) for model in apart],
@@ -718,6 +724,7 @@ def _sections(data) -> list[Section]:
             *(f"EX {c}" for c in board["categories"]),
             "EX reads data",
             "Truncated",
+            *(leaderboard_cost.COLUMNS if board.get("cost") else ()),
             "Verdict",
             "Findings",
         )
@@ -739,6 +746,7 @@ def _sections(data) -> list[Section]:
                     f"{model['truncation_rate']:.1%}"
                     if model["truncation_rate"] is not None
                     else "–",
+                    *(leaderboard_cost.cost_cells(model) if board.get("cost") else ()),
                     model["verdict"],
                     _findings_text(model),
                 )
@@ -760,6 +768,7 @@ def _sections(data) -> list[Section]:
                         "EX healthy gold",
                         "Gold copies",
                         "Shared outputs",
+                        *(leaderboard_cost.COLUMNS if board.get("cost") else ()),
                         "Reasons",
                         "Other findings",
                     ),
@@ -771,6 +780,7 @@ def _sections(data) -> list[Section]:
                             fmt(m[EX_ON_HEALTHY_GOLD]),
                             _share(m["gold_copy_share"]),
                             _share(m["shared_output_share"]),
+                            *(leaderboard_cost.cost_cells(m) if board.get("cost") else ()),
                             "; ".join(m["reasons"]) or "–",
                             _other_findings_text(m),
                         )
@@ -778,6 +788,8 @@ def _sections(data) -> list[Section]:
                     ),
                 ),
             ]
+        if board.get("cost"):
+            blocks.append(leaderboard_cost.LEGEND)
         sections.append(Section(title, tuple(blocks), level=2))
     return sections
 
@@ -835,6 +847,7 @@ def _write_csv(data, path: Path) -> None:
                 "reasons",
                 "gold_copy_share",
                 "shared_output_share",
+                *leaderboard_cost.FIELDS,
             ]
         )
         for board in data["tasks"]:
@@ -860,6 +873,7 @@ def _write_csv(data, path: Path) -> None:
                     " | ".join(model["reasons"]),
                     model["gold_copy_share"],
                     model["shared_output_share"],
+                    *(model.get(name) for name in leaderboard_cost.FIELDS),
                 ]
                 writer.writerow(
                     [

@@ -39,6 +39,7 @@ from sqlbench_lmeval.scoring.verdicts import aggregate, item_verdict
 from sqlbench_lmeval.submission.checks import (
     attestation,
     completeness,
+    cost,
     integrity,
     provenance,
     rescoring,
@@ -104,6 +105,7 @@ CHECKS = (
     provenance,
     task_definition,
     settings,
+    cost,
     rescoring,
     truncation,
     integrity,
@@ -470,6 +472,7 @@ def _item_row(
             row[name] = score.values[name]
     if prompt is not None:
         row.update(prompt)
+    row.update(cost.cost_fields(score))  # a metered answer's tokens and latency
     if answer is not None and answer.outputs:
         # The outputs' fingerprint, normalised, for the overlap between runs
         # (submission/cross_run.py): a byte added to a copied answer must not hide it.

@@ -11,15 +11,22 @@
 - ``sqlbench-repair`` over ``sqlbench-metered``: every attempt is metered, the item costs their sum.
 - The scores with and without metering are the same, field for field, once the cost fields
   are set aside (the lm-eval samples and ``score``'s file alike).
+- Where the numbers are shown, they are the server's: ``report``'s cost section and its chart
+  (opened in Chromium, with the explorer's item view), and ``leaderboard``'s columns, marked
+  unverifiable for usage; ``verify`` counts a tokenizer's numbers again, and a count edited in
+  the log is a finding.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import shutil
 import statistics
+import time
 
 import pytest
+from support.browser import chromium, needs_chromium, open_page, page_problems
 from support.cost import COST_FIELDS
 from support.lm_eval_run import run_lm_eval
 from support.logiccat_answers import QUESTION, known_answers_model
@@ -28,6 +35,13 @@ from support.repair_run import run_wrapped
 
 from sqlbench_lmeval.cli import main
 from sqlbench_lmeval.logiccat.bundle import load_bundle
+from sqlbench_lmeval.report import read_runs, write_report
+from sqlbench_lmeval.report.explorer import write_explorer
+from sqlbench_lmeval.report.sections.cost import cost_rows
+from sqlbench_lmeval.submission.leaderboard import build_leaderboard, leaderboard_data
+from sqlbench_lmeval.submission.leaderboard_cost import LEGEND, MARK
+from sqlbench_lmeval.submission.logged import read_submissions
+from sqlbench_lmeval.submission.verify import verify_submission
 
 pytestmark = pytest.mark.slow
 
@@ -167,6 +181,93 @@ def test_usage_and_latency_land_in_the_score_dicts_and_scores_do_not_change(
     assert f"cost: {LIMIT} items metered" in printed
     assert f"prompt {sum(prompts):,}" in printed and "spend" in printed
 
+    # report: the server's numbers in the cost section, a point for the metered run only.
+    tokens = [p + c for p, c in expected.values()]
+    runs = read_runs([f"metered={tmp_path / 'metered.json'}", f"plain={tmp_path / 'plain.json'}"])
+    rows = {row.run: row for row in cost_rows(runs)}
+    assert (rows["metered"].median_tokens, rows["metered"].total_tokens) == (
+        statistics.median(tokens),
+        sum(tokens),
+    )
+    assert rows["metered"].median_latency_s >= DELAY_S
+    assert rows["metered"].spend == pytest.approx(cost["spend"])
+    assert rows["metered"].sources == f"usage {LIMIT}" and rows["plain"].metered == 0
+    report = write_report(runs, tmp_path / "report", resamples=20)
+    markdown = report.markdown.read_text("utf-8")
+    assert f"| {statistics.median(tokens):,.1f} | {sum(tokens):,} |" in markdown
+    assert "Not measured (not run with sqlbench-metered" in markdown
+    explorer = write_explorer(runs, tmp_path / "explorer")
+
+    # leaderboard: the same numbers, marked unverifiable (the server's usage, latency).
+    board = tmp_path / "board"
+    build_leaderboard([f"metered={run}"], board, cache_dir=logiccat_cache, resamples=50)
+    (task,) = json.loads((board / "leaderboard.json").read_text("utf-8"))["tasks"]
+    (model,) = task["models"] + task["not_ranked"]
+    assert (model["median_tokens"], model["total_tokens"]) == (
+        statistics.median(tokens),
+        sum(tokens),
+    )
+    assert model["tokens_unverifiable"] is True and model["median_latency_s"] >= DELAY_S
+    board_markdown = (board / "leaderboard.md").read_text("utf-8")
+    assert f"| {statistics.median(tokens):,.0f} {MARK} | {sum(tokens):,} {MARK} |" in board_markdown
+    assert LEGEND in board_markdown
+    if needs_chromium.args[0]:  # no browser here: the files above are checked all the same
+        return
+    shown = in_chromium(tmp_path, report.html, explorer, board / "leaderboard.html")
+    assert shown["chart"] == "cost for logiccat_mini" and shown["chart_width"] > 300
+    assert f"{sum(tokens):,}" in shown["report_table"]
+    assert shown["board_tokens"] == [f"{statistics.median(tokens):,.0f} {MARK}"]
+    assert shown["board_legend"] == LEGEND
+    item_id, (prompt_tokens, completion_tokens) = next(iter(expected.items()))
+    metered_why, plain_why = shown["explorer"](item_id)
+    assert metered_why.startswith(
+        f"Cost: {prompt_tokens + completion_tokens:,} tokens (prompt {prompt_tokens:,}, "
+        f"completion {completion_tokens:,}; the server's usage, unverifiable), "
+    )
+    assert plain_why is None  # the run that was not metered has no cost line
+
+
+def in_chromium(tmp_path, report, explorer, board) -> dict:
+    """What Chromium shows of the report's cost section, the leaderboard's token column and the
+    explorer's item view; a screenshot of each under ``tmp_path``."""
+    with chromium(tmp_path / "profile") as driver:
+        driver.get(report.as_uri())
+        chart = driver.find_element("css selector", "img[alt^='cost for']")
+        for _ in range(100):  # images decode asynchronously
+            if driver.execute_script("return arguments[0].complete", chart):
+                break
+            time.sleep(0.05)
+        driver.execute_script("arguments[0].scrollIntoView()", chart)
+        heading = driver.find_element("xpath", "//h2[text()='Cost: tokens and latency']")
+        shown = {
+            "chart": chart.get_attribute("alt"),
+            "chart_width": driver.execute_script("return arguments[0].naturalWidth", chart),
+            "report_table": heading.find_element("xpath", "following::table[1]").text,
+        }
+        assert page_problems(driver) == {"console_errors": [], "fetched": []}
+        assert driver.save_screenshot(str(tmp_path / "report-cost.png"))
+        open_page(driver, board, "leaderboardReady")
+        cells = driver.find_elements("css selector", "td[data-col='median_tokens']")
+        shown["board_tokens"] = [cell.text for cell in cells]
+        shown["board_legend"] = driver.find_element("css selector", ".cost-legend").text
+        assert page_problems(driver) == {"console_errors": [], "fetched": []}
+        assert driver.save_screenshot(str(tmp_path / "leaderboard-cost.png"))
+        open_page(driver, explorer, "explorerReady")
+        panels = {}
+        for row in driver.find_elements("css selector", "#items tr[data-key]"):
+            key = row.get_attribute("data-key")
+            row.click()
+            found = driver.find_element("id", "detail").find_elements("css selector", ".run")
+            panels[int(key.rsplit("/", 1)[1])] = [
+                next((p.text for p in panel.find_elements("css selector", ".why .cost")), None)
+                for panel in found
+            ]
+        assert page_problems(driver) == {"console_errors": [], "fetched": []}
+        assert driver.save_screenshot(str(tmp_path / "explorer-cost.png"))
+    shown["explorer"] = panels.__getitem__
+    print(f"screenshots: {tmp_path}/{{report,leaderboard,explorer}}-cost.png")
+    return shown
+
 
 def write_word_tokenizer(folder, texts) -> None:
     """A WordLevel tokenizer over the words of ``texts`` (Whitespace pre-tokenizer, no special
@@ -182,7 +283,9 @@ def write_word_tokenizer(folder, texts) -> None:
     PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]").save_pretrained(folder)
 
 
-def test_without_usage_a_named_tokenizer_counts(logiccat_cache, tmp_path, capsys):
+def test_without_usage_a_named_tokenizer_counts_and_verify_counts_again(
+    logiccat_cache, tmp_path, capsys
+):
     records = load_bundle(logiccat_cache).records
     env = {"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)}
     tokenizer = tmp_path / "tokenizer"
@@ -203,7 +306,48 @@ def test_without_usage_a_named_tokenizer_counts(logiccat_cache, tmp_path, capsys
         assert score["tokens_from"] == "tokenizer" and score["latency_s"] >= DELAY_S
     result, _, printed = score_file(run, tmp_path, "scores", capsys)
     assert result["metrics"]["cost"]["tokens_from"] == {"tokenizer": LIMIT}
-    assert "(tokenizer 3)" in printed
+    assert result["metrics"]["cost"]["tokenizer"] == str(tokenizer)  # says which
+    assert "(tokenizer 3)" in printed and f"counted by tokenizer {tokenizer}" in printed
+
+    # verify counts them again with the named tokenizer: all agree, only latency is unverifiable.
+    ids = sorted(sample["doc"]["id"] for sample in samples)
+    found = cost_findings(run, logiccat_cache)
+    assert found["cost_checked"]["items"] == ids and found["cost_unverifiable"]["items"] == []
+    assert "the latency of every answer" in found["cost_unverifiable"]["message"]
+    assert "cost_tokens_differ" not in found
+    data = leaderboard_data([verification_of(run, logiccat_cache)], {}, resamples=20)
+    (model,) = data["tasks"][0]["models"] + data["tasks"][0]["not_ranked"]
+    assert model["tokens_unverifiable"] is False
+    assert model["total_tokens"] == result["metrics"]["cost"]["tokens"]
+
+    # One count edited in the log (the envelope and the logged score dict alike): a finding.
+    edited = tmp_path / "edited"
+    shutil.copytree(run, edited)
+    (log,) = edited.rglob("samples_*.jsonl")
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    claimed = json.loads(lines[0]["resps"][0][0])["cost"]["prompt_tokens"]
+    lines[0]["resps"][0][0] = lines[0]["resps"][0][0].replace(
+        f'"prompt_tokens": {claimed},', f'"prompt_tokens": {claimed - 1},'
+    )
+    lines[0]["filtered_resps"][0] = lines[0]["filtered_resps"][0].replace(
+        f"'prompt_tokens': {claimed},", f"'prompt_tokens': {claimed - 1},"
+    )
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    found = cost_findings(edited, logiccat_cache)
+    assert found["cost_tokens_differ"]["items"] == [lines[0]["doc"]["id"]]
+    assert found["cost_tokens_differ"]["severity"] == "finding"
+    assert "item_mismatch" not in found  # the scores stand: only the count was edited
+
+
+def verification_of(run, cache):
+    (submission,) = read_submissions(str(run))
+    return verify_submission(submission, cache_dir=cache)
+
+
+def cost_findings(run, cache) -> dict[str, dict]:
+    """``verify``'s findings on ``run``, by code."""
+    verification = verification_of(run, cache)
+    return {f.code: f.to_json() for f in verification.all_findings}
 
 
 def test_repair_over_metered_meters_every_attempt(logiccat_cache, tmp_path):
@@ -226,3 +370,23 @@ def test_repair_over_metered_meters_every_attempt(logiccat_cache, tmp_path):
         assert score["prompt_tokens"] == sum(u[0] for _, _, u, _ in sent)
         assert score["completion_tokens"] == sum(u[1] for _, _, u, _ in sent)
         assert score["requests"] == 2 and score["retries_used"] == 1
+
+
+def test_a_sampled_task_counts_every_sample(logiccat_cache, tmp_path):
+    """``logiccat_mini_sc`` (8 samples per question), two requests at a time: the item's
+    counts are the sum of what the server sent for its 8 samples."""
+    records = load_bundle(logiccat_cache).records
+    env = {"SQLBENCH_LMEVAL_CACHE": str(logiccat_cache)}
+    (tmp_path / "run").mkdir()
+    with ScriptedOpenAIServer(known_answers_model(records), usage=sent_usage) as server:
+        _, samples = run_wrapped(
+            server, "sqlbench-metered", "base=local-chat-completions,num_concurrent=2",
+            "logiccat_mini_sc", tmp_path / "run", extra_args=["--limit", "1"], env=env,
+        )  # fmt: skip
+    ((sample,),) = samples.values()
+    sent = sent_for(server, sample["doc"]["question"])
+    assert len(sent) == 8  # every sample was a request of its own
+    score = logged_score(sample)
+    assert score["requests"] == 8 and score["tokens_from"] == "usage"
+    assert score["prompt_tokens"] == sum(u[0] for _, _, u, _ in sent)
+    assert score["completion_tokens"] == sum(u[1] for _, _, u, _ in sent)

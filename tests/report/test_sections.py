@@ -45,6 +45,12 @@ def test_a_report_shows_every_section_in_the_listed_order(score_item, write_scor
             pass_at_1=ex,
             retries_used=0,
             **{"ves@retry": 1, "ex@retry": ex},
+            # ... and a metered answer's cost.
+            prompt_tokens=100 * item_id,
+            completion_tokens=10,
+            latency_s=0.5,
+            tokens_from="usage",
+            requests=1,
         )
 
     # One model's items on two engines: the only kind of pair the cross-engine section shows.
@@ -70,4 +76,5 @@ def test_a_report_shows_every_section_in_the_listed_order(score_item, write_scor
         "Complexity relative to gold (paper Table 1)",
         "Sampled runs: voting and pass@k",
         "Retried runs: valid after r retries",
+        "Cost: tokens and latency",
     ]

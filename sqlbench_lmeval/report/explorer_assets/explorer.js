@@ -537,7 +537,7 @@
 
   // What explains the verdict, in words (written by explorer.py): the reason, gold's ties and
   // how many answers they allow, whether the answer reads the data, r_ves with the work counts
-  // it divided.
+  // it divided, and what a metered answer cost.
   function whyBlock(result) {
     const why = el("div", { className: "why" });
     if (result.reason_text) why.append(el("p", { className: "reason-text", text: result.reason_text }));
@@ -555,6 +555,8 @@
       why.append(line);
     }
     if (result.efficiency_text) why.append(el("p", { className: "efficiency", text: result.efficiency_text }));
+    // What the answer cost (a metered run only): tokens, latency, where the counts came from.
+    if (result.cost_text) why.append(el("p", { className: "cost", text: result.cost_text }));
     return why.childNodes.length ? why : null;
   }
 

@@ -78,7 +78,7 @@ def _marker_state(logged: str | None, ours: str, chat: str | None, template: str
         return "not_logged"
     if logged == ours:
         return "same"
-    messages = _chat_messages(logged)
+    messages = chat_messages(logged)
     if messages is not None:
         # An API chat request: exactly one user turn holding our prompt, nothing else (a system
         # turn or an earlier exchange is text the benchmark does not give).
@@ -117,7 +117,7 @@ def prompt_states(
     wraps = {
         item_id: _logged_wrap(*prompts[item_id])
         for item_id, state in states.items()
-        if state == "wrapped" and _chat_messages(prompts[item_id][0]) is None
+        if state == "wrapped" and chat_messages(prompts[item_id][0]) is None
     }
     if not wraps:
         return states
@@ -204,7 +204,7 @@ def _template_only(text: str, template: str | None) -> bool:
     return True
 
 
-def _chat_messages(text: str) -> list[dict] | None:
+def chat_messages(text: str) -> list[dict] | None:
     """The messages of a prompt logged as a JSON chat (API chat models), else None."""
     if not text.startswith("["):
         return None

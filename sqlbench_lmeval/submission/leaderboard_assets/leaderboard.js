@@ -31,6 +31,15 @@
     return c && c.rank !== undefined ? c.rank : null;
   }
 
+  // A cost figure nobody can check (the server's usage, latency): leaderboard_cost.py's MARK.
+  const MARK = "\u2020";
+  const COST_COLUMNS = ["median_tokens", "total_tokens", "median_latency_s"];
+
+  function tokens(model, value) {
+    if (value === null || value === undefined) return "–";
+    return Math.round(value).toLocaleString("en-US") + (model.tokens_unverifiable ? " " + MARK : "");
+  }
+
   const COLUMNS = [
     ["rank", "Rank", (m) => rank(m), (m) => (rank(m) === null ? "–" : String(rank(m)))],
     ["rank_interval", "Rank 95%", (m) => (state.category ? null : m.rank_low), (m) => (m.rank === null || state.category ? "–" : m.rank_low + "–" + m.rank_high)],
@@ -46,6 +55,10 @@
     ["categories"], // one column per category of the board (categoryColumns)
     ["ex_reads_data", "EX reads data", (m) => m.ex_reads_data, (m) => number(m.ex_reads_data)],
     ["truncation_rate", "Truncated", (m) => m.truncation_rate, (m) => (m.truncation_rate === null ? "–" : (100 * m.truncation_rate).toFixed(1) + "%")],
+    // Metered runs only (board.cost): tokens and latency; "†" marks what verify cannot check.
+    ["median_tokens", "Tokens per answer (median)", (m) => m.median_tokens, (m) => tokens(m, m.median_tokens)],
+    ["total_tokens", "Tokens (total)", (m) => m.total_tokens, (m) => tokens(m, m.total_tokens)],
+    ["median_latency_s", "Latency (median, s)", (m) => m.median_latency_s, (m) => (m.median_latency_s === null || m.median_latency_s === undefined ? "–" : m.median_latency_s.toFixed(2) + " " + MARK)],
     ["verdict", "Verdict", (m) => m.verdict, null],
     ["findings", "Findings", (m) => m.findings, null],
   ];
@@ -74,7 +87,7 @@
 
   // TPC-DS boards show structural similarity (the paper's metric) beside EX; others do not.
   function columnsOf(board) {
-    return COLUMNS.filter((c) => c[0] !== "structural_similarity" || board.similarity).flatMap((c) =>
+    return COLUMNS.filter((c) => (c[0] !== "structural_similarity" || board.similarity) && (!COST_COLUMNS.includes(c[0]) || board.cost)).flatMap((c) =>
       c[0] === "categories" ? categoryColumns(board) : [c]
     );
   }
@@ -173,6 +186,7 @@
     table.append(el("thead", {}, head), body);
     section.append(table);
     section.append(...renderApart(board));
+    if (board.cost) section.append(el("p", { className: "cost-legend muted", text: DATA.cost_legend }));
     return section;
   }
 
@@ -182,7 +196,8 @@
     if (!apart.length) return [];
     const table = el("table", { className: "apart-table" });
     const head = el("tr");
-    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "EX healthy gold", "Gold copies", "Shared outputs", "Reasons", "Other findings"]) head.append(el("th", { text: label }));
+    const cost = board.cost ? COLUMNS.filter((c) => COST_COLUMNS.includes(c[0])) : [];
+    for (const label of ["Model", "Verdict", "EX (re-scored, not ranked)", "EX healthy gold", "Gold copies", "Shared outputs", ...cost.map((c) => c[1]), "Reasons", "Other findings"]) head.append(el("th", { text: label }));
     const body = el("tbody");
     for (const model of apart) {
       const tr = el("tr", { "data-model": model.name });
@@ -194,6 +209,7 @@
       const share = (value) => (value === null || value === undefined ? "–" : Math.round(100 * value) + "%");
       tr.append(el("td", { "data-col": "gold_copy_share", className: "num", text: share(model.gold_copy_share) }));
       tr.append(el("td", { "data-col": "shared_output_share", className: "num", text: share(model.shared_output_share) }));
+      for (const [key, , , show] of cost) tr.append(el("td", { "data-col": key, className: "num", text: show(model) }));
       const reasons = el("td", { "data-col": "reasons" });
       for (const reason of model.reasons) reasons.append(el("div", { text: reason }));
       tr.append(reasons);
