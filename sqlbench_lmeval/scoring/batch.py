@@ -50,6 +50,9 @@ class Batch:
     pool: WorkerPool | None = None
     #: The answers' results as the run holds them: within a bound (``execution.held_results``).
     held: HeldResults = field(default_factory=HeldResults)
+    #: Runs on the perturbed copies made while the answers ran, each job's outcome
+    #: (``data_dependence.CopiesAhead``).
+    copies_done: dict[Job, Outcome] = field(default_factory=dict)
 
     def gold_reads_no_table(self, index: int) -> bool:
         """Whether the gold of ``items[index]`` surely reads no table (a calculation on
