@@ -161,6 +161,8 @@ class CopiesAhead:
         self.gold_limits = replace(limits.for_gold(), count_work=False)
         #: Jobs (copy, SQL and limits) and the outcome each gave: filled by the caller.
         self.done: dict[Job, Outcome] = {}
+        #: Gold's jobs on the copies (under ``gold_limits``) and their cached outcomes, as read.
+        self.gold_there: dict[Job, Outcome] = {}
         self._offered: list[tuple[Item, str, Outcome]] = []
         self._copies: dict[Database, tuple[Database, ...] | None] = {}
         self._scales: dict[tuple[Database, Database], Limits] = {}
@@ -185,12 +187,16 @@ class CopiesAhead:
                 self._copies[database] = perturbed_databases(database)
             for copy in self._copies[database] or ():
                 wanted.append((item, sql, gold, copy))
-        there = self.gold_cache.cached(
-            [Job(copy, item.gold_sql) for item, _, _, copy in wanted], self.gold_limits
-        )
+        gold_jobs = [Job(copy, item.gold_sql) for item, _, _, copy in wanted]
+        there = self.gold_cache.cached(gold_jobs, self.gold_limits)
         jobs = []
-        for (item, sql, gold, copy), gold_there in zip(wanted, there, strict=True):
-            if gold_there is None or gold_there.status is not Status.OK:
+        for (item, sql, gold, copy), gold_job, gold_there in zip(
+            wanted, gold_jobs, there, strict=True
+        ):
+            if gold_there is None:
+                continue
+            self.gold_there[gold_job] = gold_there
+            if gold_there.status is not Status.OK:
                 continue
             if same_result(gold_there, gold, ordered=True):
                 continue  # gold stayed the same there (in this order at least): not asked
@@ -210,7 +216,7 @@ def judge_all(
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
     pool: WorkerPool | None = None,
-    done: dict[Job, Outcome] | None = None,
+    ahead: CopiesAhead | None = None,
 ) -> list[str]:
     """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
     database has no copy. Gold and its tie probes run on the copies first, under gold's own
@@ -219,8 +225,9 @@ def judge_all(
     :data:`UNDECIDABLE` whatever the answer gives. The answers run there under their own limit
     scaled by the copy's size (``copy_scale``: the run is charged to the answer, not to gold),
     with the rule for an answer that runs past it (``timeouts.settle``). ``pool``: the run's
-    worker processes (``execute_many``), if it keeps them; ``done``: such runs already made
-    (:class:`CopiesAhead`), each job's outcome, taken instead of running it again."""
+    worker processes (``execute_many``), if it keeps them; ``ahead``: the runs on the copies
+    already made while the answers ran, and gold's results there already read
+    (:class:`CopiesAhead`), taken instead of running or reading them again."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -240,16 +247,13 @@ def judge_all(
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
-    if gold_cache is not None:
-        outcomes = gold_cache.run(run, gold_limits, workers=workers, pool=pool)
-    else:
-        outcomes = execute_many(run, gold_limits, workers=workers, pool=pool)
+    known = {} if ahead is None else ahead.gold_there
+    outcomes = _gold_runs(run, known, gold_limits, gold_cache, workers, pool)
     gold = outcomes[: len(gold_jobs)]
     records = ties.finish(gold, outcomes[len(gold_jobs) :])
     asked = [n for n, (i, _) in enumerate(pairs) if moved(gold[n], cases[i].gold, cases[i].ordered)]
-    answers = _on_copies(
-        [(pairs[n][1], cases[pairs[n][0]]) for n in asked], limits, workers, pool, done or {}
-    )
+    runs = [(pairs[n][1], cases[pairs[n][0]]) for n in asked]
+    answers = _on_copies(runs, limits, workers, pool, {} if ahead is None else ahead.done)
     answered = dict(zip(asked, answers, strict=True))
     per_case: dict[int, list[There]] = {}
     for n, (i, _) in enumerate(pairs):
@@ -259,6 +263,17 @@ def judge_all(
         if copies[case.item.database] is not None:
             verdicts[i] = judge(per_case.get(i, []), case.gold, case.ordered)
     return verdicts
+
+
+def _gold_runs(run, known, gold_limits, gold_cache, workers, pool) -> list[Outcome]:
+    """Gold's outcomes of ``run`` (jobs on the copies): those in ``known`` as read before,
+    the rest through ``gold_cache`` (None: run)."""
+    missing = [job for job in run if job not in known]
+    if gold_cache is not None:
+        fetched = iter(gold_cache.run(missing, gold_limits, workers=workers, pool=pool))
+    else:
+        fetched = iter(execute_many(missing, gold_limits, workers=workers, pool=pool))
+    return [known[job] if job in known else next(fetched) for job in run]
 
 
 def _on_copies(runs, limits: Limits, workers, pool, done: dict[Job, Outcome]) -> list[Outcome]:

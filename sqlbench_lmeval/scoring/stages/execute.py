@@ -24,7 +24,7 @@ from sqlbench_lmeval.scoring.item import Item
 RUNS_SQL = True
 #: While answers are still being made, their copy runs are made for this many matched answers
 #: at a time (one read of the gold cache each); after the last, for as many as there are.
-AHEAD_AT_ONCE = 64
+AHEAD_AT_ONCE = 256
 
 
 def run(batch, scorer) -> None:
@@ -76,7 +76,7 @@ def run(batch, scorer) -> None:
             role.outcome = outcome
         else:
             ahead.done[role] = outcome
-    batch.copies_done = {} if ahead is None else ahead.done
+    batch.ahead = ahead
     for answer in batch.answers:
         if answer.run is not None and answer.run.error is not None:  # translation failed
             answer.outcome = Outcome(Status.ERROR, error=answer.run.error)

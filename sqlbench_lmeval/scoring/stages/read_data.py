@@ -24,7 +24,7 @@ def run(batch, scorer) -> None:
         return
     cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]
     found = judge_all(
-        cases, scorer.limits, scorer.workers, scorer.gold_cache, batch.pool, batch.copies_done
+        cases, scorer.limits, scorer.workers, scorer.gold_cache, batch.pool, batch.ahead
     )
     for answer, dependence in zip(chosen, found, strict=True):
         answer.dependence = dependence
