@@ -46,9 +46,11 @@ def run(batch, scorer) -> None:
         ended.append(True)
 
     def more() -> list[Job] | None:
-        """Once every answer's job is made: the copy runs of those matched since (None once
-        every answer's outcome is in and none is left)."""
-        runs = list(copy_runs())
+        """Once every answer's job is made: the copy runs of those matched since, in the same
+        groups while answers still run (asked each time results come in, it would read the
+        gold cache for a few answers at a time); None once every answer's outcome is in and
+        none is left."""
+        runs = list(copy_runs(AHEAD_AT_ONCE if outstanding[0] else 1))
         return None if not runs and not outstanding[0] else runs
 
     def copy_runs(at_least: int = 1) -> Iterator[Job]:
