@@ -15,6 +15,14 @@ SQL, same gold cache: the difference is the code's.
 With ``--cold`` every timed run starts from an empty gold cache (``$SQLBENCH_LMEVAL_CACHE``'s
 ``gold-results`` folder is removed before it): gold and its tie probes run as on a first score.
 The built data (bundles, perturbed copies) is kept.
+
+With ``--bird`` (LogicCat only) each pair also runs ``perf/bird_style_score.py`` over the same
+predictions and databases (a BIRD-style evaluator: a pool of one process per core, a fresh
+connection per pair, both queries run), in turn with A and B, and the medians end with how many
+times its CPU each tree's is. Every run prints the load average (1 minute) when it ended: on a
+shared machine compare runs of similar load.
+
+    python perf/ab_score.py logiccat mix.jsonl --a /tmp/d2bf4f7 --b . --pairs 5 --bird
 """
 
 from __future__ import annotations
@@ -43,22 +51,43 @@ finally:
 """
 
 
+BIRD = "BIRD"
+_BIRD_SCRIPT = Path(__file__).resolve().with_name("bird_style_score.py")
+
+
 def timed(tree: str, task: str, predictions: str, out: Path) -> tuple[float, float, float]:
-    env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+    """Wall, CPU (with its workers) and the main process's CPU of one run of ``tree``'s
+    ``score``, or (``tree`` :data:`BIRD`) of the BIRD-style evaluator."""
     main_cpu = out.with_suffix(".cpu")
+    if tree == BIRD:
+        env = dict(os.environ)
+        command = [sys.executable, "-c", _MAIN_SCRIPT, str(main_cpu), str(_BIRD_SCRIPT)]
+        command.append(predictions)
+    else:
+        env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+        command = [sys.executable, "-c", _MAIN, str(main_cpu), "score", task, predictions]
+        command += ["-o", str(out)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     subprocess.run(
-        [sys.executable, "-c", _MAIN, str(main_cpu), "score", task, predictions, "-o", str(out)],
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, float(main_cpu.read_text())
+
+
+# The same for a script: ``python SCRIPT ARGS``.
+_MAIN_SCRIPT = """
+import resource, runpy, sys
+report, sys.argv = sys.argv[1], sys.argv[2:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    open(report, "w").write(str(usage.ru_utime + usage.ru_stime))
+"""
 
 
 def gold_results() -> Path:
@@ -77,23 +106,31 @@ def main() -> int:
     parser.add_argument("--b", required=True, help="source tree B")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="an empty gold cache for every run")
+    parser.add_argument(
+        "--bird", action="store_true", help="also run perf/bird_style_score.py in every pair"
+    )
     args = parser.parse_args()
     trees = {"A": args.a, "B": args.b}
+    if args.bird:
+        if args.task != "logiccat":
+            raise SystemExit("--bird scores LogicCat only")
+        trees[BIRD] = BIRD
     with tempfile.TemporaryDirectory() as work:
         out = Path(work) / "scores.json"
         for tree in trees.values():  # warm-up: gold cache and perturbed copies
             timed(tree, args.task, args.predictions, out)
-        times: dict[str, list[tuple[float, float, float]]] = {"A": [], "B": []}
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
+        names = list(trees)
         for pair in range(args.pairs):
-            order = ("A", "B") if pair % 2 == 0 else ("B", "A")
+            order = names if pair % 2 == 0 else names[::-1]
             for name in order:
-                if args.cold:
+                if args.cold and name != BIRD:
                     shutil.rmtree(gold_results(), ignore_errors=True)
                 wall, cpu, main_cpu = timed(trees[name], args.task, args.predictions, out)
                 times[name].append((wall, cpu, main_cpu))
                 print(
                     f"pair {pair + 1} {name}: wall {wall:6.2f} s, CPU {cpu:6.2f} s, "
-                    f"main {main_cpu:5.2f} s",
+                    f"main {main_cpu:5.2f} s, load {os.getloadavg()[0]:5.2f}",
                     flush=True,
                 )
     medians = {
@@ -112,7 +149,14 @@ def main() -> int:
             f"{label} {b[i] - a[i]:+.2f} s ({b[i] / a[i] - 1:+.0%})"
             for i, label in enumerate(("wall", "CPU", "main"))
         )
+        + f"; B / A: wall {b[0] / a[0]:.2f}x, CPU {b[1] / a[1]:.2f}x"
     )
+    if BIRD in medians:
+        bird = medians[BIRD]
+        print(
+            f"{BIRD} CPU / A CPU: {bird[1] / a[1]:.2f}x, {BIRD} CPU / B CPU: {bird[1] / b[1]:.2f}x"
+            f" ({BIRD} wall / B wall: {bird[0] / b[0]:.2f}x)"
+        )
     return 0
 
 

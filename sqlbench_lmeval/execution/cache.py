@@ -69,7 +69,9 @@ class GoldCache:
         progress: str | None = None,
         expected: int | None = None,
         pool: WorkerPool | None = None,
-        keep: Callable[[Outcome], Outcome] | None = None,
+        keep: Callable[[int, Outcome], Outcome] | None = None,
+        found: Callable[[list[Outcome | None]], object] | None = None,
+        more: Callable[[], list[Job] | None] | None = None,
     ) -> tuple[list[Outcome], list[Outcome]]:
         """Like :meth:`run` for ``gold_jobs``, executing ``other_jobs`` (never cached) in the
         same parallel batch: one slow gold query then overlaps the predictions instead of
@@ -77,20 +79,23 @@ class GoldCache:
 
         ``other_jobs`` may be lazy (``pool.execute_many``): it is consumed while the missing
         gold and the first of them run; ``expected`` is about how many it yields. ``keep``: what
-        is kept of each of their outcomes as it arrives (``HeldResults.keep``)."""
+        is kept of each of their outcomes as it arrives, given its index among them
+        (``HeldResults.keep``). ``found``, if given, is called before the batch starts with each
+        gold job's cached outcome (None: it runs in the batch). ``more``: further other jobs,
+        as ``execute_many`` asks for them; their outcomes follow the others'."""
         gold_jobs = list(gold_jobs)
         if isinstance(other_jobs, Sequence):
             other_jobs, expected = list(other_jobs), len(other_jobs)
         keys = self._keys(gold_jobs, limits)
         with self._open() as db:
-            found = self._load(db, {k for k in keys if k is not None})
+            found_outcomes = self._load(db, {k for k in keys if k is not None})
         # Run each missing key once (duplicate gold queries are common); unkeyable jobs (e.g. a
         # server whose fingerprint cannot be read) always run, and their outcome is not stored.
         to_run: list[Job] = []
         slot_of_key: dict[str, int] = {}
         slot_of_job: list[int | None] = []
         for job, key in zip(gold_jobs, keys, strict=True):
-            if key is not None and key in found:
+            if key is not None and key in found_outcomes:
                 slot_of_job.append(None)
             elif key is not None and key in slot_of_key:
                 slot_of_job.append(slot_of_key[key])
@@ -99,6 +104,8 @@ class GoldCache:
                 if key is not None:
                     slot_of_key[key] = len(to_run)
                 to_run.append(job)
+        if found is not None:
+            found([found_outcomes.get(key) for key in keys])
         outcomes = execute_many(
             to_run + other_jobs
             if isinstance(other_jobs, list)
@@ -109,6 +116,7 @@ class GoldCache:
             expected=None if expected is None else len(to_run) + expected,
             pool=pool,
             keep=None if keep is None else from_index(len(to_run), keep),
+            more=more,
         )
         fresh, others = outcomes[: len(to_run)], outcomes[len(to_run) :]
         storable = {
@@ -118,10 +126,18 @@ class GoldCache:
             with self._open() as db:
                 self._store(db, storable)
         gold = [
-            found[key] if slot is None else fresh[slot]
+            found_outcomes[key] if slot is None else fresh[slot]
             for key, slot in zip(keys, slot_of_job, strict=True)
         ]
         return gold, others
+
+    def cached(self, jobs: Sequence[Job], limits: Limits = DEFAULT_LIMITS) -> list[Outcome | None]:
+        """The stored outcome of each of ``jobs`` under ``limits``, None where there is none;
+        runs nothing."""
+        keys = self._keys(jobs, limits)
+        with self._open() as db:
+            stored = self._load(db, {key for key in keys if key is not None})
+        return [None if key is None else stored.get(key) for key in keys]
 
     def store(
         self, jobs: Sequence[Job], outcomes: Sequence[Outcome], limits: Limits = DEFAULT_LIMITS

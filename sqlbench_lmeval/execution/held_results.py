@@ -73,15 +73,18 @@ class HeldResults:
             return pickle.load(self._file)
 
 
-def from_index(first: int, keep: Callable[[Outcome], Outcome]) -> Callable[[int, Outcome], Outcome]:
+def from_index(
+    first: int, keep: Callable[[int, Outcome], Outcome]
+) -> Callable[[int, Outcome], Outcome]:
     """``keep`` for the outcomes of a batch (``execute_many``'s ``keep``) from index ``first``
-    on (the answers after gold's jobs); those before stay as they are.
+    on (the answers after gold's jobs), called with the index counted from there; those before
+    stay as they are.
 
-    >>> double = from_index(1, lambda outcome: outcome * 2)
+    >>> double = from_index(1, lambda index, outcome: (index, outcome * 2))
     >>> double(0, 5), double(1, 5)
-    (5, 10)
+    (5, (0, 10))
     """
-    return lambda index, outcome: outcome if index < first else keep(outcome)
+    return lambda index, outcome: outcome if index < first else keep(index - first, outcome)
 
 
 class SpilledRows(Sequence):

@@ -48,10 +48,13 @@ class Database:
 
 @dataclass(frozen=True)
 class Job:
-    """One query on one database; ``sql`` None, blank or comment-only gives Status.NO_SQL."""
+    """One query on one database; ``sql`` None, blank or comment-only gives Status.NO_SQL.
+    ``limits``: this job's own, where a batch mixes jobs of several (``execute_many``: the
+    batch's limits for the others)."""
 
     database: Database
     sql: str | None
+    limits: Limits | None = None
 
 
 __all__ = ["DEFAULT_LIMITS", "GOLD_MIN_TIMEOUT_S", "Database", "Job", "Limits"]

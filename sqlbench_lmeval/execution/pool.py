@@ -59,6 +59,7 @@ def execute_many(
     expected: int | None = None,
     pool: WorkerPool | None = None,
     keep: Callable[[int, Outcome], Outcome] | None = None,
+    more: Callable[[], list[Job] | None] | None = None,
 ) -> list[Outcome]:
     """Run ``jobs`` in worker processes; one Outcome per job, in input order.
 
@@ -67,11 +68,16 @@ def execute_many(
     batch and stay for the next one; its size then stands for ``workers``. Without one, the
     batch starts its own workers and stops them at its end.
     ``progress`` is a tqdm description, or None for no bar.
+    A job with its own ``limits`` runs under those, the others under ``limits``.
     ``jobs`` without a length is consumed lazily, while earlier jobs run; ``expected`` is then
-    about how many it yields (chunk size and the bar's total; any count is handled: fewer jobs
-    count the rest as done, so the total the bar showed never drops).
+    about how many it yields (chunk size and the bar's total; any count
+    is handled: fewer jobs count the rest as done, so the total the bar showed never drops).
     ``keep(index, outcome)``, if given, is what the batch keeps of each outcome as it arrives
     (e.g. ``HeldResults.keep``, which bounds the memory of many large results).
+    ``more``, if given, is asked for further jobs once ``jobs`` is exhausted, again each time
+    results have come in (jobs that depend on earlier results: they join the batch instead of
+    waiting for its end): a list (empty: none yet), or None once no more will come; their
+    outcomes follow those of ``jobs``, in the order given.
     Bad SQL never raises; a failure of the evaluation itself (no worker starts, a database
     cannot be opened, a server stays gone: see ``execution.unavailable``) raises
     :class:`EvaluationUnavailable` and ends the batch.
@@ -91,14 +97,16 @@ def execute_many(
     try:
         if workers == 0:
             results = []
-            for job in source:
-                outcome = execute(job, limits)
+            # In this process every result is in when ``more`` is asked: [] means no more.
+            extra = iter(lambda: (more() or None) if more is not None else None, None)
+            for job in itertools.chain(source, itertools.chain.from_iterable(extra)):
+                outcome = execute(job, job.limits or limits)
                 results.append(outcome if keep is None else keep(len(results), outcome))
                 bar.update(1)
             _settle_total(bar, len(results))
             return results
         count = min(workers or default_workers(), expected or MAX_CHUNK)
-        return _Batch(source, limits, count, bar, expected, pool, keep).run()
+        return _Batch(source, limits, count, bar, expected, pool, keep, more).run()
     finally:
         bar.close()
 
@@ -317,9 +325,11 @@ class _Batch:
         expected: int | None,
         pool: WorkerPool | None = None,
         keep: Callable[[int, Outcome], Outcome] | None = None,
+        more: Callable[[], list[Job] | None] | None = None,
     ) -> None:
         self.pool = pool
         self.keep = keep
+        self.more = more
         self.source: Iterator[Job] | None = source  # None once every job has been taken
         self.jobs: list[Job] = []
         self.limits = limits
@@ -379,20 +389,31 @@ class _Batch:
 
     def _take_jobs(self) -> bool:
         """Take up to one chunk from the source while the queue is short; True while more
-        jobs should be made before waiting for the workers."""
+        jobs should be made before waiting for the workers. Once the source is exhausted,
+        ``more`` (if any) is asked each round for further jobs, until it answers None."""
         if self.source is None or len(self.queue) >= self.queue_target:
             return False
+        taken = self._append(itertools.islice(self.source, self.chunk))
+        if taken < self.chunk:
+            extra = None if self.more is None else self.more()
+            if extra is None or (not extra and not self.remaining):  # none can follow
+                self.source = None
+                _settle_total(self.bar, len(self.jobs))
+                return False
+            self._append(extra)
+            self.source = iter(())  # ask ``more`` again once results have come in
+            return False
+        return len(self.queue) < self.queue_target
+
+    def _append(self, jobs: Iterable[Job]) -> int:
         taken = 0
-        for job in itertools.islice(self.source, self.chunk):
+        for job in jobs:
             self.queue.append(len(self.jobs))
             self.jobs.append(job)
             self.results.append(None)
             taken += 1
         self.remaining += taken
-        if taken < self.chunk:
-            self.source = None
-            _settle_total(self.bar, len(self.jobs))
-        return self.source is not None and len(self.queue) < self.queue_target
+        return taken
 
     # -- workers --------------------------------------------------------------------------
 
@@ -444,7 +465,9 @@ class _Batch:
                     f"{message} on both runs of this query, the second on a fresh worker "
                     f"(the first: {self.died_once[culprit]})"
                 )
-            self._finish(culprit, Outcome(status, error=message, elapsed_s=self.kill_after))
+            self._finish(
+                culprit, Outcome(status, error=message, elapsed_s=self._kill_after(culprit))
+            )
         self.queue.extendleft(reversed([i for i in worker.pending if self.results[i] is None]))
         worker.pending.clear()
         if self.remaining or self.source is not None:
@@ -488,7 +511,9 @@ class _Batch:
                 worker.busy_since = time.monotonic()
             worker.used = True
             worker.pending.extend(indices)
-            worker.send(("run", self.limits, [(i, self.jobs[i]) for i in indices]))
+            # One message per run of jobs under the same limits (most batches: one message).
+            for limits, run in itertools.groupby(indices, key=self._limits_of):
+                worker.send(("run", limits, [(i, self.jobs[i]) for i in run]))
             self._watch_writes(worker)
 
     def _steal(self) -> list[int]:
@@ -570,11 +595,21 @@ class _Batch:
             self.remaining -= 1
             self.bar.update(1)
 
+    def _limits_of(self, index: int) -> Limits:
+        return self.jobs[index].limits or self.limits
+
+    def _kill_after(self, index: int) -> float:
+        """How long job ``index`` may run: its limit and :data:`KILL_GRACE_S`."""
+        limits = self.jobs[index].limits
+        return self.kill_after if limits is None else limits.timeout_s + KILL_GRACE_S
+
     def _allowed(self, worker: _Worker) -> float:
-        """How long ``worker`` may go without a message before it is killed: a query's limit
-        and grace, or, while it opens a database, :data:`OPENING_WAIT_S` (opening is the
-        evaluation's cost, never a query's, and a loaded machine slows it too)."""
-        return OPENING_WAIT_S if worker.opening else self.kill_after
+        """How long ``worker`` may go without a message before it is killed: its running
+        query's limit and grace, or, while it opens a database, :data:`OPENING_WAIT_S` (opening
+        is the evaluation's cost, never a query's, and a loaded machine slows it too)."""
+        if worker.opening:
+            return OPENING_WAIT_S
+        return self._kill_after(worker.pending[0]) if worker.pending else self.kill_after
 
     def _watchdog(self) -> None:
         now = time.monotonic()

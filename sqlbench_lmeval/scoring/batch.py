@@ -15,6 +15,7 @@ from sqlbench_lmeval.execution import Job, Outcome
 from sqlbench_lmeval.execution.held_results import HeldResults
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.answer import Answer, Failure
+from sqlbench_lmeval.scoring.data_dependence import CopiesAhead
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.extract import Extraction
@@ -50,6 +51,9 @@ class Batch:
     pool: WorkerPool | None = None
     #: The answers' results as the run holds them: within a bound (``execution.held_results``).
     held: HeldResults = field(default_factory=HeldResults)
+    #: The runs on the perturbed copies made while the answers ran, and gold's results there
+    #: (``data_dependence.CopiesAhead``; None: none).
+    ahead: CopiesAhead | None = None
 
     def gold_reads_no_table(self, index: int) -> bool:
         """Whether the gold of ``items[index]`` surely reads no table (a calculation on

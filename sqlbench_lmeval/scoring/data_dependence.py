@@ -121,12 +121,81 @@ def matches(answer: Outcome, gold: Outcome, ties: GoldTies | None, ordered: bool
     )
 
 
+class CopiesAhead:
+    """The runs on the perturbed copies of answers that match gold, started while the other
+    answers still run (the execute stage), so that :func:`judge_all` finds them done instead
+    of running them after every answer has run, in a second batch.
+
+    Guessed, never decided here: an answer is offered as its outcome arrives, and one whose
+    result is gold's (``same_result``, either row order) is run on each copy where gold's
+    stored result there (the gold cache, read a few answers at a time) differs from gold's.
+    :func:`judge_all` takes a run from :attr:`done` only where it wants that very job (copy,
+    SQL and limits), so a guess changes what runs when, never a verdict; an answer that
+    matches only by tie-awareness, or whose gold on a copy is not stored yet, runs there later
+    as before."""
+
+    def __init__(self, limits: Limits, gold_cache: GoldCache) -> None:
+        self.limits = limits
+        self.gold_cache = gold_cache
+        self.gold_limits = replace(limits.for_gold(), count_work=False)
+        #: Jobs (copy, SQL and limits) and the outcome each gave: filled by the caller.
+        self.done: dict[Job, Outcome] = {}
+        #: Gold's jobs on the copies (under ``gold_limits``) and their cached outcomes, as read.
+        self.gold_there: dict[Job, Outcome] = {}
+        self._offered: list[tuple[Item, str, Outcome]] = []
+        self._copies: dict[Database, tuple[Database, ...] | None] = {}
+        self._scales: dict[tuple[Database, Database], Limits] = {}
+        self._asked: set[Job] = set()
+
+    def offer(self, item: Item, sql: str, outcome: Outcome, gold: Outcome | None) -> None:
+        """An answer's ``outcome`` of ``sql`` on ``item``, just in, beside its gold's (None:
+        not known yet)."""
+        if gold is not None and same_result(outcome, gold, ordered=False):
+            self._offered.append((item, sql, gold))
+
+    def jobs(self, at_least: int = 1) -> list[Job]:
+        """The copy runs of the answers offered since the last call that matched gold, once
+        there are ``at_least`` such answers (each call reads the gold cache once)."""
+        if len(self._offered) < at_least:
+            return []
+        offered, self._offered = self._offered, []
+        wanted = []
+        for item, sql, gold in offered:
+            database = item.database
+            if database not in self._copies:
+                self._copies[database] = perturbed_databases(database)
+            for copy in self._copies[database] or ():
+                wanted.append((item, sql, gold, copy))
+        gold_jobs = [Job(copy, item.gold_sql) for item, _, _, copy in wanted]
+        there = self.gold_cache.cached(gold_jobs, self.gold_limits)
+        jobs = []
+        for (item, sql, gold, copy), gold_job, gold_there in zip(
+            wanted, gold_jobs, there, strict=True
+        ):
+            if gold_there is None:
+                continue
+            self.gold_there[gold_job] = gold_there
+            if gold_there.status is not Status.OK:
+                continue
+            if same_result(gold_there, gold, ordered=True):
+                continue  # gold stayed the same there (in this order at least): not asked
+            key = (item.database, copy)
+            if key not in self._scales:
+                self._scales[key] = copy_limits(self.limits, *key)
+            job = Job(copy, sql, limits=self._scales[key])
+            if job not in self._asked:
+                self._asked.add(job)
+                jobs.append(job)
+        return jobs
+
+
 def judge_all(
     cases: Sequence[Case],
     limits: Limits,
     workers: int | None = None,
     gold_cache: GoldCache | None = None,
     pool: WorkerPool | None = None,
+    ahead: CopiesAhead | None = None,
 ) -> list[str]:
     """:func:`judge` of each case, in order, under ``limits``; :data:`NOT_TESTED` where the
     database has no copy. Gold and its tie probes run on the copies first, under gold's own
@@ -135,7 +204,9 @@ def judge_all(
     :data:`UNDECIDABLE` whatever the answer gives. The answers run there under their own limit
     scaled by the copy's size (``copy_scale``: the run is charged to the answer, not to gold),
     with the rule for an answer that runs past it (``timeouts.settle``). ``pool``: the run's
-    worker processes (``execute_many``), if it keeps them."""
+    worker processes (``execute_many``), if it keeps them; ``ahead``: the runs on the copies
+    already made while the answers ran, and gold's results there already read
+    (:class:`CopiesAhead`), taken instead of running or reading them again."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -155,14 +226,13 @@ def judge_all(
     gold_jobs = [Job(item.database, item.gold_sql) for item in items]
     ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
-    if gold_cache is not None:
-        outcomes = gold_cache.run(run, gold_limits, workers=workers, pool=pool)
-    else:
-        outcomes = execute_many(run, gold_limits, workers=workers, pool=pool)
+    known = {} if ahead is None else ahead.gold_there
+    outcomes = _gold_runs(run, known, gold_limits, gold_cache, workers, pool)
     gold = outcomes[: len(gold_jobs)]
     records = ties.finish(gold, outcomes[len(gold_jobs) :])
     asked = [n for n, (i, _) in enumerate(pairs) if moved(gold[n], cases[i].gold, cases[i].ordered)]
-    answers = _on_copies([(pairs[n][1], cases[pairs[n][0]]) for n in asked], limits, workers, pool)
+    runs = [(pairs[n][1], cases[pairs[n][0]]) for n in asked]
+    answers = _on_copies(runs, limits, workers, pool, {} if ahead is None else ahead.done)
     answered = dict(zip(asked, answers, strict=True))
     per_case: dict[int, list[There]] = {}
     for n, (i, _) in enumerate(pairs):
@@ -174,23 +244,46 @@ def judge_all(
     return verdicts
 
 
-def _on_copies(runs, limits: Limits, workers, pool) -> list[Outcome]:
+def _gold_runs(run, known, gold_limits, gold_cache, workers, pool) -> list[Outcome]:
+    """Gold's outcomes of ``run`` (jobs on the copies): those in ``known`` as read before,
+    the rest through ``gold_cache`` (None: run)."""
+    missing = [job for job in run if job not in known]
+    if gold_cache is not None:
+        fetched = iter(gold_cache.run(missing, gold_limits, workers=workers, pool=pool))
+    else:
+        fetched = iter(execute_many(missing, gold_limits, workers=workers, pool=pool))
+    return [known[job] if job in known else next(fetched) for job in run]
+
+
+def _on_copies(runs, limits: Limits, workers, pool, done: dict[Job, Outcome]) -> list[Outcome]:
     """The answers of ``runs`` ((copy, case) pairs) on their copies, each charged to the
     answer: the answers' limit scaled by its copy's size (``copy_scale``), and one that runs
-    past it settled as on the original (``timeouts.settle``: alone, after gold on the copy)."""
-    by_scale: dict[float, list[int]] = {}
-    for index, (copy, case) in enumerate(runs):
-        by_scale.setdefault(copy_scale(case.item.database, copy), []).append(index)
-    found: list[Outcome | None] = [None] * len(runs)
-    for scale, chosen in by_scale.items():
-        scaled = replace(limits, timeout_s=limits.timeout_s * scale, count_work=False)
-        jobs = [Job(runs[i][0], runs[i][1].sql) for i in chosen]
-        for i, job, outcome in zip(
-            chosen, jobs, execute_many(jobs, scaled, workers=workers, pool=pool), strict=True
-        ):
-            gold = Job(job.database, runs[i][1].item.gold_sql)
-            found[i] = settle(job, gold, outcome, scaled, workers, pool)
-    return found  # type: ignore[return-value]
+    past it settled as on the original (``timeouts.settle``: alone, after gold on the copy).
+    Those not in ``done`` run in one batch, each job under its own scaled limits, so every
+    worker has work until the last."""
+    memo: dict[tuple[Database, Database], Limits] = {}
+    scaled = []
+    for copy, case in runs:
+        key = (case.item.database, copy)
+        if key not in memo:
+            memo[key] = copy_limits(limits, *key)
+        scaled.append(memo[key])
+    jobs = [Job(copy, case.sql, limits=own) for (copy, case), own in zip(runs, scaled, strict=True)]
+    missing = [job for job in jobs if job not in done]
+    ran = dict(zip(missing, execute_many(missing, limits, workers=workers, pool=pool), strict=True))
+    outcomes = [done[job] if job in done else ran[job] for job in jobs]
+    return [
+        settle(Job(copy, case.sql), Job(copy, case.item.gold_sql), outcome, own, workers, pool)
+        for (copy, case), own, outcome in zip(runs, scaled, outcomes, strict=True)
+    ]
+
+
+def copy_limits(limits: Limits, original: Database, copy: Database) -> Limits:
+    """The limits of an answer's run on ``copy``: the answers' time limit times
+    :func:`copy_scale`, no work counted (nothing reads it there)."""
+    return replace(
+        limits, timeout_s=limits.timeout_s * copy_scale(original, copy), count_work=False
+    )
 
 
 def copy_scale(original: Database, copy: Database) -> float:
@@ -215,6 +308,7 @@ def copy_scale(original: Database, copy: Database) -> float:
 
 __all__ = [
     "CHANGED",
+    "copy_limits",
     "copy_scale",
     "DATA_DEPENDENCE",
     "DIFFERS",
@@ -225,6 +319,7 @@ __all__ = [
     "UNCHANGED",
     "UNDECIDABLE",
     "Case",
+    "CopiesAhead",
     "judge",
     "judge_all",
     "matches",

@@ -182,3 +182,45 @@ def test_an_error_while_making_jobs_stops_the_batch(tiny_sqlite):
 
     with pytest.raises(KeyError, match="made by the caller"):
         execute_many(jobs(), workers=1)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_jobs_made_from_results_join_the_batch(tiny_sqlite, workers):
+    # ``more``: each result of the first jobs asks for one further job, made from it while the
+    # batch runs (scoring: a matched answer's runs on the perturbed copies).
+    database = Database("sqlite", str(tiny_sqlite))
+    jobs = [Job(database, f"SELECT a FROM t WHERE a = {i}") for i in range(40)]
+    arrived, asked = [], []
+
+    def keep(index, outcome):
+        if index < len(jobs):
+            arrived.append(outcome.rows[0][0])
+        return outcome
+
+    def more():
+        asked.append(len(arrived))
+        made = [Job(database, f"SELECT a * 10 FROM t WHERE a = {a}") for a in arrived]
+        arrived.clear()
+        done = sum(asked_for for asked_for in asked) >= len(jobs)
+        return None if done and not made else made
+
+    outcomes = execute_many(jobs, workers=workers, keep=keep, more=more)
+    assert [o.rows for o in outcomes[:40]] == [((i,),) for i in range(40)]
+    assert sorted(o.rows[0][0] for o in outcomes[40:]) == [i * 10 for i in range(40)]
+
+
+def test_a_job_runs_under_its_own_limits_beside_the_batchs(tiny_sqlite, hooks_dir, monkeypatch):
+    # The watchdog gives each job its own time limit: the batch's is 30 s, this job's 0.3 s.
+    monkeypatch.setattr(pool_module, "KILL_GRACE_S", 1.0)
+    database = Database("sqlite", str(tiny_sqlite), setup=HOOK)
+    short = Limits(timeout_s=0.3, max_rows=1)
+    jobs = [
+        Job(database, "SELECT 1"),
+        Job(database, "SELECT slow_sleep(60)", limits=short),
+        Job(database, "SELECT a FROM t", limits=short),
+        Job(database, "SELECT a FROM t WHERE a < 2"),
+    ]
+    outcomes = execute_many(jobs, Limits(timeout_s=30), workers=1)
+    statuses = [o.status for o in outcomes]
+    assert statuses == [Status.OK, Status.TIMEOUT, Status.TOO_MANY_ROWS, Status.OK]
+    assert "1.3 s" in outcomes[1].error and outcomes[3].rows == ((0,), (1,))

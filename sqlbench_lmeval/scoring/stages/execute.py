@@ -1,7 +1,9 @@
 """Stage: gold, its tie probes and the answers run in one batch of sandboxed workers, gold through
 the gold cache and the answers' jobs made lazily from the stream of answers (so extraction
 overlaps execution); an answer that cannot run (refused, not translated) gets a failed outcome
-and no job.
+and no job. An answer whose result is gold's also runs on the perturbed copies in the same
+batch, as soon as its outcome is in (``data_dependence.CopiesAhead``; the read_data stage
+takes those runs instead of making them): no second batch waits for the last answer.
 """
 
 from __future__ import annotations
@@ -9,33 +11,74 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import Job, Outcome, Status, execute_many
 from sqlbench_lmeval.execution.held_results import from_index
+from sqlbench_lmeval.scoring.answer import Answer
 from sqlbench_lmeval.scoring.compare import gold_order_matters
+from sqlbench_lmeval.scoring.data_dependence import CopiesAhead
 from sqlbench_lmeval.scoring.item import Item
 
 #: Exceptions here are the evaluation's fault, never an answer's: they stop the run.
 RUNS_SQL = True
+#: While answers are still being made, their copy runs are made for this many matched answers
+#: at a time (one read of the gold cache each); after the last, for as many as there are.
+AHEAD_AT_ONCE = 256
 
 
 def run(batch, scorer) -> None:
-    submitted = []
+    count = len(batch.items)
+    cache = scorer.gold_cache
+    ahead = None if cache is None else CopiesAhead(scorer.limits, cache)
+    known: list[Outcome | None] = [None] * count  # gold read from the cache, per item
+    roles: list[Answer | Job] = []  # per job after gold's: its answer, or a copy run's job
+    outstanding = [0]  # answers' jobs whose outcome is not in yet
+    ended = []  # the stream of answers has ended: gold's row order can be read meanwhile
 
     def jobs() -> Iterator[Job]:
         for answer in batch.stream:
             if answer.submitted:
-                submitted.append(answer)
+                roles.append(answer)
+                outstanding[0] += 1
                 yield Job(answer.item.database, answer.run.sql)
+            yield from copy_runs(AHEAD_AT_ONCE)
+        ended.append(True)
 
-    plan = batch.tie_plan
-    gold, predicted, batch.ordered = _execute(
-        batch, batch.gold_jobs + plan.probe_jobs, jobs(), plan.orders, scorer
-    )
-    count = len(batch.items)
+    def more() -> list[Job] | None:
+        """Once every answer's job is made: the copy runs of those matched since, in the same
+        groups while answers still run (asked each time results come in, it would read the
+        gold cache for a few answers at a time); None once every answer's outcome is in and
+        none is left."""
+        runs = list(copy_runs(AHEAD_AT_ONCE if outstanding[0] else 1))
+        return None if not runs and not outstanding[0] else runs
+
+    def copy_runs(at_least: int = 1) -> Iterator[Job]:
+        if ahead is not None:
+            for job in ahead.jobs(at_least):
+                roles.append(job)
+                yield job
+
+    def keep(index: int, outcome: Outcome) -> Outcome:
+        role = roles[index]
+        if isinstance(role, Answer):
+            outstanding[0] -= 1
+            if ahead is not None:
+                ahead.offer(role.item, role.run.sql, outcome, known[role.index])
+        return batch.held.keep(outcome)
+
+    def found(cached: list[Outcome | None]) -> None:
+        known[:] = cached[:count]
+
+    answers = _Answers(jobs(), ended, keep, found, more)
+    gold, predicted, batch.ordered = _execute(batch, answers, scorer)
     batch.gold, batch.probes = gold[:count], gold[count:]
-    for answer, outcome in zip(submitted, predicted, strict=True):
-        answer.outcome = outcome
+    for role, outcome in zip(roles, predicted, strict=True):
+        if isinstance(role, Answer):
+            role.outcome = outcome
+        else:
+            ahead.done[role] = outcome
+    batch.ahead = ahead
     for answer in batch.answers:
         if answer.run is not None and answer.run.error is not None:  # translation failed
             answer.outcome = Outcome(Status.ERROR, error=answer.run.error)
@@ -43,38 +86,63 @@ def run(batch, scorer) -> None:
             answer.outcome = Outcome(Status.ERROR, error=answer.failure.error)
 
 
-def _execute(batch, gold_jobs, pred_jobs, orders, scorer):
-    """Gold outcomes, prediction outcomes (in the order ``pred_jobs`` yields them) and per
-    item whether gold's row order counts (``orders`` holds those the tie plan already read)."""
-    # Once the last prediction job is made (the parent then mostly waits on the workers), a
+@dataclass(frozen=True)
+class _Answers:
+    """The answers' side of the batch: their jobs (lazy), whether their stream has ended,
+    what is kept of each outcome, and the callbacks of gold found cached and of more jobs."""
+
+    jobs: Iterator[Job]
+    ended: list
+    keep: Callable[[int, Outcome], Outcome]
+    found: Callable[[list[Outcome | None]], None]
+    more: Callable[[], list[Job] | None]
+
+
+def _execute(batch, answers: _Answers, scorer):
+    """Gold outcomes (gold's jobs, then its tie probes), the answers' outcomes (in the order
+    their jobs came) and per item whether gold's row order counts (the tie plan's ``orders``
+    holds those it already read)."""
+    gold_jobs, orders = batch.gold_jobs + batch.tie_plan.probe_jobs, batch.tie_plan.orders
+    keep, found, more = answers.keep, answers.found, answers.more
+    # Once the stream of answers has ended (the parent then mostly waits on the workers), a
     # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if scorer.progress else None
     limits, workers, cache = scorer.limits, scorer.workers, scorer.gold_cache
     with ThreadPoolExecutor(max_workers=1) as background:
-        found = []
-        pred_jobs = _then(
-            pred_jobs, lambda: found.append(background.submit(_gold_orders, batch.items, orders))
-        )
+        parsed = []
+
+        def parse_orders() -> None:
+            if not parsed:
+                parsed.append(background.submit(_gold_orders, batch.items, orders))
+
+        pred_jobs = _when(answers.jobs, lambda: bool(answers.ended), parse_orders)
         if cache is not None:
             gold, predicted = cache.run_together(
                 gold_jobs, pred_jobs, limits, workers=workers, progress=description,
-                expected=batch.expected, pool=batch.pool, keep=batch.held.keep,
+                expected=batch.expected, pool=batch.pool, keep=keep, found=found, more=more,
             )  # fmt: skip
         else:
             expected = None if batch.expected is None else len(gold_jobs) + batch.expected
             both = execute_many(
                 itertools.chain(gold_jobs, pred_jobs), limits, workers=workers,
                 progress=description, expected=expected, pool=batch.pool,
-                keep=from_index(len(gold_jobs), batch.held.keep),
+                keep=from_index(len(gold_jobs), keep), more=more,
             )  # fmt: skip
             gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        return gold, predicted, found[0].result()
+        parse_orders()
+        return gold, predicted, parsed[0].result()
 
 
-def _then(jobs: Iterable[Job], action: Callable[[], object]) -> Iterator[Job]:
-    """``jobs``, then ``action()`` once they are all taken."""
-    yield from jobs
-    action()
+def _when(jobs: Iterable, ready: Callable[[], bool], action: Callable[[], object]) -> Iterator:
+    """``jobs``; ``action()`` once, as soon as ``ready()`` holds after one is taken."""
+    done = False
+    for job in jobs:
+        if not done and ready():
+            action()
+            done = True
+        yield job
+    if not done:
+        action()
 
 
 def _gold_orders(items: Sequence[Item], known: Sequence[bool | None]) -> list[bool]:

@@ -23,7 +23,9 @@ def run(batch, scorer) -> None:
     if not chosen:
         return
     cases = [Case(a.item, a.run.sql, a.outcome, a.gold, a.ordered) for a in chosen]
-    found = judge_all(cases, scorer.limits, scorer.workers, scorer.gold_cache, batch.pool)
+    found = judge_all(
+        cases, scorer.limits, scorer.workers, scorer.gold_cache, batch.pool, batch.ahead
+    )
     for answer, dependence in zip(chosen, found, strict=True):
         answer.dependence = dependence
 
