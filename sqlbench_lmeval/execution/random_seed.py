@@ -1,6 +1,7 @@
 """The one seed every statement's random generator starts from: each engine sets it right before
 each statement it runs (gold's and every answer's), so the same SQL gives the same rows on any
-worker, after any other answer, on any machine (docs/engines.md#no-answer-changes-another).
+worker, after any other answer, on any machine
+(docs/engines.md#one-seed-for-every-statement).
 
 >>> generator = sqlite_generator()
 >>> first = generator.random()

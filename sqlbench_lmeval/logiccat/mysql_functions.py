@@ -1029,9 +1029,9 @@ def install(conn: sqlite3.Connection, now: dt.datetime = FROZEN_NOW) -> None:
     for name, (arity, function) in _REGISTERED_SCALARS.items():
         conn.create_function(name, arity, function, deterministic=name not in _VOLATILE)
     # RAND() without a seed, the common form, straight to the C method of the connection's
-    # generator, which the engine reseeds before each statement (docs/engines.md#no-answer-
-    # changes-another): SQLite prefers the exact arity over rand's -1 and calls it without a
-    # Python frame per row.
+    # generator, which the engine reseeds before each statement
+    # (docs/engines.md#one-seed-for-every-statement): SQLite prefers the exact arity over
+    # rand's -1 and calls it without a Python frame per row.
     conn.create_function("rand", 0, sqlite_engine.generator(conn).random, deterministic=False)
     for name, (arity, function) in SQLITE_BACKFILLS.items():
         if not _sqlite_has_function(conn, name, arity):

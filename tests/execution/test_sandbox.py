@@ -597,9 +597,9 @@ RANDOM_LIMITS = Limits(timeout_s=30, max_rows=1000, memory_mb=256)  # a loaded m
 
 @pytest.mark.parametrize("engine", ENGINE_PARAMS)
 def test_random_answers_repeat_on_any_worker_after_any_answer(request, engine):
-    """Every statement's random generator starts from one seed (docs/engines.md#no-answer-
-    changes-another): the same answer gets the same rows alone on one worker, on two workers
-    and after another random answer on the same connection."""
+    """Every statement's random generator starts from one seed
+    (docs/engines.md#one-seed-for-every-statement): the same answer gets the same rows alone on
+    one worker, on two workers and after another random answer on the same connection."""
     database = engine_database(request, engine)
     answer, other = RANDOM_ANSWERS[engine]
     (alone,) = execute_many([Job(database, answer)], RANDOM_LIMITS, workers=1)
