@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from sqlbench_lmeval.execution import perturbed
+from sqlbench_lmeval.execution import perturbed, random_seed
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
@@ -60,6 +60,7 @@ ALLOWED_TABLE_FUNCTIONS = frozenset(
 #: Scalar functions that change the connection for later queries (the random generator's
 #: seed, a sequence, the log): refused like a table function outside the allow-list.
 CONNECTION_CHANGING_FUNCTIONS = frozenset({"setseed", "nextval", "write_log"})
+_SET_SEED = f"SELECT setseed({random_seed.SEED})"
 
 
 def connect(
@@ -119,6 +120,9 @@ def run(conn: duckdb.DuckDBPyConnection, sql: str, limits: Limits) -> Outcome:
         refused = _refused_function(conn, sql)
         if refused is not None:
             return Outcome(Status.ERROR, error=refused, elapsed_s=time.monotonic() - start)
+        # random() and uuid() start from the one seed (with threads = 1 they then repeat:
+        # threads share no generator); setseed is refused in answers, so only this sets it.
+        conn.execute(_SET_SEED)
         # Execute on the connection itself: interrupt() reaches only the connection it is
         # called on, not cursors derived from it.
         conn.execute(sql)

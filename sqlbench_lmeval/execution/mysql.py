@@ -22,6 +22,7 @@ try:
 except ModuleNotFoundError as error:  # the mysql extra is not installed
     raise driver_missing("mysql") from error
 
+from sqlbench_lmeval.execution import random_seed
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import fetch_limited, out_of_memory
@@ -58,6 +59,10 @@ DIALECT = "mysql"  # sqlglot's name of this engine's SQL (its comments and strin
 # position, for a HEAP table a memory address, where sort keys tie; an Aria row's position is
 # its insertion order, the same every run. MySQL 8 (TempTable engine) is not measured.
 MARIADB_REPRODUCIBLE_TIES = "tmp_memory_table_size = 0"
+#: The two halves of the state RAND() without a seed reads, set before every statement.
+_SET_SEED = (
+    f"SET SESSION rand_seed1 = {random_seed.INTEGER_SEED}, rand_seed2 = {random_seed.INTEGER_SEED}"
+)
 
 # Server error numbers (both MariaDB and MySQL unless noted).
 ER_QUERY_INTERRUPTED = 1317  # KILL QUERY
@@ -696,6 +701,8 @@ def run(handle: DatabaseHandle, sql: str, limits: Limits) -> Outcome:
     session = handle.session
     try:
         conn = session.ready(handle.database, limits)
+        with conn.cursor() as cursor:  # RAND() starts from the one seed (random_seed)
+            cursor.execute(_SET_SEED)
     except Exception as error:
         session.close()
         raise session.unavailable(error, handle.database) from error

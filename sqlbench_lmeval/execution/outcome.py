@@ -28,8 +28,9 @@ from sqlbench_lmeval.vocabulary import Status
 # (gold cached in units of 64 would be divided by exact counts). 4: DuckDB reads work only from
 # the query's own profile (gold cached by a worker whose profiling an answer had turned off
 # carries another query's work), and every value counts against the per-answer budget, now
-# 32 MiB (a result cached under the old budget may now be too large).
-EXECUTION_VERSION = "4"
+# 32 MiB (a result cached under the old budget may now be too large). 5: every statement's
+# random generator starts from one seed (gold calling RAND() was cached with chance numbers).
+EXECUTION_VERSION = "5"
 
 
 #: Statuses that say a query did not finish (its time limit, a crash): the machine's doing, not

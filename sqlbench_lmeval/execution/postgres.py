@@ -20,6 +20,7 @@ try:
 except ModuleNotFoundError as error:  # the postgres extra is not installed
     raise driver_missing("postgres") from error
 
+from sqlbench_lmeval.execution import random_seed
 from sqlbench_lmeval.execution.deadline import Deadline, stopped
 from sqlbench_lmeval.execution.engines import Engine, driver_version
 from sqlbench_lmeval.execution.fetch import (
@@ -505,6 +506,7 @@ class _Session:
 
 
 _sessions: dict[str, _Session] = {}
+_SET_SEED = f"SELECT setseed({random_seed.SEED})"
 
 
 def connect(url: str, limits: Limits, setup: Callable | None = None) -> _Session:
@@ -579,6 +581,7 @@ def run(session: _Session, sql: str, limits: Limits) -> Outcome:
     lost: ConnectionLost | None = None
     try:
         conn.execute("BEGIN TRANSACTION READ ONLY")
+        conn.execute(_SET_SEED)  # random() starts from the one seed (random_seed)
         cursor = conn.cursor(CURSOR_NAME, scrollable=False)
         cursor.execute(sql)
         columns = tuple(d.name for d in cursor.description or ())

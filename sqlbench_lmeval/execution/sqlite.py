@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import random
 import sqlite3
 import time
 import urllib.parse
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from sqlbench_lmeval.execution import perturbed
+from sqlbench_lmeval.execution import perturbed, random_seed
 from sqlbench_lmeval.execution.deadline import stopped
 from sqlbench_lmeval.execution.engines import Engine
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
@@ -97,12 +98,44 @@ class StepCounter:
 
 
 class SandboxConnection(sqlite3.Connection):
-    """A sqlite3 connection that carries its progress handler (the step counter and deadline)
-    and its file's path."""
+    """A sqlite3 connection that carries its progress handler (the step counter and deadline),
+    its file's path and its random generator (reseeded before each statement)."""
 
     deadline: _Deadline
     counter: StepCounter
     path: str
+    random: random.Random
+
+
+def generator(conn: sqlite3.Connection) -> random.Random:
+    """The random generator that functions registered on ``conn`` read: a sandboxed
+    connection's own, which :func:`run` reseeds before each statement; for any other
+    connection, a new one started from the seed."""
+    own = getattr(conn, "random", None)
+    return own if isinstance(own, random.Random) else random_seed.sqlite_generator()
+
+
+def _random_blob(source: random.Random) -> Callable[[object], bytes]:
+    """SQLite's ``randomblob(n)`` drawn from ``source``: ``n`` bytes, at least one."""
+
+    def randomblob(size: object) -> bytes:
+        try:
+            count = max(int(size), 1)  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            count = 1
+        if count > VALUE_MAX_BYTES:  # SQLite itself refuses it: "string or blob too big"
+            return bytes(VALUE_MAX_BYTES + 1)
+        return source.randbytes(count)
+
+    return randomblob
+
+
+def _seed_random_functions(conn: SandboxConnection) -> None:
+    """Replace SQLite's ``random()`` and ``randomblob(n)``, which read a generator seeded from
+    the operating system, by the same functions on the connection's own generator."""
+    source = conn.random = random_seed.sqlite_generator()
+    conn.create_function("random", 0, lambda: source.getrandbits(64) - 2**63)
+    conn.create_function("randomblob", 1, _random_blob(source))
 
 
 def _authorize(action: int, arg1, arg2, db_name, source) -> int:
@@ -142,6 +175,7 @@ def connect(
         # Read the schema now: a file that is not a database fails here, not in a query, and
         # no query's step count includes parsing it.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        _seed_random_functions(conn)
         if setup is not None:
             setup(conn)
         _limit(conn, "SQLITE_LIMIT_ATTACHED", 0)
@@ -198,8 +232,10 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
 
 
 def _execute(conn: SandboxConnection, sql: str, limits: Limits, start: float) -> Outcome:
-    """Execute and fetch ``sql`` once under the connection's current progress handler."""
+    """Execute and fetch ``sql`` once under the connection's current progress handler, its
+    random generator started from the seed (a second run draws the numbers the first did)."""
     cursor = None
+    random_seed.reseed(conn.random)
     try:
         cursor = conn.execute(sql)
         if cursor.description is None:  # only comments / empty statements

@@ -274,9 +274,9 @@ def judge_health(
         except sqlglot.errors.SqlglotError:
             continue
         if gold.RANDOM in prepared[i].flags:
-            # Probes compare results across runs, which RAND() makes differ by chance: judging
-            # by them would flag at random. With RAND(), an inner ORDER BY ... LIMIT picks its
-            # rows nondeterministically by definition.
+            # A probe changes the query, and with it which rows draw which seeded RAND()
+            # numbers: judging by probes would flag at random. With RAND(), an inner
+            # ORDER BY ... LIMIT picks its rows by chance by definition.
             if inner_cuts(tree):
                 extra.setdefault(i, set()).add(gold.NONDETERMINISTIC_ORDER)
             continue

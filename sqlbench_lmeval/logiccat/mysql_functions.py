@@ -26,6 +26,8 @@ import sqlite3
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
+from sqlbench_lmeval.execution import sqlite as sqlite_engine
+
 FROZEN_NOW = dt.datetime(2025, 12, 10, 12, 0, 0)
 """The one instant every clock function returns (upstream commit cb580e8 is of 2025-12-10)."""
 
@@ -697,8 +699,9 @@ def mysql_format(value: object, places: object) -> str | None:
 
 
 def rand(seed: object = None) -> float:
-    """MySQL RAND(): a float in [0, 1). Seeded calls are repeatable; unseeded ones are not."""
-    return random.Random(seed).random() if seed is not None else random.random()
+    """MySQL RAND(seed): a float in [0, 1), repeatable (``install`` answers ``RAND()`` without a
+    seed from the connection's generator); RAND(NULL) is RAND(0), as in MySQL."""
+    return random.Random(0 if seed is None else seed).random()
 
 
 def cot(value: object) -> float | None:
@@ -1025,9 +1028,11 @@ def install(conn: sqlite3.Connection, now: dt.datetime = FROZEN_NOW) -> None:
     """
     for name, (arity, function) in _REGISTERED_SCALARS.items():
         conn.create_function(name, arity, function, deterministic=name not in _VOLATILE)
-    # RAND() without a seed, the common form, straight to the C function: SQLite prefers the
-    # exact arity over rand's -1 and calls it without a Python frame per row.
-    conn.create_function("rand", 0, random.random, deterministic=False)
+    # RAND() without a seed, the common form, straight to the C method of the connection's
+    # generator, which the engine reseeds before each statement
+    # (docs/engines.md#one-seed-for-every-statement): SQLite prefers the exact arity over
+    # rand's -1 and calls it without a Python frame per row.
+    conn.create_function("rand", 0, sqlite_engine.generator(conn).random, deterministic=False)
     for name, (arity, function) in SQLITE_BACKFILLS.items():
         if not _sqlite_has_function(conn, name, arity):
             conn.create_function(name, arity, function, deterministic=True)

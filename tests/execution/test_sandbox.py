@@ -580,3 +580,34 @@ def test_state_changing_answers_change_no_later_answer(request, engine, tmp_path
     assert all(outcome.ok for outcome in alone), alone
     assert [ended(o) for o in after[len(changes) :]] == [ended(o) for o in alone]
     assert not (tmp_path / "log").exists()
+
+
+# An answer drawing random numbers, and another that draws some first on the same connection.
+RANDOM_ANSWERS = {
+    "sqlite": (
+        "SELECT a, random(), hex(randomblob(4)) FROM t ORDER BY random() LIMIT 5",
+        "SELECT random(), randomblob(8) FROM t",
+    ),
+    "duckdb": ("SELECT a, random(), uuid() FROM t ORDER BY random() LIMIT 5", "SELECT random()"),
+    "mysql": ("SELECT a, RAND() FROM t ORDER BY RAND() LIMIT 5", "SELECT RAND() FROM t"),
+    "postgres": ("SELECT a, random() FROM t ORDER BY random() LIMIT 5", "SELECT random()"),
+}
+RANDOM_LIMITS = Limits(timeout_s=30, max_rows=1000, memory_mb=256)  # a loaded machine's first query
+
+
+@pytest.mark.parametrize("engine", ENGINE_PARAMS)
+def test_random_answers_repeat_on_any_worker_after_any_answer(request, engine):
+    """Every statement's random generator starts from one seed
+    (docs/engines.md#one-seed-for-every-statement): the same answer gets the same rows alone on
+    one worker, on two workers and after another random answer on the same connection."""
+    database = engine_database(request, engine)
+    answer, other = RANDOM_ANSWERS[engine]
+    (alone,) = execute_many([Job(database, answer)], RANDOM_LIMITS, workers=1)
+    assert alone.ok, alone
+    assert len({row[1] for row in alone.rows}) == len(alone.rows) == 5  # random, row by row
+    mixed = [Job(database, sql) for sql in (other, answer, other, other, answer, answer)]
+    for workers in (1, 2):
+        outcomes = execute_many(mixed, RANDOM_LIMITS, workers=workers)
+        assert all(outcome.ok for outcome in outcomes), outcomes
+        answered = [o.rows for o, job in zip(outcomes, mixed, strict=True) if job.sql == answer]
+        assert answered == [alone.rows] * 3
