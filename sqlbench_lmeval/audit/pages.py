@@ -71,7 +71,7 @@ def card_sections(card: Mapping) -> list[Section]:
                 f"`{card['dataset_version']}`, comparison version {card['comparison_version']}. "
                 f"Each column is a run of `score` whose answers are {published}, and the gold "
                 "we execute. Below 1 on the second: items whose gold errors or is not a query (no "
-                "answer can match them), gold that does not repeat itself (clock, RAND()).",
+                "answer can match them), gold that reads the clock.",
                 _ceiling_table(card),
             ),
         ),

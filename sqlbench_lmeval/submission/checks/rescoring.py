@@ -151,9 +151,14 @@ def _claims_add_up(claimed_metrics: Mapping, scores, answers, explaining: set[in
 #: Causes of a claimed number differing from ours that leave the run standing (re-scored by
 #: us): another comparison version, or an answer that hit a time limit here or there.
 BENIGN_CAUSES = ("the run was judged under comparison version", "execution limits or machine speed")
-#: Gold that calls RAND() (LogicCat 865, 1423, 1425, 1440) gives another result on every run, so
-#: an honest answer's verdict there can differ between the run's machine and ours.
-RANDOM_GOLD_CAUSE = "gold's result is random (it calls RAND()): it differs between any two runs"
+#: Gold that calls RAND() (LogicCat 865, 1423, 1425, 1440) repeats itself since every statement
+#: starts from one seed (docs/engines.md#one-seed-for-every-statement, execution version 5), but
+#: a run scored by an earlier version drew other numbers, and runs do not record that version:
+#: an honest answer's verdict there can still differ from ours, so the cause stays benign.
+RANDOM_GOLD_CAUSE = (
+    "gold's result is random (it calls RAND()): a run scored before execution version 5 drew "
+    "other numbers"
+)
 BENIGN_CAUSES += (RANDOM_GOLD_CAUSE,)
 #: How a cause made by another lm-eval version's way of passing results begins: not benign (the
 #: numbers beside the score dicts are not the answers' scores), not an edit either.
