@@ -110,7 +110,7 @@ class SandboxConnection(sqlite3.Connection):
 def generator(conn: sqlite3.Connection) -> random.Random:
     """The random generator that functions registered on ``conn`` read: a sandboxed
     connection's own, which :func:`run` reseeds before each statement; for any other
-    connection, a new one started from the seed."""
+    connection, a new one started from the one seed (random_seed)."""
     own = getattr(conn, "random", None)
     return own if isinstance(own, random.Random) else random_seed.sqlite_generator()
 
@@ -233,7 +233,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
 
 def _execute(conn: SandboxConnection, sql: str, limits: Limits, start: float) -> Outcome:
     """Execute and fetch ``sql`` once under the connection's current progress handler, its
-    random generator started from the seed (a second run draws the numbers the first did)."""
+    random generator started from its one seed (a second run draws the numbers the first did)."""
     cursor = None
     random_seed.reseed(conn.random)
     try:

@@ -14,7 +14,7 @@ from conftest import logiccat_source
 from support import logiccat_answers as answers
 
 from sqlbench_lmeval.cli import main
-from sqlbench_lmeval.errors import UserError
+from sqlbench_lmeval.errors import ExitCode, UserError
 from sqlbench_lmeval.lmeval.task_specs import task_groups
 from sqlbench_lmeval.logiccat.board import GOLD_NOTE
 from sqlbench_lmeval.logiccat.bundle import load_bundle
@@ -166,7 +166,7 @@ def test_verify_rejects_a_run_whose_documents_are_of_another_split(
         + ["--no-progress"]
     )
     printed = capsys.readouterr().out
-    assert code == 1, printed
+    assert code == ExitCode.REJECTED, printed  # 6: rejected, never a crash's 1
     assert "[reject] logiccat_test_physical: split:" in printed
 
 

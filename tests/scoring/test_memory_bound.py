@@ -20,6 +20,8 @@ from sqlbench_lmeval.execution.fetch import MIB, VALUE_BYTES, result_budget
 BOUND_MIB = 1024
 #: 100 maximal answers: 2 sampled answers to each of 50 TPC-DS items.
 ITEMS, SAMPLES = 50, 2
+#: The maximal answers of the verified run: more than the run holds in memory, three times over.
+MAXIMAL_IN_VERIFY = 24
 
 #: Runs ``sqlbench-lmeval ARGS...`` in this process and writes its peak RSS (KiB) to stderr:
 #: the high-water mark of its own memory (``VmHWM``). Not ``getrusage``'s ``ru_maxrss``: Linux
@@ -84,11 +86,15 @@ def test_a_hundred_maximal_answers_score_within_the_bound(tpcds_cache, tmp_path)
 
 @pytest.mark.slow
 def test_verify_of_maximal_answers_stays_within_the_bound(tpcds_cache, tpcds_items, tmp_path):
-    """A real lm_eval run whose 99 answers are maximal, verified: rescoring holds as little."""
+    """A real lm_eval run with 24 maximal answers, verified: rescoring holds as little. 24 x 32
+    MiB is three times what a run keeps in memory (docs/failures.md#memory), so verify must spill
+    as score does; the other items' answers are one-row constants (cheap: the suite's time)."""
     from support.verify_runs import run_tpcds
 
     limits = Limits()
-    answers = {item.id: f"```sql\n{maximal_sql(limits, str(item.id))}\n```" for item in tpcds_items}
+    maximal = {item.id for item in tpcds_items[:MAXIMAL_IN_VERIFY]}
+    sql = {item.id: maximal_sql(limits, str(item.id)) for item in tpcds_items if item.id in maximal}
+    answers = {item.id: f"```sql\n{sql.get(item.id, 'SELECT 1')}\n```" for item in tpcds_items}
     folder = run_tpcds(tmp_path / "lm", tpcds_cache, tpcds_items, answers)
     peak = _peak_mib(
         "verify", str(folder), "--cache-dir", str(tpcds_cache), "--workers", "2",
