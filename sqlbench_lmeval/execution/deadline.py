@@ -1,5 +1,6 @@
 """A timer that stops a running query at its deadline, for engines that stop queries from
-another thread (DuckDB's ``interrupt()``, a MySQL server's ``KILL QUERY``)."""
+another thread (DuckDB's ``interrupt()``, a MySQL server's ``KILL QUERY``); the outcomes of a
+query stopped at its deadline (:func:`stopped`) or at its work budget (:func:`over_budget`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,29 @@ def stopped(timeout_s: float, start: float) -> Outcome:
         error=f"stopped after {timeout_s:g} s",
         elapsed_s=time.monotonic() - start,
     )
+
+
+def over_budget(budget: int, unit: str, start: float) -> Outcome:
+    """The outcome of a query stopped at its work budget (``Limits.work_budget``, counted in
+    ``unit``): ``timeout``, with an error that is the same on every machine and load.
+
+    >>> over_budget(1 << 28, "VM steps", time.monotonic()).error
+    'stopped at its work budget of 268,435,456 VM steps'
+    """
+    return Outcome(
+        Status.TIMEOUT,
+        error=f"{BUDGET_STOP} {budget:,} {unit}",
+        elapsed_s=time.monotonic() - start,
+    )
+
+
+def stopped_at_budget(outcome: Outcome) -> bool:
+    """Whether ``outcome`` is a query stopped at its work budget (:func:`over_budget`)."""
+    return outcome.status is Status.TIMEOUT and (outcome.error or "").startswith(BUDGET_STOP)
+
+
+#: How the error of a query stopped at its work budget begins.
+BUDGET_STOP = "stopped at its work budget of"
 
 
 class Deadline:

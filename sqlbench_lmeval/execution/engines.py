@@ -76,6 +76,9 @@ class Engine:
     #: Close every session this process holds (a server logs connections that vanish without
     #: a goodbye as aborted), or None when closing the connections is enough.
     close_all: Callable[[], None] | None = None
+    #: True: ``run`` counts work as the query runs and stops it at ``Limits.work_budget``
+    #: (:func:`~sqlbench_lmeval.execution.deadline.over_budget`), the same on every machine.
+    stops_at_work_budget: bool = False
     #: The time limit per query when the user gives none; None: ``Limits``' default.
     default_timeout_s: float | None = None
     #: Modules whose exceptions while opening mean the data itself is broken (so the message

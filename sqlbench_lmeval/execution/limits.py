@@ -1,13 +1,18 @@
-"""Under which limits a query runs: :class:`Limits` (time, rows, memory, gold's own time limit),
-:data:`DEFAULT_LIMITS`.
+"""Under which limits a query runs: :class:`Limits` (time, rows, memory, work, gold's own time
+limit), :data:`DEFAULT_LIMITS`.
 
->>> DEFAULT_LIMITS.for_gold().timeout_s
-60.0
+>>> DEFAULT_LIMITS.for_gold().timeout_s, DEFAULT_LIMITS.for_gold().work_budget
+(60.0, None)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: The answers' work budget on an engine that counts work as it runs: 2**28 SQLite VM steps,
+#: about 5 s of a VM-bound recursive loop on this project's 2-core machine, so it decides before the
+#: 10 s time limit on a quiet machine; LogicCat's heaviest gold (item 1440) takes 70.5 million.
+WORK_BUDGET = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -29,9 +34,17 @@ class Limits:
     #: (docs/r-ves.md#how-each-engine-counts-work), DuckDB reads no profile, and ``work`` is
     #: None. Part of the gold cache's key when False.
     count_work: bool = True
+    #: The most work an answer may do, in the engine's unit of work, on an engine that counts
+    #: it as it runs (``Engine.stops_at_work_budget``: SQLite's VM steps); the others ignore it.
+    #: A query stopped there is ``timeout`` whatever the machine's load (the rule:
+    #: docs/failures.md#an-answer-that-runs-out-of-time). None: no budget, as under gold's own
+    #: limits (``for_gold``). Not part of the gold cache's key: a stopped query is never
+    #: stored, and one that finished gives the same outcome under any budget.
+    work_budget: int | None = WORK_BUDGET
 
     def for_gold(self) -> Limits:
-        """These limits with gold's own time limit (see ``gold_timeout_s``)."""
+        """These limits with gold's own time limit (see ``gold_timeout_s``) and no work budget
+        (gold's cost is the benchmark's)."""
         timeout = self.gold_timeout_s
         if timeout is None:
             timeout = max(GOLD_MIN_TIMEOUT_S, self.timeout_s)
@@ -40,6 +53,7 @@ class Limits:
             max_rows=self.max_rows,
             memory_mb=self.memory_mb,
             count_work=self.count_work,
+            work_budget=None,
         )
 
 

@@ -7,6 +7,7 @@ import itertools
 import operator
 import random
 import sqlite3
+import sys
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sqlbench_lmeval.execution import perturbed, random_seed
-from sqlbench_lmeval.execution.deadline import stopped
+from sqlbench_lmeval.execution.deadline import over_budget, stopped
 from sqlbench_lmeval.execution.engines import Engine
 from sqlbench_lmeval.execution.fetch import MIB, fetch_limited, out_of_memory
 from sqlbench_lmeval.execution.job import Limits
@@ -37,6 +38,8 @@ EXACT_STEPS = 4096
 DEADLINE_EVERY_CALLS = 64
 #: What the exact handler returns once its budget is spent: non-zero stops the statement.
 _STOP = itertools.repeat(1)
+#: ``StepCounter.max_calls`` without a work budget: an int, so the test per call stays cheap.
+_NO_BUDGET = sys.maxsize
 
 _ALLOWED_ACTIONS = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -69,11 +72,18 @@ class _Deadline:
 
 
 class StepCounter:
-    """A SQLite progress handler that counts its calls (``steps`` = calls x ``every``) and, on
-    every ``check``-th call, returns ``inner()``'s verdict (the deadline: non-zero aborts the
-    statement). SQLite keeps one progress handler per connection, so one handler does both."""
+    """A SQLite progress handler that counts its calls (``steps`` = calls x ``every``), stops the
+    statement once it has made more than ``max_calls`` (the work budget, :meth:`budget`) and,
+    on every ``check``-th call, returns ``inner()``'s verdict (the deadline: non-zero aborts
+    the statement). SQLite keeps one progress handler per connection, so one handler does all.
 
-    __slots__ = ("calls", "check", "every", "inner")
+    >>> counter = StepCounter(every=64)
+    >>> counter.budget(128)
+    >>> [counter() for _ in range(3)], counter.over_budget()
+    ([0, 0, 1], True)
+    """
+
+    __slots__ = ("calls", "check", "every", "inner", "max_calls")
 
     def __init__(
         self,
@@ -85,12 +95,24 @@ class StepCounter:
         self.every = every
         self.check = check
         self.inner = inner
+        self.max_calls = _NO_BUDGET
 
     def __call__(self) -> int:
         self.calls += 1
+        if self.calls > self.max_calls:
+            return 1
         if self.inner is None or self.calls % self.check:
             return 0
         return int(bool(self.inner()))
+
+    def budget(self, steps: int | None) -> None:
+        """Count from zero, stopping the statement past ``steps`` steps (None: never)."""
+        self.calls = 0
+        self.max_calls = _NO_BUDGET if steps is None else steps // self.every
+
+    def over_budget(self) -> bool:
+        """Whether this handler stopped the statement for its budget."""
+        return self.calls > self.max_calls
 
     @property
     def steps(self) -> int:
@@ -202,10 +224,12 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     deadline counts from the first start; ``elapsed_s`` is the time of the run that answered.
     Under ``limits.count_work`` False it runs once, uncounted (``work`` None)."""
     deadline = conn.deadline
+    counter = conn.counter
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
+    counter.budget(limits.work_budget)
     try:
-        if not limits.count_work:  # once, under the deadline's handler alone
+        if not limits.count_work:  # once, under the counter's handler alone
             return _execute(conn, sql, limits, start)
         # A C callable: 0 (go on) EXACT_STEPS times, then 1 (stop); what is left of the
         # budget tells how many steps ran.
@@ -219,8 +243,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         left = operator.length_hint(budget)
         if not (left == 0 and outcome.status is Status.ERROR and outcome.error == "interrupted"):
             return replace(outcome, work=EXACT_STEPS - left) if outcome.ok else outcome
-        counter = conn.counter
-        counter.calls = 0
+        counter.budget(limits.work_budget)  # the budget counts this run's steps alone
         again = time.monotonic()
         outcome = _execute(conn, sql, limits, start)
         if not outcome.ok:
@@ -229,6 +252,7 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
         return replace(outcome, work=counter.steps, elapsed_s=outcome.elapsed_s - (again - start))
     finally:
         deadline.at = float("inf")
+        counter.budget(None)
 
 
 def _execute(conn: SandboxConnection, sql: str, limits: Limits, start: float) -> Outcome:
@@ -243,6 +267,8 @@ def _execute(conn: SandboxConnection, sql: str, limits: Limits, start: float) ->
         columns = tuple(d[0] for d in cursor.description)
         return fetch_limited(cursor.fetchmany, columns, limits, start)
     except sqlite3.OperationalError as error:
+        if str(error) == "interrupted" and conn.counter.over_budget():
+            return over_budget(limits.work_budget or 0, "VM steps", start)
         if str(error) == "interrupted" and time.monotonic() >= conn.deadline.at:
             return stopped(limits.timeout_s, start)
         _raise_if_broken_file(error, conn)
@@ -319,5 +345,6 @@ ENGINE = Engine(
     build_perturbed=perturbed.build_sqlite,
     process_limits=set_heap_limit,
     error_modules=("sqlite3",),
+    stops_at_work_budget=True,
     work_unit=f"VM steps (exact up to {EXACT_STEPS}, then in units of {STEP_UNIT})",
 )

@@ -279,10 +279,15 @@ def _on_copies(runs, limits: Limits, workers, pool, done: dict[Job, Outcome]) ->
 
 
 def copy_limits(limits: Limits, original: Database, copy: Database) -> Limits:
-    """The limits of an answer's run on ``copy``: the answers' time limit times
+    """The limits of an answer's run on ``copy``: the answers' time limit and work budget times
     :func:`copy_scale`, no work counted (nothing reads it there)."""
+    scale = copy_scale(original, copy)
+    budget = limits.work_budget
     return replace(
-        limits, timeout_s=limits.timeout_s * copy_scale(original, copy), count_work=False
+        limits,
+        timeout_s=limits.timeout_s * scale,
+        count_work=False,
+        work_budget=None if budget is None else int(budget * scale),
     )
 
 
