@@ -81,6 +81,11 @@ def judge(copies: Sequence[There], gold: Outcome, ordered: bool) -> str:
     gold's outcomes on each copy and gold's on the original (docs/scoring.md#data-dependence):
     only the copies where gold's result changed count."""
     used = [(answer, there, ties) for answer, there, ties in copies if moved(there, gold, ordered)]
+    return _verdict(used, ordered)
+
+
+def _verdict(used: Sequence[There], ordered: bool) -> str:
+    """:func:`judge` of the copies where gold's result changed (``used``, already chosen)."""
     if not used:
         return UNDECIDABLE
     if all(matches(answer, there, ties, ordered) for answer, there, ties in used):
@@ -240,7 +245,8 @@ def judge_all(
             per_case.setdefault(i, []).append((answered[n], gold[n], records[n]))
     for i, case in enumerate(cases):
         if copies[case.item.database] is not None:
-            verdicts[i] = judge(per_case.get(i, []), case.gold, case.ordered)
+            # Only copies found moved above are listed: judge would compare gold there again.
+            verdicts[i] = _verdict(per_case.get(i, []), case.ordered)
     return verdicts
 
 
