@@ -61,7 +61,8 @@ def run(batch, scorer) -> None:
         if isinstance(role, Answer):
             outstanding[0] -= 1
             if ahead is not None:
-                ahead.offer(role.item, role.run.sql, outcome, known[role.index])
+                ordered = batch.tie_plan.orders[role.index]
+                ahead.offer(role.item, role.run.sql, outcome, known[role.index], ordered)
         return batch.held.keep(outcome)
 
     def found(cached: list[Outcome | None]) -> None:
