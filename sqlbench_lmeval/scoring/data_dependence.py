@@ -240,8 +240,10 @@ def judge_all(
     # may need more than an answer's limit, and only what finishes is cached. Nothing reads the
     # work of a run here: SQLite runs each statement once, uncounted.
     gold_limits = replace(limits.for_gold(), count_work=False)
-    items = [replace(cases[i].item, database=copy) for i, copy in pairs]
-    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    # Gold's jobs name the copies; the items themselves are the originals' (plan_batch reads
+    # their gold and dialect, and runs probes where the gold job runs).
+    items = [cases[i].item for i, _ in pairs]
+    gold_jobs = [Job(copy, cases[i].item.gold_sql) for i, copy in pairs]
     ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
     known = {} if ahead is None else ahead.gold_there

@@ -190,8 +190,8 @@ class TieBatch:
 def plan_batch(
     items: Sequence[Item], gold_jobs: Sequence[Job], limits: Limits, gold_cache: GoldCache | None
 ) -> TieBatch:
-    """Read what the tie store holds for ``items`` (``gold_jobs[i]`` is item i's gold) and
-    plan the rest: the probe jobs to run beside gold."""
+    """Read what the tie store holds for ``items`` (``gold_jobs[i]`` is item i's gold, on the
+    database its probe runs on) and plan the rest: the probe jobs to run beside gold."""
     store = None if gold_cache is None else TieStore(Path(gold_cache.root) / STORE_FILE)
     keys: list[str | None] = [None] * len(items)
     if gold_cache is not None:
@@ -207,7 +207,7 @@ def plan_batch(
     probe_of: dict[int, int] = {}
     fallback_of: dict[int, int] = {}
     probe_jobs: list[Job] = []
-    for index, (item, key) in enumerate(zip(items, keys, strict=True)):
+    for index, (item, key, gold_job) in enumerate(zip(items, keys, gold_jobs, strict=True)):
         record, order = found.get(key, (None, None)) if key is not None else (None, None)
         plan = None
         if record is None:
@@ -218,10 +218,10 @@ def plan_batch(
                 record = UNORDERED
             elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
                 probe_of[index] = len(probe_jobs)
-                probe_jobs.append(Job(item.database, plan.probe_sql))
+                probe_jobs.append(Job(gold_job.database, plan.probe_sql))
                 if plan.fallback_sql is not None:
                     fallback_of[index] = len(probe_jobs)
-                    probe_jobs.append(Job(item.database, plan.fallback_sql))
+                    probe_jobs.append(Job(gold_job.database, plan.fallback_sql))
         records.append(record)
         plans.append(plan)
         orders.append(order)
