@@ -127,16 +127,18 @@ def get(name: str) -> Benchmark:
     return importlib.import_module(f"{found[name]}.benchmark").BENCHMARK
 
 
-def gold_note(dataset_version: str | None) -> str | None:
+def gold_note(dataset_version: str | None, among: Sequence[str] | None = None) -> str | None:
     """What must be said beside a number scored on ``dataset_version``: the note of the
-    benchmark board whose hidden-gold test set it is, else None.
+    benchmark board whose hidden-gold test set it is, else None. ``among``: the benchmarks
+    whose boards are asked (default: every one; a caller that knows whose data it scored names
+    that one, and the others' packages are not imported).
 
     >>> gold_note("logiccat-cb580e87ac17-builder5+split2026-test-b0d082cc109c")
     'local gold of upstream cb580e8; the board scores its hidden gold'
     >>> gold_note("logiccat-cb580e87ac17-builder5+split2026-dev-b0d082cc109c") is None
     True
     """
-    for name in names():
+    for name in names() if among is None else among:
         board = get(name).board
         if board is not None and board.is_board_data(dataset_version):
             return board.note

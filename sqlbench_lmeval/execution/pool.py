@@ -240,7 +240,11 @@ class _Worker:
         self.send(("init", list(sys.path)))
 
     def send(self, message: object) -> None:
-        self.outbuf += encode_frame(message)
+        self.send_all([message])
+
+    def send_all(self, messages: Sequence[object]) -> None:
+        for message in messages:
+            self.outbuf += encode_frame(message)
         self.flush()
 
     def flush(self) -> None:
@@ -510,10 +514,21 @@ class _Batch:
             if not worker.pending:
                 worker.busy_since = time.monotonic()
             worker.used = True
-            worker.pending.extend(indices)
-            # One message per run of jobs under the same limits (most batches: one message).
-            for limits, run in itertools.groupby(indices, key=self._limits_of):
-                worker.send(("run", limits, [(i, self.jobs[i]) for i in run]))
+            # One message per limits among the jobs (most batches: one message), in one write.
+            # Jobs of several limits alternate (an answer's runs on two copies, each scaled to
+            # its copy): a message per run of equal limits took one write and one wake-up of the
+            # worker for every job or two. The worker runs a message's jobs in order, so the
+            # pending order is the grouped one.
+            groups: dict[Limits, list[int]] = {}
+            for index in indices:
+                groups.setdefault(self._limits_of(index), []).append(index)
+            worker.pending.extend(index for run in groups.values() for index in run)
+            worker.send_all(
+                [
+                    ("run", limits, [(i, self.jobs[i]) for i in run])
+                    for limits, run in groups.items()
+                ]
+            )
             self._watch_writes(worker)
 
     def _steal(self) -> list[int]:

@@ -15,12 +15,6 @@ from sqlbench_lmeval.logiccat import bundle as bundle_module
 from sqlbench_lmeval.logiccat.board import BOARD
 from sqlbench_lmeval.logiccat.bundle import BUILDER_VERSION, ensure_bundle
 from sqlbench_lmeval.logiccat.gold import CONNECTION_SETUP, column_types
-from sqlbench_lmeval.logiccat.server import (
-    ENGINE_DIALECT,
-    prepare_command,
-    server_items,
-    server_run,
-)
 from sqlbench_lmeval.logiccat.split import official_split
 from sqlbench_lmeval.logiccat.transpile import mysql_to_sqlite
 from sqlbench_lmeval.scoring.item import Item
@@ -61,6 +55,9 @@ def items_from_bundle(
     """One item per record of a loaded ``logiccat.bundle.Bundle``, answers asked in
     ``dialect`` (default: the engine's); item ids are the upstream ``idx`` on every engine."""
     if check_engine(engine) == "mysql":
+        # heavy: the server's loading and accounts (~10-20 ms), only for the MySQL engine
+        from sqlbench_lmeval.logiccat.server import ENGINE_DIALECT, server_items
+
         return server_items(bundle, check_dialect(dialect, ENGINE_DIALECT), url, cache_dir)
     prompted = check_dialect(dialect, DIALECT)
     return [
@@ -120,6 +117,9 @@ def dataset_version(
     cache_dir=None, source=None, engine: str | None = None, url: str | None = None, **_options
 ) -> str:
     if check_engine(engine) == "mysql":
+        # heavy: the server's loading and accounts (~10-20 ms), only for the MySQL engine
+        from sqlbench_lmeval.logiccat.server import server_run
+
         return server_run(url, cache_dir).document["dataset_version"]
 
     return version_of_bundle(ensure_bundle(source=source, cache_dir=cache_dir))
@@ -143,9 +143,9 @@ def prepare(
     (``logiccat.server.prepare_command``: ``reload``, ``rotate_reader``). Returns the summary to
     show."""
     if check_engine(engine) == "mysql":
-        from sqlbench_lmeval.execution.mysql import (
-            public_url,
-        )  # optional: PyMySQL (the mysql extra)
+        # optional: PyMySQL (the mysql extra); heavy: the server's module, only for this engine
+        from sqlbench_lmeval.execution.mysql import public_url
+        from sqlbench_lmeval.logiccat.server import prepare_command
 
         manifest = prepare_command(
             url, source, cache_dir, reload=reload, rotate_reader=rotate_reader

@@ -19,7 +19,7 @@ from sqlbench_lmeval.scoring.data_dependence import CopiesAhead
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.sql.extract import Extraction
-from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
+from sqlbench_lmeval.sql.table_reads import TableReads, surely_reads_no_table
 
 #: One answer to score: (index of its item, raw output or None, the output's extraction and
 #: failure when the caller already made them, else None).
@@ -55,10 +55,12 @@ class Batch:
     #: (``data_dependence.CopiesAhead``; None: none).
     ahead: CopiesAhead | None = None
 
-    def gold_reads_no_table(self, index: int) -> bool:
+    def gold_reads_no_table(self, index: int, parsed: TableReads | None = None) -> bool:
         """Whether the gold of ``items[index]`` surely reads no table (a calculation on
-        constants), read once per item."""
+        constants), read once per item; ``parsed``: an answer's extraction's parse, used where
+        it is of gold's very text in gold's dialect (an answer that copies gold is then not
+        tokenized again)."""
         if index not in self.gold_reading:
             item = self.items[index]
-            self.gold_reading[index] = surely_reads_no_table(item.gold_sql, item.dialect)
+            self.gold_reading[index] = surely_reads_no_table(item.gold_sql, item.dialect, parsed)
         return self.gold_reading[index]

@@ -81,6 +81,11 @@ def judge(copies: Sequence[There], gold: Outcome, ordered: bool) -> str:
     gold's outcomes on each copy and gold's on the original (docs/scoring.md#data-dependence):
     only the copies where gold's result changed count."""
     used = [(answer, there, ties) for answer, there, ties in copies if moved(there, gold, ordered)]
+    return _verdict(used, ordered)
+
+
+def _verdict(used: Sequence[There], ordered: bool) -> str:
+    """:func:`judge` of the copies where gold's result changed (``used``, already chosen)."""
     if not used:
         return UNDECIDABLE
     if all(matches(answer, there, ties, ordered) for answer, there, ties in used):
@@ -128,11 +133,13 @@ class CopiesAhead:
 
     Guessed, never decided here: an answer is offered as its outcome arrives, and one whose
     result is gold's (``same_result``, either row order) is run on each copy where gold's
-    stored result there (the gold cache, read a few answers at a time) differs from gold's.
+    stored result there (the gold cache, read a few answers at a time) differs from gold's
+    (:func:`moved`, in gold's row order where the tie plan read it, else in either order).
     :func:`judge_all` takes a run from :attr:`done` only where it wants that very job (copy,
     SQL and limits), so a guess changes what runs when, never a verdict; an answer that
     matches only by tie-awareness, or whose gold on a copy is not stored yet, runs there later
-    as before."""
+    as before. What :func:`moved` said of gold's very outcomes is kept (:attr:`moves`), so
+    that :func:`judge_all` does not compare them again after the batch."""
 
     def __init__(self, limits: Limits, gold_cache: GoldCache) -> None:
         self.limits = limits
@@ -142,16 +149,21 @@ class CopiesAhead:
         self.done: dict[Job, Outcome] = {}
         #: Gold's jobs on the copies (under ``gold_limits``) and their cached outcomes, as read.
         self.gold_there: dict[Job, Outcome] = {}
-        self._offered: list[tuple[Item, str, Outcome]] = []
+        #: (gold's job on a copy, row order): gold's outcomes on the original and there, and
+        #: whether it moved (:func:`moved`), for :func:`judge_all` where its outcomes are these.
+        self.moves: dict[tuple[Job, bool], tuple[Outcome, Outcome, bool]] = {}
+        self._offered: list[tuple[Item, str, Outcome, bool | None]] = []
         self._copies: dict[Database, tuple[Database, ...] | None] = {}
         self._scales: dict[tuple[Database, Database], Limits] = {}
         self._asked: set[Job] = set()
 
-    def offer(self, item: Item, sql: str, outcome: Outcome, gold: Outcome | None) -> None:
+    def offer(
+        self, item: Item, sql: str, outcome: Outcome, gold: Outcome | None, ordered: bool | None
+    ) -> None:
         """An answer's ``outcome`` of ``sql`` on ``item``, just in, beside its gold's (None:
-        not known yet)."""
+        not known yet) and whether gold's row order counts (None: not known yet)."""
         if gold is not None and same_result(outcome, gold, ordered=False):
-            self._offered.append((item, sql, gold))
+            self._offered.append((item, sql, gold, ordered))
 
     def jobs(self, at_least: int = 1) -> list[Job]:
         """The copy runs of the answers offered since the last call that matched gold, once
@@ -160,25 +172,31 @@ class CopiesAhead:
             return []
         offered, self._offered = self._offered, []
         wanted = []
-        for item, sql, gold in offered:
+        for item, sql, gold, ordered in offered:
             database = item.database
             if database not in self._copies:
                 self._copies[database] = perturbed_databases(database)
             for copy in self._copies[database] or ():
-                wanted.append((item, sql, gold, copy))
-        gold_jobs = [Job(copy, item.gold_sql) for item, _, _, copy in wanted]
+                wanted.append((item, sql, gold, ordered, copy))
+        gold_jobs = [Job(copy, item.gold_sql) for item, _, _, _, copy in wanted]
         there = self.gold_cache.cached(gold_jobs, self.gold_limits)
         jobs = []
-        for (item, sql, gold, copy), gold_job, gold_there in zip(
+        for (item, sql, gold, ordered, copy), gold_job, gold_there in zip(
             wanted, gold_jobs, there, strict=True
         ):
             if gold_there is None:
                 continue
             self.gold_there[gold_job] = gold_there
-            if gold_there.status is not Status.OK:
-                continue
-            if same_result(gold_there, gold, ordered=True):
-                continue  # gold stayed the same there (in this order at least): not asked
+            if ordered is None:  # gold's row order unknown: moved in this order at least
+                if not moved(gold_there, gold, True):
+                    continue
+            else:
+                key = (gold_job, ordered)
+                found = self.moves.get(key)
+                if found is None or found[0] is not gold or found[1] is not gold_there:
+                    found = self.moves[key] = (gold, gold_there, moved(gold_there, gold, ordered))
+                if not found[2]:
+                    continue  # gold stayed the same there: judge_all will not ask for this run
             key = (item.database, copy)
             if key not in self._scales:
                 self._scales[key] = copy_limits(self.limits, *key)
@@ -222,15 +240,17 @@ def judge_all(
     # may need more than an answer's limit, and only what finishes is cached. Nothing reads the
     # work of a run here: SQLite runs each statement once, uncounted.
     gold_limits = replace(limits.for_gold(), count_work=False)
-    items = [replace(cases[i].item, database=copy) for i, copy in pairs]
-    gold_jobs = [Job(item.database, item.gold_sql) for item in items]
+    # Gold's jobs name the copies; the items themselves are the originals' (plan_batch reads
+    # their gold and dialect, and runs probes where the gold job runs).
+    items = [cases[i].item for i, _ in pairs]
+    gold_jobs = [Job(copy, cases[i].item.gold_sql) for i, copy in pairs]
     ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
     known = {} if ahead is None else ahead.gold_there
     outcomes = _gold_runs(run, known, gold_limits, gold_cache, workers, pool)
     gold = outcomes[: len(gold_jobs)]
     records = ties.finish(gold, outcomes[len(gold_jobs) :])
-    asked = [n for n, (i, _) in enumerate(pairs) if moved(gold[n], cases[i].gold, cases[i].ordered)]
+    asked = _moved(pairs, cases, gold_jobs, gold, {} if ahead is None else ahead.moves)
     runs = [(pairs[n][1], cases[pairs[n][0]]) for n in asked]
     answers = _on_copies(runs, limits, workers, pool, {} if ahead is None else ahead.done)
     answered = dict(zip(asked, answers, strict=True))
@@ -240,8 +260,25 @@ def judge_all(
             per_case.setdefault(i, []).append((answered[n], gold[n], records[n]))
     for i, case in enumerate(cases):
         if copies[case.item.database] is not None:
-            verdicts[i] = judge(per_case.get(i, []), case.gold, case.ordered)
+            # Only copies found moved above are listed: judge would compare gold there again.
+            verdicts[i] = _verdict(per_case.get(i, []), case.ordered)
     return verdicts
+
+
+def _moved(pairs, cases, gold_jobs, gold, moves) -> list[int]:
+    """The pairs (case, copy) where gold's result moved on the copy (:func:`moved`, ``gold``
+    its outcomes there): as :class:`CopiesAhead` found it (``moves``) where it compared these
+    very outcomes, else compared now."""
+    asked = []
+    for n, (i, _) in enumerate(pairs):
+        case, there = cases[i], gold[n]
+        found = moves.get((gold_jobs[n], case.ordered))
+        if found is not None and found[0] is case.gold and found[1] is there:
+            if found[2]:
+                asked.append(n)
+        elif moved(there, case.gold, case.ordered):
+            asked.append(n)
+    return asked
 
 
 def _gold_runs(run, known, gold_limits, gold_cache, workers, pool) -> list[Outcome]:

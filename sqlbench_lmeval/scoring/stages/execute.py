@@ -9,8 +9,7 @@ takes those runs instead of making them): no second batch waits for the last ans
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlbench_lmeval.execution import Job, Outcome, Status, execute_many
@@ -34,7 +33,6 @@ def run(batch, scorer) -> None:
     known: list[Outcome | None] = [None] * count  # gold read from the cache, per item
     roles: list[Answer | Job] = []  # per job after gold's: its answer, or a copy run's job
     outstanding = [0]  # answers' jobs whose outcome is not in yet
-    ended = []  # the stream of answers has ended: gold's row order can be read meanwhile
 
     def jobs() -> Iterator[Job]:
         for answer in batch.stream:
@@ -43,7 +41,6 @@ def run(batch, scorer) -> None:
                 outstanding[0] += 1
                 yield Job(answer.item.database, answer.run.sql)
             yield from copy_runs(AHEAD_AT_ONCE)
-        ended.append(True)
 
     def more() -> list[Job] | None:
         """Once every answer's job is made: the copy runs of those matched since, in the same
@@ -64,13 +61,14 @@ def run(batch, scorer) -> None:
         if isinstance(role, Answer):
             outstanding[0] -= 1
             if ahead is not None:
-                ahead.offer(role.item, role.run.sql, outcome, known[role.index])
+                ordered = batch.tie_plan.orders[role.index]
+                ahead.offer(role.item, role.run.sql, outcome, known[role.index], ordered)
         return batch.held.keep(outcome)
 
     def found(cached: list[Outcome | None]) -> None:
         known[:] = cached[:count]
 
-    answers = _Answers(jobs(), ended, keep, found, more)
+    answers = _Answers(jobs(), keep, found, more)
     gold, predicted, batch.ordered = _execute(batch, answers, scorer)
     batch.gold, batch.probes = gold[:count], gold[count:]
     for role, outcome in zip(roles, predicted, strict=True):
@@ -88,11 +86,10 @@ def run(batch, scorer) -> None:
 
 @dataclass(frozen=True)
 class _Answers:
-    """The answers' side of the batch: their jobs (lazy), whether their stream has ended,
-    what is kept of each outcome, and the callbacks of gold found cached and of more jobs."""
+    """The answers' side of the batch: their jobs (lazy), what is kept of each outcome, and the
+    callbacks of gold found cached and of more jobs."""
 
     jobs: Iterator[Job]
-    ended: list
     keep: Callable[[int, Outcome], Outcome]
     found: Callable[[list[Outcome | None]], None]
     more: Callable[[], list[Job] | None]
@@ -100,55 +97,32 @@ class _Answers:
 
 def _execute(batch, answers: _Answers, scorer):
     """Gold outcomes (gold's jobs, then its tie probes), the answers' outcomes (in the order
-    their jobs came) and per item whether gold's row order counts (the tie plan's ``orders``
-    holds those it already read)."""
-    gold_jobs, orders = batch.gold_jobs + batch.tie_plan.probe_jobs, batch.tie_plan.orders
+    their jobs came) and per item whether gold's row order counts (as the tie plan read it)."""
+    gold_jobs = batch.gold_jobs + batch.tie_plan.probe_jobs
     keep, found, more = answers.keep, answers.found, answers.more
-    # Once the stream of answers has ended (the parent then mostly waits on the workers), a
-    # thread parses gold for its ORDER BY; earlier it would slow the extraction that feeds them.
     description = "executing SQL" if scorer.progress else None
     limits, workers, cache = scorer.limits, scorer.workers, scorer.gold_cache
-    with ThreadPoolExecutor(max_workers=1) as background:
-        parsed = []
-
-        def parse_orders() -> None:
-            if not parsed:
-                parsed.append(background.submit(_gold_orders, batch.items, orders))
-
-        pred_jobs = _when(answers.jobs, lambda: bool(answers.ended), parse_orders)
-        if cache is not None:
-            gold, predicted = cache.run_together(
-                gold_jobs, pred_jobs, limits, workers=workers, progress=description,
-                expected=batch.expected, pool=batch.pool, keep=keep, found=found, more=more,
-            )  # fmt: skip
-        else:
-            expected = None if batch.expected is None else len(gold_jobs) + batch.expected
-            both = execute_many(
-                itertools.chain(gold_jobs, pred_jobs), limits, workers=workers,
-                progress=description, expected=expected, pool=batch.pool,
-                keep=from_index(len(gold_jobs), keep), more=more,
-            )  # fmt: skip
-            gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
-        parse_orders()
-        return gold, predicted, parsed[0].result()
-
-
-def _when(jobs: Iterable, ready: Callable[[], bool], action: Callable[[], object]) -> Iterator:
-    """``jobs``; ``action()`` once, as soon as ``ready()`` holds after one is taken."""
-    done = False
-    for job in jobs:
-        if not done and ready():
-            action()
-            done = True
-        yield job
-    if not done:
-        action()
+    if cache is not None:
+        gold, predicted = cache.run_together(
+            gold_jobs, answers.jobs, limits, workers=workers, progress=description,
+            expected=batch.expected, pool=batch.pool, keep=keep, found=found, more=more,
+        )  # fmt: skip
+    else:
+        expected = None if batch.expected is None else len(gold_jobs) + batch.expected
+        both = execute_many(
+            itertools.chain(gold_jobs, answers.jobs), limits, workers=workers,
+            progress=description, expected=expected, pool=batch.pool,
+            keep=from_index(len(gold_jobs), keep), more=more,
+        )  # fmt: skip
+        gold, predicted = both[: len(gold_jobs)], both[len(gold_jobs) :]
+    return gold, predicted, _gold_orders(batch.items, batch.tie_plan.orders)
 
 
 def _gold_orders(items: Sequence[Item], known: Sequence[bool | None]) -> list[bool]:
     """Per item, whether its gold result has a defined row order (outermost ORDER BY): as the
-    tie plan read it (``known``; a cold run parses gold once), else parsed here (gold whose
-    tie record was stored, so not planned)."""
+    tie plan read it (``known``: from the plan's parse, or kept with the stored tie record, so
+    a warm run parses no gold), else parsed here. (Parsed in a thread while the batch ran, it
+    held the interpreter lock against the loop that feeds the workers.)"""
     memo: dict[tuple[str, str], bool] = {}
     orders = []
     for item, order in zip(items, known, strict=True):

@@ -15,7 +15,7 @@ RUNS_SQL = True
 
 
 def run(batch, scorer) -> None:
-    chosen = [a for a in batch.answers if _asks(a) and not batch.gold_reads_no_table(a.index)]
+    chosen = [a for a in batch.answers if _asks(a) and not _gold_reads_no_table(a, batch)]
     # Gold that draws random numbers gives on a copy no result an answer should give there.
     for answer in [a for a in chosen if UNREPEATABLE_FLAGS & set(a.item.flags)]:
         answer.dependence = UNDECIDABLE
@@ -28,6 +28,12 @@ def run(batch, scorer) -> None:
     )
     for answer, dependence in zip(chosen, found, strict=True):
         answer.dependence = dependence
+
+
+def _gold_reads_no_table(answer, batch) -> bool:
+    extraction = answer.extraction
+    parsed = None if extraction is None else extraction.table_reads
+    return batch.gold_reads_no_table(answer.index, parsed)
 
 
 def _asks(answer) -> bool:
