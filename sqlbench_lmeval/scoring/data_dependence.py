@@ -34,6 +34,7 @@ from sqlbench_lmeval.execution import (
     Status,
     execute_many,
 )
+from sqlbench_lmeval.execution.outcome import FINISHED
 from sqlbench_lmeval.execution.perturbed import perturbed_databases
 from sqlbench_lmeval.execution.pool import WorkerPool
 from sqlbench_lmeval.scoring.compare import (
@@ -197,6 +198,8 @@ class CopiesAhead:
                     found = self.moves[key] = (gold, gold_there, moved(gold_there, gold, ordered))
                 if not found[2]:
                     continue  # gold stayed the same there: judge_all will not ask for this run
+            if sql == item.gold_sql:
+                continue  # gold's own SQL: judge_all takes gold's outcome there (is_gold_there)
             key = (item.database, copy)
             if key not in self._scales:
                 self._scales[key] = copy_limits(self.limits, *key)
@@ -252,7 +255,8 @@ def judge_all(
     records = ties.finish(gold, outcomes[len(gold_jobs) :])
     asked = _moved(pairs, cases, gold_jobs, gold, {} if ahead is None else ahead.moves)
     runs = [(pairs[n][1], cases[pairs[n][0]]) for n in asked]
-    answers = _on_copies(runs, limits, workers, pool, {} if ahead is None else ahead.done)
+    done = {} if ahead is None else ahead.done
+    answers = _on_copies(runs, [gold[n] for n in asked], limits, workers, pool, done)
     answered = dict(zip(asked, answers, strict=True))
     per_case: dict[int, list[There]] = {}
     for n, (i, _) in enumerate(pairs):
@@ -292,12 +296,15 @@ def _gold_runs(run, known, gold_limits, gold_cache, workers, pool) -> list[Outco
     return [known[job] if job in known else next(fetched) for job in run]
 
 
-def _on_copies(runs, limits: Limits, workers, pool, done: dict[Job, Outcome]) -> list[Outcome]:
+def _on_copies(
+    runs, gold, limits: Limits, workers, pool, done: dict[Job, Outcome]
+) -> list[Outcome]:
     """The answers of ``runs`` ((copy, case) pairs) on their copies, each charged to the
     answer: the answers' limit scaled by its copy's size (``copy_scale``), and one that runs
     past it settled as on the original (``timeouts.settle``: alone, after gold on the copy).
-    Those not in ``done`` run in one batch, each job under its own scaled limits, so every
-    worker has work until the last."""
+    An answer whose SQL is gold's gets gold's outcome there (``gold``, per run) where gold
+    finished (:func:`is_gold_there`). Those not in ``done`` run in one batch, each job under
+    its own scaled limits, so every worker has work until the last."""
     memo: dict[tuple[Database, Database], Limits] = {}
     scaled = []
     for copy, case in runs:
@@ -305,14 +312,30 @@ def _on_copies(runs, limits: Limits, workers, pool, done: dict[Job, Outcome]) ->
         if key not in memo:
             memo[key] = copy_limits(limits, *key)
         scaled.append(memo[key])
-    jobs = [Job(copy, case.sql, limits=own) for (copy, case), own in zip(runs, scaled, strict=True)]
-    missing = [job for job in jobs if job not in done]
-    ran = dict(zip(missing, execute_many(missing, limits, workers=workers, pool=pool), strict=True))
-    outcomes = [done[job] if job in done else ran[job] for job in jobs]
-    return [
-        settle(Job(copy, case.sql), Job(copy, case.item.gold_sql), outcome, own, workers, pool)
-        for (copy, case), own, outcome in zip(runs, scaled, outcomes, strict=True)
+    jobs = [
+        None if is_gold_there(case, there) else Job(copy, case.sql, limits=own)
+        for (copy, case), own, there in zip(runs, scaled, gold, strict=True)
     ]
+    missing = [job for job in jobs if job is not None and job not in done]
+    ran = dict(zip(missing, execute_many(missing, limits, workers=workers, pool=pool), strict=True))
+    outcomes = []
+    for (copy, case), own, there, job in zip(runs, scaled, gold, jobs, strict=True):
+        if job is None:
+            outcomes.append(there)
+            continue
+        outcome = done[job] if job in done else ran[job]
+        outcomes.append(
+            settle(Job(copy, case.sql), Job(copy, case.item.gold_sql), outcome, own, workers, pool)
+        )
+    return outcomes
+
+
+def is_gold_there(case: Case, there: Outcome) -> bool:
+    """Whether ``case``'s answer on a copy is gold's outcome ``there``, not run: its SQL is
+    gold's, character for character, and gold finished there. The same statement on the same
+    file gives the same result (one seed for random functions, a frozen clock); where gold
+    did not finish, the answer runs under its own limits."""
+    return case.sql == case.item.gold_sql and there.status in FINISHED
 
 
 def copy_limits(limits: Limits, original: Database, copy: Database) -> Limits:

@@ -346,11 +346,30 @@ def test_the_runs_on_the_copy_count_no_work(shop, monkeypatch):
         return real(jobs, limits, **kwargs)
 
     monkeypatch.setattr(data_dependence, "execute_many", recording)
-    (score,) = Scorer(progress=False).score([item_on(shop, TOTAL)], [TOTAL])
+    answer = "SELECT total FROM (SELECT SUM(price) AS total FROM sales)"
+    (score,) = Scorer(progress=False).score([item_on(shop, TOTAL)], [answer])
     assert score["data_dependence"] == CHANGED and score["work"] > 0  # the first run counted
     # Gold (and its ties) on both copies, then the answer on both.
-    assert len(seen) == 2
+    assert len(seen) == 2 and len(seen[1]) == 2
     assert not any(limits.count_work for batch in seen for limits in batch)
+
+
+def test_gold_as_the_answer_is_gold_on_the_copies_without_a_run(shop, monkeypatch):
+    # The same statement on the same file gives the same result: an answer that is gold's SQL
+    # takes gold's outcome on each copy; one spelled otherwise runs there.
+    seen = []
+    real = data_dependence.execute_many
+
+    def recording(jobs, limits, **kwargs):
+        seen.append([job.sql for job in jobs])
+        return real(jobs, limits, **kwargs)
+
+    monkeypatch.setattr(data_dependence, "execute_many", recording)
+    other = "SELECT  SUM(price)  FROM sales"
+    scores = Scorer(progress=False).score([item_on(shop, TOTAL)] * 2, [TOTAL, other])
+    assert [(s["ex"], s["data_dependence"]) for s in scores] == [(1, CHANGED)] * 2
+    # Gold on both copies (once: the same job), then only the other spelling on both.
+    assert seen[1:] == [[other, other]]
 
 
 def test_gold_that_does_not_move_with_the_data_cannot_tell(shop):
