@@ -255,7 +255,9 @@ def test_the_report_counts_excluded_items_apart_and_in_no_mean(pumps, tmp_path):
 @pytest.mark.parametrize("case", ["gold never finishes", "gold's worker always killed"])
 def test_score_stops_with_exit_3_and_writes_nothing(pumps, tmp_path, monkeypatch, capsys, case):
     # The real `score` command, its real workers and SQLite file; only the items come from
-    # here (a benchmark's own gold finishes and is never killed).
+    # here (a benchmark's own gold finishes and is never killed), and so does their dataset
+    # version: LogicCat's own would build the real bundle from the upstream files into this
+    # test's empty cache (~30 s of CPU per case) before scoring, which these items never read.
     from sqlbench_lmeval import cli
     from sqlbench_lmeval.logiccat import benchmark
 
@@ -270,7 +272,13 @@ def test_score_stops_with_exit_3_and_writes_nothing(pumps, tmp_path, monkeypatch
         gold, expected = "SELECT killed_worker()", "worker process died (signal SIGKILL)"
     items = [item(pumps, 3, gold), item(pumps, 4, "SELECT 1")]
     monkeypatch.setattr(
-        benchmark, "BENCHMARK", replace(benchmark.BENCHMARK, load_items=lambda **options: items)
+        benchmark,
+        "BENCHMARK",
+        replace(
+            benchmark.BENCHMARK,
+            load_items=lambda **options: items,
+            dataset_version=lambda **options: "test items",
+        ),
     )
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text(
