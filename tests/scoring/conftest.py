@@ -21,3 +21,14 @@ def database(tmp_path_factory):
         )
     conn.close()
     return Database(engine="sqlite", path=str(path))
+
+
+@pytest.fixture
+def pumps(tmp_path):
+    """A fresh SQLite file of two pumps, A and B (one per test: the tests that stop workers on
+    it must not share it)."""
+    path = tmp_path / "pumps.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE pump (name TEXT); INSERT INTO pump VALUES ('A'), ('B');")
+    conn.close()
+    return Database("sqlite", str(path))

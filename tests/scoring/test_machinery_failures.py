@@ -9,7 +9,6 @@ SQLite files, real worker processes, real kills.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from dataclasses import replace
 
@@ -36,15 +35,6 @@ NEVER_ENDS = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 )
 ANSWERS_LIMIT = Limits(timeout_s=0.02)  # no machine runs SLOW_GOLD within it
-
-
-@pytest.fixture
-def pumps(tmp_path):
-    path = tmp_path / "pumps.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("CREATE TABLE pump (name TEXT); INSERT INTO pump VALUES ('A'), ('B');")
-    conn.close()
-    return Database("sqlite", str(path))
 
 
 def item(database, item_id: int, gold_sql: str, gold_status: str = "ok") -> Item:

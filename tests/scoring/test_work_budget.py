@@ -7,10 +7,6 @@ files and real worker processes."""
 
 from __future__ import annotations
 
-import sqlite3
-
-import pytest
-
 from sqlbench_lmeval.execution import Database, Job, Limits, Outcome, Status
 from sqlbench_lmeval.execution.deadline import over_budget
 from sqlbench_lmeval.scoring.data_dependence import copy_limits
@@ -20,15 +16,6 @@ from sqlbench_lmeval.scoring.timeouts import RULE, settle, still_late, timed_out
 
 LOOP = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 GOLD = "SELECT name FROM pump ORDER BY name"
-
-
-@pytest.fixture
-def pumps(tmp_path):
-    path = tmp_path / "pumps.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("CREATE TABLE pump (name TEXT); INSERT INTO pump VALUES ('A'), ('B');")
-    conn.close()
-    return Database("sqlite", str(path))
 
 
 def score(database: Database, limits: Limits) -> list[dict]:
