@@ -94,7 +94,7 @@ class TestSQLite:
         conn = sqlite_engine.connect(str(tiny_sqlite), limits)
         for sql in (FEW, "SELECT nope FROM t", PAIRS):
             sqlite_engine.run(conn, sql, limits)
-            conn.counter.calls = 0
+            assert conn.counter.calls == 0
             conn.execute(PAIRS).fetchall()
             assert conn.counter.calls > 0
 
@@ -160,7 +160,7 @@ def settled_reader(path) -> sqlite3.Connection:
 
 def counted(conn: sqlite3.Connection, sql: str, every: int) -> int:
     counter = StepCounter(every=every)
-    conn.set_progress_handler(counter, every)
+    counter.install(conn)
     conn.execute(sql).fetchall()
     return counter.steps
 
@@ -196,7 +196,7 @@ class TestWhyTheSQLiteEngineIsSetUpSo:
             return True
 
         counter = StepCounter(inner=deadline, every=1, check=4)
-        conn.set_progress_handler(counter, 1)
+        counter.install(conn)
         with pytest.raises(sqlite3.OperationalError, match="interrupted"):
             conn.execute(PAIRS).fetchall()
         assert counter.calls == 4 and len(asked) == 1  # asked on the 4th call, which aborted
