@@ -191,13 +191,8 @@ class CopiesAhead:
             if ordered is None:  # gold's row order unknown: moved in this order at least
                 if not moved(gold_there, gold, True):
                     continue
-            else:
-                key = (gold_job, ordered)
-                found = self.moves.get(key)
-                if found is None or found[0] is not gold or found[1] is not gold_there:
-                    found = self.moves[key] = (gold, gold_there, moved(gold_there, gold, ordered))
-                if not found[2]:
-                    continue  # gold stayed the same there: judge_all will not ask for this run
+            elif not _moved_kept(self.moves, gold_job, ordered, gold, gold_there):
+                continue  # gold stayed the same there: judge_all will not ask for this run
             if sql == item.gold_sql:
                 continue  # gold's own SQL: judge_all takes gold's outcome there (is_gold_there)
             key = (item.database, copy)
@@ -270,19 +265,30 @@ def judge_all(
 
 
 def _moved(pairs, cases, gold_jobs, gold, moves) -> list[int]:
-    """The pairs (case, copy) where gold's result moved on the copy (:func:`moved`, ``gold``
-    its outcomes there): as :class:`CopiesAhead` found it (``moves``) where it compared these
-    very outcomes, else compared now."""
-    asked = []
-    for n, (i, _) in enumerate(pairs):
-        case, there = cases[i], gold[n]
-        found = moves.get((gold_jobs[n], case.ordered))
-        if found is not None and found[0] is case.gold and found[1] is there:
-            if found[2]:
-                asked.append(n)
-        elif moved(there, case.gold, case.ordered):
-            asked.append(n)
-    return asked
+    """The pairs (case, copy) where gold's result moved on the copy (``gold``: its outcomes
+    there), as :func:`_moved_kept` tells it."""
+    return [
+        n
+        for n, (i, _) in enumerate(pairs)
+        if _moved_kept(moves, gold_jobs[n], cases[i].ordered, cases[i].gold, gold[n])
+    ]
+
+
+def _moved_kept(
+    moves: dict[tuple[Job, bool], tuple[Outcome, Outcome, bool]],
+    gold_job: Job,
+    ordered: bool,
+    gold: Outcome,
+    there: Outcome,
+) -> bool:
+    """:func:`moved` of gold's outcome on the original (``gold``) and on ``gold_job``'s copy
+    (``there``), in row order ``ordered``: as ``moves`` keeps it where it compared these very
+    outcomes (:attr:`CopiesAhead.moves`), else compared now and kept there."""
+    key = (gold_job, ordered)
+    found = moves.get(key)
+    if found is None or found[0] is not gold or found[1] is not there:
+        found = moves[key] = (gold, there, moved(there, gold, ordered))
+    return found[2]
 
 
 def _gold_runs(run, known, gold_limits, gold_cache, workers, pool) -> list[Outcome]:
