@@ -259,13 +259,14 @@ def run(conn: SandboxConnection, sql: str, limits: Limits) -> Outcome:
     counter = conn.counter
     start = time.monotonic()
     deadline.at = start + limits.timeout_s
-    counter.budget(limits.work_budget)
     try:
         if not limits.count_work:  # once, under the counter's handler alone
+            counter.budget(limits.work_budget)
             counter.install(conn)
             return _execute(conn, sql, limits, start)
         # A C callable: 0 (go on) EXACT_STEPS times, then 1 (stop); what is left of the
-        # budget tells how many steps ran.
+        # budget tells how many steps ran. (The counter, idle meanwhile, holds no budget: the
+        # ``finally`` below left it so, and so did ``connect``.)
         budget = itertools.repeat(0, EXACT_STEPS)
         conn.set_progress_handler(itertools.chain(budget, _STOP).__next__, 1)
         outcome = _execute(conn, sql, limits, start)
