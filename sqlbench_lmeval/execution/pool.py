@@ -367,8 +367,11 @@ class _Batch:
                 producing = self._take_jobs()
                 self._dispatch()
                 # While the source makes jobs the workers may need soon, only look for
-                # results and go on making jobs; otherwise wait for the workers.
-                self._wait_and_read(block=not producing)
+                # results and go on making jobs; otherwise wait for the workers, while any
+                # job is out: once the last has finished and ``more`` has said none follow,
+                # no worker has anything to say, and a wait sat out its whole 0.5 s
+                # (measured: 0.5 s of a LogicCat score run's 4.8 s, after every result was in).
+                self._wait_and_read(block=not producing and self.remaining > 0)
                 self._watchdog()
                 if (
                     not producing

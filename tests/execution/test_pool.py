@@ -209,6 +209,33 @@ def test_jobs_made_from_results_join_the_batch(tiny_sqlite, workers):
     assert sorted(o.rows[0][0] for o in outcomes[40:]) == [i * 10 for i in range(40)]
 
 
+def test_no_wait_for_workers_once_the_last_job_is_in(tiny_sqlite, monkeypatch):
+    # ``more`` answers None only after the last result is in (scoring: no copy run follows);
+    # the batch then ends at once. A wait for the workers then, with nothing out, sat out its
+    # whole timeout (0.5 s) before the batch could end.
+    database = Database("sqlite", str(tiny_sqlite))
+    waits, reads = [], pool_module._Batch._wait_and_read
+
+    def watched(batch, block=True):
+        waits.append((block, batch.remaining))
+        return reads(batch, block)
+
+    monkeypatch.setattr(pool_module._Batch, "_wait_and_read", watched)
+    finished = []
+
+    def keep(index, outcome):
+        finished.append(index)
+        return outcome
+
+    def more():  # as scoring's: none yet while a job is out, none ever once all are in
+        return None if len(finished) == 5 else []
+
+    outcomes = execute_many([Job(database, "SELECT 1")] * 5, workers=1, keep=keep, more=more)
+    assert [o.rows for o in outcomes] == [((1,),)] * 5
+    assert any(block for block, _ in waits), "the batch waited for its workers while jobs ran"
+    assert [(block, left) for block, left in waits if block and left == 0] == []
+
+
 def test_a_job_runs_under_its_own_limits_beside_the_batchs(tiny_sqlite, hooks_dir, monkeypatch):
     # The watchdog gives each job its own time limit: the batch's is 30 s, this job's 0.3 s.
     monkeypatch.setattr(pool_module, "KILL_GRACE_S", 1.0)
