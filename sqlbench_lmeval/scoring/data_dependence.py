@@ -43,7 +43,7 @@ from sqlbench_lmeval.scoring.compare import (
     multiset_within,
     same_result,
 )
-from sqlbench_lmeval.scoring.gold_ties import GoldTies, plan_batch, tie_verdict
+from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.timeouts import settle
 from sqlbench_lmeval.vocabulary import DataDependence
@@ -240,14 +240,16 @@ def judge_all(
     gold_limits = replace(limits.for_gold(), count_work=False)
     # Gold's jobs name the copies; the items themselves are the originals' (plan_batch reads
     # their gold and dialect, and runs probes where the gold job runs).
-    items = [cases[i].item for i, _ in pairs]
     gold_jobs = [Job(copy, cases[i].item.gold_sql) for i, copy in pairs]
-    ties = plan_batch(items, gold_jobs, gold_limits, gold_cache)
+    tied, ties = _copy_ties(cases, pairs, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
     known = {} if ahead is None else ahead.gold_there
     outcomes = _gold_runs(run, known, gold_limits, gold_cache, workers, pool)
     gold = outcomes[: len(gold_jobs)]
-    records = ties.finish(gold, outcomes[len(gold_jobs) :])
+    records: list[GoldTies | None] = [None] * len(pairs)
+    finished = ties.finish([gold[n] for n in tied], outcomes[len(gold_jobs) :])
+    for n, record in zip(tied, finished, strict=True):
+        records[n] = record
     asked = _moved(pairs, cases, gold_jobs, gold, {} if ahead is None else ahead.moves)
     runs = [(pairs[n][1], cases[pairs[n][0]]) for n in asked]
     done = {} if ahead is None else ahead.done
@@ -262,6 +264,15 @@ def judge_all(
             # Only copies found moved above are listed: judge would compare gold there again.
             verdicts[i] = _verdict(per_case.get(i, []), case.ordered)
     return verdicts
+
+
+def _copy_ties(cases, pairs, gold_jobs, gold_limits, gold_cache) -> tuple[list[int], TieBatch]:
+    """The pairs (case, copy) that need gold's tie record there, and its plan (``gold_jobs``:
+    gold's per pair). Not a pair whose answer is gold's own text: it gets gold's outcome on the
+    copy (:func:`is_gold_there`), which matches itself before any tie rule is asked."""
+    tied = [n for n, (i, _) in enumerate(pairs) if cases[i].sql != cases[i].item.gold_sql]
+    items = [cases[pairs[n][0]].item for n in tied]
+    return tied, plan_batch(items, [gold_jobs[n] for n in tied], gold_limits, gold_cache)
 
 
 def _moved(pairs, cases, gold_jobs, gold, moves) -> list[int]:

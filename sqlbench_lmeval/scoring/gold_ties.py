@@ -33,12 +33,15 @@ from sqlbench_lmeval.scoring.tie_compare import (
     tie_gold,
 )
 from sqlbench_lmeval.scoring.tie_probe import TiePlan, plan_ties
+from sqlbench_lmeval.sql.table_reads import surely_reads_no_table
 from sqlbench_lmeval.vocabulary import Reason, TieStatus
 
 #: Version of what a tie record holds (the probe's text, the grouping, the checks). 2: keys
 #: equal under the ``ex`` value rules are one tie group. 3: a record also keeps whether gold has
-#: an outermost ORDER BY (its plan's parse), so a warm run parses no gold for its row order.
-TIE_VERSION = "3"
+#: an outermost ORDER BY (its plan's parse), so a warm run parses no gold for its row order. 4: and
+#: whether gold surely reads no table (``sql.table_reads``), so a warm run tokenizes no gold for
+#: the judge's and data dependence's question either.
+TIE_VERSION = "4"
 #: The tie store's file name, in the gold cache's folder.
 STORE_FILE = "tie-gold.sqlite"
 
@@ -158,12 +161,15 @@ class TieBatch:
     #: Per item, whether gold's outermost query has ORDER BY, from the plan's parse (gold is
     #: parsed once) or as its stored record keeps it.
     orders: list[bool | None]
+    #: Per item, whether gold surely reads no table (``surely_reads_no_table`` of its text),
+    #: as its stored record keeps it or found while planning; None: not asked (``reads``).
+    no_table: list[bool | None]
 
     def finish(self, gold: Sequence[Outcome], probes: Sequence[Outcome]) -> list[GoldTies]:
         """Every item's record, given gold's outcomes (in item order) and the probes' (in
         ``probe_jobs`` order); new deterministic records are stored."""
         records: list[GoldTies] = []
-        new: dict[str, tuple[GoldTies, bool | None]] = {}
+        new: dict[str, tuple[GoldTies, bool | None, bool | None]] = {}
         for index, (record, plan) in enumerate(zip(self.records, self.plans, strict=True)):
             if record is None:
                 slot = self.probe_of.get(index)
@@ -180,7 +186,7 @@ class TieBatch:
                     and gold[index].status in FINISHED
                     and (probe is None or probe.status in FINISHED)
                 ):
-                    new[key] = (record, self.orders[index])
+                    new[key] = (record, self.orders[index], self.no_table[index])
             records.append(record)
         if new and self.store is not None:
             self.store.save(new)
@@ -188,10 +194,17 @@ class TieBatch:
 
 
 def plan_batch(
-    items: Sequence[Item], gold_jobs: Sequence[Job], limits: Limits, gold_cache: GoldCache | None
+    items: Sequence[Item],
+    gold_jobs: Sequence[Job],
+    limits: Limits,
+    gold_cache: GoldCache | None,
+    reads: bool = False,
 ) -> TieBatch:
     """Read what the tie store holds for ``items`` (``gold_jobs[i]`` is item i's gold, on the
-    database its probe runs on) and plan the rest: the probe jobs to run beside gold."""
+    database its probe runs on) and plan the rest: the probe jobs to run beside gold. With
+    ``reads``, also whether each gold surely reads no table, and then every new record is
+    stored, not only those of gold with an order or a cut (reading a record is cheaper than
+    tokenizing gold)."""
     store = None if gold_cache is None else TieStore(Path(gold_cache.root) / STORE_FILE)
     keys: list[str | None] = [None] * len(items)
     if gold_cache is not None:
@@ -204,18 +217,22 @@ def plan_batch(
     records: list[GoldTies | None] = []
     plans: list[TiePlan | None] = []
     orders: list[bool | None] = []
+    no_table: list[bool | None] = []
     probe_of: dict[int, int] = {}
     fallback_of: dict[int, int] = {}
     probe_jobs: list[Job] = []
     for index, (item, key, gold_job) in enumerate(zip(items, keys, gold_jobs, strict=True)):
-        record, order = found.get(key, (None, None)) if key is not None else (None, None)
+        record, order, no_table_found = found.get(key, _UNKNOWN) if key else _UNKNOWN
         plan = None
         if record is None:
             plan = plan_gold(item.gold_sql, item.dialect, limits.max_rows)
+            if reads:
+                no_table_found = surely_reads_no_table(item.gold_sql, item.dialect)
             # No plan: the text holds no ORDER (nor LIMIT, OFFSET, FETCH), so no ORDER BY.
             order = plan is not None and plan.order_by
             if plan is None:
-                record = UNORDERED
+                if not (reads and key is not None):  # with ``reads``: by ``finish``, stored
+                    record = UNORDERED
             elif plan.handled and plan.has_order_or_cut and plan.probe_sql is not None:
                 probe_of[index] = len(probe_jobs)
                 probe_jobs.append(Job(gold_job.database, plan.probe_sql))
@@ -225,7 +242,13 @@ def plan_batch(
         records.append(record)
         plans.append(plan)
         orders.append(order)
-    return TieBatch(records, plans, probe_of, probe_jobs, fallback_of, keys, store, orders)
+        no_table.append(no_table_found)
+    return TieBatch(
+        records, plans, probe_of, probe_jobs, fallback_of, keys, store, orders, no_table
+    )
+
+
+_UNKNOWN = (None, None, None)  # no stored record: planned
 
 
 def _record_key(gold_key: str, dialect: str) -> str:
@@ -237,15 +260,16 @@ def _record_key(gold_key: str, dialect: str) -> str:
 
 class TieStore:
     """Tie records on disk, by key (an ``execution.record_file`` of JSON
-    ``[status, acceptable, answers, ordered]``: the record, and whether gold has an outermost
-    ORDER BY); a damaged file is moved aside and counts as empty (the records are made again
-    from the gold cache)."""
+    ``[status, acceptable, answers, ordered, no_table]``: the record, whether gold has an
+    outermost ORDER BY and whether it surely reads no table); a damaged file is moved aside and
+    counts as empty (the records are made again from the gold cache)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def load(self, keys: set[str]) -> dict[str, tuple[GoldTies, bool | None]]:
-        """Each stored record of ``keys``, with whether gold has an outermost ORDER BY."""
+    def load(self, keys: set[str]) -> dict[str, tuple[GoldTies, bool | None, bool | None]]:
+        """Each stored record of ``keys``, with whether gold has an outermost ORDER BY and
+        whether it surely reads no table."""
         if not keys or not self.path.exists():
             return {}
         try:
@@ -254,21 +278,24 @@ class TieStore:
         except sqlite3.DatabaseError:
             move_aside(self.path)
             return {}
-        found: dict[str, tuple[GoldTies, bool | None]] = {}
+        found: dict[str, tuple[GoldTies, bool | None, bool | None]] = {}
         for key, payload in payloads.items():
-            status, acceptable, answers, ordered = json.loads(payload)
-            found[key] = (GoldTies(status, acceptable, payload=answers), ordered)
+            status, acceptable, answers, ordered, no_table = json.loads(payload)
+            found[key] = (GoldTies(status, acceptable, payload=answers), ordered, no_table)
         return found
 
-    def save(self, records: dict[str, tuple[GoldTies, bool | None]]) -> None:
-        """Store each record, with whether gold has an outermost ORDER BY."""
+    def save(self, records: dict[str, tuple[GoldTies, bool | None, bool | None]]) -> None:
+        """Store each record, with whether gold has an outermost ORDER BY and whether it
+        surely reads no table."""
         payloads = {}
-        for key, (record, ordered) in records.items():
+        for key, (record, ordered, no_table) in records.items():
             answers = record.answers
             encoded = None
             if answers is not None:
                 encoded = json.dumps(answers.to_json(), separators=(",", ":"), allow_nan=False)
-            payloads[key] = json.dumps([record.status, record.acceptable, encoded, ordered])
+            payloads[key] = json.dumps(
+                [record.status, record.acceptable, encoded, ordered, no_table]
+            )
         try:
             with RecordFile(self.path) as db:
                 save_payloads(db, payloads)

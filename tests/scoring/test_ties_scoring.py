@@ -121,6 +121,29 @@ def test_tie_records_are_stored_beside_the_gold_cache_and_read_warm(database, tm
     assert warm == cold and warm["reason"] == TIE_EQUIVALENT
 
 
+def test_a_warm_run_of_gold_as_the_answer_reads_gold_without_tokenizing_it(
+    database, tmp_path, monkeypatch
+):
+    # Whether gold reads a table is in its tie record (also for gold with no order to plan:
+    # reading a record is cheaper than tokenizing), and an answer that is gold's very text
+    # names a table where gold does: a warm run tokenizes neither. Only the original's record
+    # is made: on the copies, gold's text takes gold's outcome, which needs no tie record.
+    from sqlbench_lmeval.sql import table_reads
+
+    cache = GoldCache(tmp_path / "cache")
+    plain = "SELECT name FROM scores WHERE score > 6"
+    cold = [score(database, gold, gold, gold_cache=cache) for gold in (TOP3, plain)]
+    with sqlite3.connect(tmp_path / "cache" / STORE_FILE) as conn:
+        payloads = [json.loads(p) for (p,) in conn.execute("SELECT payload FROM entries")]
+    conn.close()
+    assert sorted(payload[3:] for payload in payloads) == [[False, False], [True, False]]
+    tokenized = []
+    monkeypatch.setattr(table_reads, "_surely_reads_no_table", lambda *a: tokenized.append(a))
+    warm = [score(database, gold, gold, gold_cache=cache) for gold in (TOP3, plain)]
+    assert warm == cold and tokenized == []
+    assert [s["data_dependence"] for s in warm] == ["changed", "changed"]
+
+
 def test_a_damaged_tie_store_is_set_aside_and_made_again(database, tmp_path):
     cache = GoldCache(tmp_path / "cache")
     (tmp_path / "cache").mkdir()

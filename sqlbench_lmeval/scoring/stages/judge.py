@@ -47,11 +47,12 @@ def _compared(answer: Answer) -> Verdict:
 
 def _names_no_table(answer: Answer, batch) -> str | None:
     """``no_table`` for an answer that ran and names no table where gold names one (gold that
-    is itself a calculation on constants, 116 LogicCat items, makes that no shortcut). The
-    answer is asked first: most name a table, and then gold's text need not be read."""
-    if answer.outcome.status is not Status.OK:
+    is itself a calculation on constants, 116 LogicCat items, makes that no shortcut). Gold is
+    asked first (its tie record keeps the answer); an answer whose text is gold's names a table
+    exactly where gold does, so only other texts are tokenized."""
+    if answer.outcome.status is not Status.OK or batch.gold_reads_no_table(answer.index):
+        return None
+    if answer.run.sql == answer.item.gold_sql:
         return None
     parsed = None if answer.extraction is None else answer.extraction.table_reads  # parsed once
-    if not surely_reads_no_table(answer.run.sql, answer.item.dialect, parsed):
-        return None
-    return None if batch.gold_reads_no_table(answer.index) else NO_TABLE
+    return NO_TABLE if surely_reads_no_table(answer.run.sql, answer.item.dialect, parsed) else None

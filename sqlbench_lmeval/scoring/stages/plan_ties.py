@@ -13,4 +13,11 @@ RUNS_SQL = True
 
 def run(batch, scorer) -> None:
     batch.gold_jobs = [Job(item.database, item.gold_sql) for item in batch.items]
-    batch.tie_plan = plan_batch(batch.items, batch.gold_jobs, scorer.limits, scorer.gold_cache)
+    batch.tie_plan = plan_batch(
+        batch.items, batch.gold_jobs, scorer.limits, scorer.gold_cache, reads=True
+    )
+    # Whether each gold surely reads no table, as its tie record keeps it: asked by the judge
+    # and the read_data stage, never tokenized again.
+    batch.gold_reading.update(
+        (index, found) for index, found in enumerate(batch.tie_plan.no_table) if found is not None
+    )
