@@ -214,11 +214,11 @@ def test_no_wait_for_workers_once_the_last_job_is_in(tiny_sqlite, monkeypatch):
     # the batch then ends at once. A wait for the workers then, with nothing out, sat out its
     # whole timeout (0.5 s) before the batch could end.
     database = Database("sqlite", str(tiny_sqlite))
-    waits, reads = [], pool_module._Batch._wait_and_read
+    waits, real = [], pool_module._Batch._wait_and_read
 
     def watched(batch, block=True):
         waits.append((block, batch.remaining))
-        return reads(batch, block)
+        return real(batch, block)
 
     monkeypatch.setattr(pool_module._Batch, "_wait_and_read", watched)
     finished = []
