@@ -303,7 +303,9 @@ def test_no_warning_in_the_normal_case(hooked):
 # 10 s of CPU; `ls tasks` reads each config again, about 35 s), so each command runs once, in
 # parallel where possible: the wheel install (README's install line) goes through the CLI
 # (`ls tasks`, `validate`, a run, switched off, `--include_path`); the editable install checks
-# TaskManager() from Python and that the live checkout is read.
+# TaskManager() from Python and that the live checkout is read. The run takes the default path,
+# our folder beside lm-eval's whole index; `ls tasks` lists our tasks with lm-eval's own left
+# out (SQLBENCH_LMEVAL_ONLY_OUR_TASKS), as a listing of all of them proved nothing more.
 
 SMOKE = "sqlbench_discovery_smoke"
 # Everything Python-path related is dropped so the venv sees only itself.
@@ -557,7 +559,7 @@ def test_wheel_install_lists_validates_runs_switches_off_and_uninstalls(fresh):
         # index of lm-eval's ~15k configs (10 s of CPU) proved nothing more. Validate is still
         # run below, switched off with --include_path.
         listed, ran, explicit_off, inert = in_parallel(
-            lambda: venv.do(lm_eval_dash, "ls", "tasks"),
+            lambda: venv.do(lm_eval_dash, "ls", "tasks", env_extra={discovery.ONLY_OURS_ENV: "1"}),
             lambda: venv.do(
                 lm_eval, "--model", "dummy", "--tasks", SMOKE, "--output_path", venv.root / "out"
             ),
