@@ -156,27 +156,42 @@ def same_result(pred: Outcome, gold: Outcome, *, ordered: bool) -> bool:
 
 def _surely_differ(pred: list[tuple], gold: list[tuple], ordered: bool) -> bool:
     """True only where ``ex`` is false whatever the columns' scales: rows of equal number and
-    width whose *outlines* cannot be paired. A row's outline keeps its NULLs and strings and
-    writes every other value as one placeholder. Two values are close only if both are NULL,
-    or both strings and equal, or neither is either (``values_close``), so rows are close
-    only where their outlines are equal: in order (``ordered``) each row's outline must equal
-    its counterpart's, else the multisets of outlines must be equal. False claims nothing
-    (also when a value cannot be hashed)."""
+    width whose *outlines* cannot be paired. A row's outline keeps its NULLs and strings, and
+    every value of an *exact* column (one holding nothing but NULLs, strings and ints on both
+    sides), and writes every other value as one placeholder. Two values are close only if both
+    are NULL, or both strings and equal, or neither is either (``values_close``); in an exact
+    column only if equal, as two ints are close only when equal and no float or Decimal is
+    there to be close to one. So rows are close only where their outlines are equal: in order
+    (``ordered``) each row's outline must equal its counterpart's, else the multisets of
+    outlines must be equal. False claims nothing (also when a value cannot be hashed).
+
+    >>> _surely_differ([(1, 2.5)], [(2, 2.5)], False), _surely_differ([(1, 2.5)], [(1, 2.6)], False)
+    (True, False)
+    >>> _surely_differ([(1,), (2,)], [(2,), (1.0,)], False)  # 1.0 is close to 1: not exact
+    False
+    """
     try:
-        if ordered:
-            return any(
-                p != g and _outline(p) != _outline(g) for p, g in zip(pred, gold, strict=True)
+        exact = [
+            set(map(type, column)) <= _EXACT_TYPES for column in zip(*pred, *gold, strict=True)
+        ]
+
+        def outline(row: tuple) -> tuple:
+            return tuple(
+                v if keep or v is None or isinstance(v, str) else _OTHER
+                for v, keep in zip(row, exact, strict=True)
             )
-        return Counter(map(_outline, pred)) != Counter(map(_outline, gold))
+
+        if ordered:
+            return any(p != g and outline(p) != outline(g) for p, g in zip(pred, gold, strict=True))
+        return Counter(map(outline, pred)) != Counter(map(outline, gold))
     except Exception:  # e.g. an unhashable value, or == raising: let the full rules decide
         return False
 
 
 _OTHER = ("$other",)  # any value that is neither NULL nor a string, in an outline
-
-
-def _outline(row: tuple) -> tuple:
-    return tuple(v if v is None or isinstance(v, str) else _OTHER for v in row)
+#: The types of an exact column's values (bool is an int; ``type`` is matched exactly, so
+#: no subclass with an ``==`` of its own is among them).
+_EXACT_TYPES = frozenset({int, bool, str, type(None)})
 
 
 # -- raw modes ---------------------------------------------------------------------------

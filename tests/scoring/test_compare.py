@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlbench_lmeval.execution import Outcome, Status
+from sqlbench_lmeval.scoring import compare as compare_module
 from sqlbench_lmeval.scoring.compare import (
     COMPARISON_VERSION,
     REL_TOL,
@@ -17,6 +18,7 @@ from sqlbench_lmeval.scoring.compare import (
     column_magnitudes,
     compare,
     gold_order_matters,
+    rows_close,
     same_result,
     values_close,
     ves,
@@ -499,6 +501,65 @@ def test_same_result_agrees_with_compare_on_near_results(rows, rng, ordered):
     gold = ok(*rows) if rows else ok(columns=tuple(f"c{i}" for i in range(width)))
     assert same_result(pred, gold, ordered=ordered) is compare(pred, gold, ordered=ordered).ex
     assert same_result(gold, pred, ordered=ordered) is compare(gold, pred, ordered=ordered).ex
+
+
+# Results whose columns are often exact (ints, booleans, NULLs and text only), and changes to
+# them that keep or break closeness: an int moved by one, an int written as a float, a row
+# shuffled away.
+exact_values = st.one_of(st.none(), st.integers(-3, 3), st.booleans(), st.text("ab", max_size=1))
+exact_results = st.integers(min_value=1, max_value=3).flatmap(
+    lambda width: st.lists(st.tuples(*[exact_values] * width), min_size=1, max_size=8)
+)
+
+
+def _nudged(rows: list[tuple], rng: random.Random) -> list[tuple]:
+    changed = [
+        tuple(
+            (v + rng.choice([0, 0, 1]) if rng.random() < 0.5 else float(v))
+            if type(v) is int and rng.random() < 0.3
+            else v
+            for v in row
+        )
+        for row in rows
+    ]
+    rng.shuffle(changed)
+    return changed
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.one_of(results, exact_results), st.randoms(use_true_random=False), st.booleans())
+def test_the_outline_check_claims_a_difference_only_where_the_tolerant_rules_find_one(
+    rows, rng, ordered
+):
+    # _surely_differ is the shortcut both same_result and compare take, so agreeing with each
+    # other proves nothing of it: whatever it calls different must also be so by the tolerant
+    # rules themselves (rows_close in order, else the multiset match), asked without it.
+    changed = _nudged(rows, rng) if rng.random() < 0.5 else _perturbed(rows, rng)[: len(rows)]
+    if len(changed) != len(rows) or not rows:
+        return
+    if compare_module._surely_differ(changed, rows, ordered):
+        magnitudes = column_magnitudes(changed + rows)
+        if ordered:
+            assert not all(rows_close(p, g, magnitudes) for p, g in zip(changed, rows, strict=True))
+        else:
+            assert not compare_module._multiset_equal(changed, rows, magnitudes)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ([(1, "a"), (2, "b")], [(2, "b"), (1, "a")], False),  # the same rows
+        ([(1, 2.5), (2, 2.5)], [(1, 2.5), (3, 2.5)], True),  # an int column: exact
+        ([(True,), (2,)], [(2,), (1,)], False),  # True == 1, as values_close has it
+        ([(1,), (2,)], [(1.0,), (2,)], False),  # a float in the column: 1 is close to 1.0
+        ([(1,), (2,)], [(Decimal(1),), (3,)], False),  # a Decimal: left to the tolerant rules
+        ([(0.1 + 0.2,)], [(0.3,)], False),  # float noise: close, though not ==
+        ([(Decimal("0.3000000000000000001"),)], [(Decimal("0.3"),)], False),  # likewise
+        ([("1",), (2,)], [(1,), (2,)], True),  # text is never a number
+    ],
+)
+def test_an_exact_column_outlines_its_values(pred, gold, expected):
+    assert compare_module._surely_differ(pred, gold, False) is expected
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
