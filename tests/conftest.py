@@ -113,6 +113,15 @@ def _with_perturbed_copies(databases) -> None:
 
 
 @pytest.fixture(scope="session")
+def hf_python(tmp_path_factory) -> Path:
+    """An interpreter that runs ``lm_eval --model hf`` (``support.hf_python``: the suite's own
+    where it imports torch, else a virtualenv made once per run), or a skip saying why."""
+    from support.hf_python import hf_python as made_in
+
+    return made_in(shared_folder(tmp_path_factory, "hf-python"))
+
+
+@pytest.fixture(scope="session")
 def mysql_admin_url():
     """Admin URL of a MySQL-protocol server (see tests/support/mysql_server.py), or a skip.
 

@@ -2,15 +2,15 @@
 
 lm-eval's ``hf`` model keeps only the last ``max_length - max_gen_toks`` tokens of a longer
 prompt, so the start of the TPC-DS schema is lost without a word. A real run through
-``lm_eval --model hf`` of the tiny random model (``support.tiny_hf_model``; its tokenizer is
-trained on the two prompts) with ``max_length=512`` and ``max_gen_toks=16`` records
-``max_length`` 512; each TPC-DS prompt (24 CREATE TABLE statements) is far above 496 tokens,
-so ``verify`` must flag both items, counting with the run's own tokenizer, loaded offline.
+``lm_eval --model hf`` (by the ``hf_python`` fixture's interpreter) of the tiny random model
+(``support.tiny_hf_model``; its tokenizer is trained on the two prompts) with
+``max_length=512`` and ``max_gen_toks=16`` records ``max_length`` 512; each TPC-DS prompt (24
+CREATE TABLE statements) is far above 496 tokens, so ``verify`` must flag both items, counting
+with the run's own tokenizer, loaded offline.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
@@ -20,26 +20,20 @@ from support.lm_eval_run import run_hf_lm_eval
 from sqlbench_lmeval.submission.logged import read_submissions
 from sqlbench_lmeval.submission.verify import verify_submission
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        any(importlib.util.find_spec(name) is None for name in ("torch", "transformers")),
-        reason='needs the hf extra: pip install -e ".[dev,hf]" (bash .ci/run installs it)',
-    ),
-]
+pytestmark = pytest.mark.slow
 
 MAX_LENGTH, MAX_GEN_TOKS = 512, 16
 
 
-def test_prompts_beyond_the_context_are_flagged(tpcds_cache, tmp_path):
-    from support.tiny_hf_model import write_tiny_causal_lm
+def test_prompts_beyond_the_context_are_flagged(tpcds_cache, hf_python, tmp_path):
+    from support.hf_python import write_tiny_causal_lm
 
     from sqlbench_lmeval.tpcds.task import doc_to_text, documents
 
     cache = tpcds_cache
     docs = documents(scale_factor=TPCDS_SCALE_FACTOR, cache_dir=cache)[:2]
     prompts = [doc_to_text(doc) for doc in docs]
-    model = write_tiny_causal_lm(tmp_path / "tiny", prompts)
+    model = write_tiny_causal_lm(hf_python, tmp_path / "tiny", prompts)
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(model), local_files_only=True)
@@ -59,6 +53,7 @@ def test_prompts_beyond_the_context_are_flagged(tpcds_cache, tmp_path):
             json.dumps({"scale_factor": TPCDS_SCALE_FACTOR}),
         ],
         {"SQLBENCH_LMEVAL_CACHE": str(cache)},
+        python=hf_python,
     )
 
     (submission,) = read_submissions(str(output))

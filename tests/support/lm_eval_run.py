@@ -222,12 +222,15 @@ def run_hf_lm_eval(
     workdir: Path,
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    *,
+    python: Path,
 ) -> Path:
-    """``lm_eval --model hf`` on the CPU with ``--log_samples`` (batch size 1); the output
-    folder. A failing run raises ``AssertionError`` with the tail of its output."""
+    """``lm_eval --model hf`` on the CPU with ``--log_samples`` (batch size 1), run by
+    ``python`` (one that imports torch: the ``hf_python`` fixture, ``support.hf_python``); the
+    output folder. A failing run raises ``AssertionError`` with the tail of its output."""
     output = workdir / "runs"
     command = [
-        *lm_eval_command(),
+        str(python), "-m", "lm_eval",
         "--model", "hf",
         "--model_args", model_args,
         "--device", "cpu",

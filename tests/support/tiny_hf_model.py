@@ -92,3 +92,11 @@ def write_tiny_causal_lm(folder: Path, texts: Iterable[str]) -> Path:
     tokenizer.save_pretrained(folder)
     model.save_pretrained(folder)
     return folder
+
+
+if __name__ == "__main__":  # python -m support.tiny_hf_model FOLDER TEXTS_JSON (support.hf_python)
+    import json
+    import sys
+
+    texts = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))
+    write_tiny_causal_lm(Path(sys.argv[1]), texts)
