@@ -43,6 +43,7 @@ from sqlbench_lmeval.scoring.compare import (
     multiset_within,
     same_result,
 )
+from sqlbench_lmeval.scoring.gold_moves import GoldMoves, flag_keys
 from sqlbench_lmeval.scoring.gold_ties import GoldTies, TieBatch, plan_batch, tie_verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.timeouts import settle
@@ -140,12 +141,17 @@ class CopiesAhead:
     SQL and limits), so a guess changes what runs when, never a verdict; an answer that
     matches only by tie-awareness, or whose gold on a copy is not stored yet, runs there later
     as before. What :func:`moved` said of gold's very outcomes is kept (:attr:`moves`), so
-    that :func:`judge_all` does not compare them again after the batch."""
+    that :func:`judge_all` does not compare them again after the batch. For an answer that is
+    gold's text, the flags kept beside the gold cache (``gold_moves``) are read instead of
+    gold's results there, where they are all stored (:attr:`flags`)."""
 
     def __init__(self, limits: Limits, gold_cache: GoldCache) -> None:
         self.limits = limits
         self.gold_cache = gold_cache
         self.gold_limits = replace(limits.for_gold(), count_work=False)
+        self.store = GoldMoves.beside(gold_cache)
+        #: (gold's job on a copy, row order): whether gold moved there, as stored.
+        self.flags: dict[tuple[Job, bool], bool] = {}
         #: Jobs (copy, SQL and limits) and the outcome each gave: filled by the caller.
         self.done: dict[Job, Outcome] = {}
         #: Gold's jobs on the copies (under ``gold_limits``) and their cached outcomes, as read.
@@ -180,11 +186,19 @@ class CopiesAhead:
             for copy in self._copies[database] or ():
                 wanted.append((item, sql, gold, ordered, copy))
         gold_jobs = [Job(copy, item.gold_sql) for item, _, _, _, copy in wanted]
-        there = self.gold_cache.cached(gold_jobs, self.gold_limits)
+        flagged = self._read_flags(wanted, gold_jobs)
+        read = iter(
+            self.gold_cache.cached(
+                [job for n, job in enumerate(gold_jobs) if n not in flagged], self.gold_limits
+            )
+        )
         jobs = []
-        for (item, sql, gold, ordered, copy), gold_job, gold_there in zip(
-            wanted, gold_jobs, there, strict=True
+        for n, ((item, sql, gold, ordered, copy), gold_job) in enumerate(
+            zip(wanted, gold_jobs, strict=True)
         ):
+            if n in flagged:
+                continue  # gold's own text: judge_all reads this copy's flag, nothing else
+            gold_there = next(read)
             if gold_there is None:
                 continue
             self.gold_there[gold_job] = gold_there
@@ -204,6 +218,27 @@ class CopiesAhead:
                 jobs.append(job)
         return jobs
 
+    def _read_flags(self, wanted, gold_jobs: list[Job]) -> set[int]:
+        """The indexes in ``wanted`` of answers that are gold's text (row order known) whose
+        flag on that copy is stored; the flags go to :attr:`flags`."""
+        verbatim = [
+            n
+            for n, (item, sql, _, ordered, _) in enumerate(wanted)
+            if sql == item.gold_sql and ordered is not None
+        ]
+        if not verbatim:
+            return set()
+        chosen = [gold_jobs[n] for n in verbatim]
+        orders = [wanted[n][3] for n in verbatim]
+        keys = flag_keys(self.gold_cache, chosen, self.gold_limits, orders)
+        stored = self.store.load({key for key in keys if key is not None})
+        flagged = set()
+        for n, job, order, key in zip(verbatim, chosen, orders, keys, strict=True):
+            if key in stored:
+                self.flags[job, order] = stored[key]
+                flagged.add(n)
+        return flagged
+
 
 def judge_all(
     cases: Sequence[Case],
@@ -222,7 +257,9 @@ def judge_all(
     with the rule for an answer that runs past it (``timeouts.settle``). ``pool``: the run's
     worker processes (``execute_many``), if it keeps them; ``ahead``: the runs on the copies
     already made while the answers ran, and gold's results there already read
-    (:class:`CopiesAhead`), taken instead of running or reading them again."""
+    (:class:`CopiesAhead`), taken instead of running or reading them again. An answer that is
+    gold's text is judged from whether gold moved on each copy where ``gold_cache`` keeps that
+    beside it (``gold_moves``, written here)."""
     copies = {}
     for case in cases:
         database = case.item.database
@@ -241,6 +278,63 @@ def judge_all(
     # Gold's jobs name the copies; the items themselves are the originals' (plan_batch reads
     # their gold and dialect, and runs probes where the gold job runs).
     gold_jobs = [Job(copy, cases[i].item.gold_sql) for i, copy in pairs]
+    store, keys = _flag_store(cases, pairs, gold_jobs, gold_limits, gold_cache)
+    decided = _by_flags(cases, pairs, gold_jobs, keys, store, ahead)
+    rest = [n for n, (i, _) in enumerate(pairs) if i not in decided]
+    per_case: dict[int, list[There]] = {}
+    if rest:
+        per_case, gold, moved_there = _judged_on_copies(
+            cases,
+            [pairs[n] for n in rest],
+            [gold_jobs[n] for n in rest],
+            (limits, gold_limits),
+            (workers, gold_cache, pool, ahead),
+        )
+        if store is not None:  # only what does not depend on the machine, as the gold cache
+            kept = zip((keys[n] for n in rest), gold, moved_there, strict=True)
+            store.save({k: m for k, g, m in kept if k is not None and g.status in FINISHED})
+    for i, case in enumerate(cases):
+        if copies[case.item.database] is not None:
+            # Only copies found moved are listed: judge would compare gold there again.
+            verdicts[i] = (
+                decided[i] if i in decided else _verdict(per_case.get(i, []), case.ordered)
+            )
+    return verdicts
+
+
+def _flag_store(cases, pairs, gold_jobs, gold_limits, gold_cache):
+    """The flags beside ``gold_cache`` (``gold_moves``; None without a cache) and each pair's
+    key there (None: not keyed)."""
+    if gold_cache is None:
+        return None, [None] * len(pairs)
+    orders = [cases[i].ordered for i, _ in pairs]
+    keys = flag_keys(gold_cache, gold_jobs, gold_limits, orders)
+    return GoldMoves.beside(gold_cache), keys
+
+
+def _by_flags(cases, pairs, gold_jobs, keys, store, ahead) -> dict[int, str]:
+    """The verdicts of the cases whose answer is gold's text and whose every copy's flag
+    (``gold_moves``) is known, from ``ahead`` or else ``store``: :data:`CHANGED` where gold
+    moved on some copy, else :data:`UNDECIDABLE`. Such an answer gives gold's result on each
+    copy (:func:`is_gold_there`: gold finished wherever it moved), which matches itself."""
+    held = {} if ahead is None else ahead.flags
+    own = [n for n, (i, _) in enumerate(pairs) if cases[i].sql == cases[i].item.gold_sql]
+    missing = {keys[n] for n in own if (gold_jobs[n], cases[pairs[n][0]].ordered) not in held}
+    stored = {} if store is None else store.load({key for key in missing if key is not None})
+    flags: dict[int, list[bool | None]] = {}
+    for n in own:
+        i = pairs[n][0]
+        flag = held.get((gold_jobs[n], cases[i].ordered), stored.get(keys[n]))
+        flags.setdefault(i, []).append(flag)
+    return {i: CHANGED if any(f) else UNDECIDABLE for i, f in flags.items() if None not in f}
+
+
+def _judged_on_copies(cases, pairs, gold_jobs, limits_pair, run_with):
+    """For the cases of ``pairs`` ((case index, copy), gold's job on each): their copies where
+    gold moved, each with the answer's outcome there, gold's and gold's tie record (by case
+    index), gold's outcome on each pair's copy, and whether it moved there."""
+    limits, gold_limits = limits_pair
+    workers, gold_cache, pool, ahead = run_with
     tied, ties = _copy_ties(cases, pairs, gold_jobs, gold_limits, gold_cache)
     run = gold_jobs + ties.probe_jobs
     known = {} if ahead is None else ahead.gold_there
@@ -259,11 +353,7 @@ def judge_all(
     for n, (i, _) in enumerate(pairs):
         if n in answered:
             per_case.setdefault(i, []).append((answered[n], gold[n], records[n]))
-    for i, case in enumerate(cases):
-        if copies[case.item.database] is not None:
-            # Only copies found moved above are listed: judge would compare gold there again.
-            verdicts[i] = _verdict(per_case.get(i, []), case.ordered)
-    return verdicts
+    return per_case, gold, [n in answered for n in range(len(pairs))]
 
 
 def _copy_ties(cases, pairs, gold_jobs, gold_limits, gold_cache) -> tuple[list[int], TieBatch]:
