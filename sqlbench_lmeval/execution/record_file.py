@@ -108,3 +108,27 @@ def move_aside(path: Path) -> None:
     """Rename a damaged file out of the way (kept for inspection), if it is there."""
     if path.exists():
         os.replace(path, path.with_name(f"{path.name}.corrupt-{int(time.time())}"))
+
+
+def load_derived(path: Path, keys: set[str]) -> dict[str, str]:
+    """:func:`load_payloads` of the file at ``path``, for records derived from the gold cache
+    (made again from it when lost): none without keys or without the file, and a damaged file
+    is moved aside (:func:`move_aside`) and counts as empty."""
+    if not keys or not path.exists():
+        return {}
+    try:
+        with RecordFile(path) as db:
+            return load_payloads(db, keys)
+    except sqlite3.DatabaseError:
+        move_aside(path)
+        return {}
+
+
+def save_derived(path: Path, payloads: Mapping[str, str]) -> None:
+    """:func:`save_payloads` into the file at ``path``, for records derived from the gold cache:
+    a damaged file is moved aside (:func:`move_aside`) and these records are not kept."""
+    try:
+        with RecordFile(path) as db:
+            save_payloads(db, payloads)
+    except sqlite3.DatabaseError:
+        move_aside(path)

@@ -22,17 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits
-from sqlbench_lmeval.execution.record_file import (
-    RecordFile,
-    load_payloads,
-    move_aside,
-    save_payloads,
-)
+from sqlbench_lmeval.execution.record_file import load_derived, save_derived
 from sqlbench_lmeval.scoring.compare import COMPARISON_VERSION
 
 #: The store's file, beside the gold cache's.
@@ -71,26 +65,13 @@ class GoldMoves:
 
     def load(self, keys: set[str]) -> dict[str, bool]:
         """Each stored flag of ``keys``."""
-        if not keys or not self.path.exists():
-            return {}
-        try:
-            with RecordFile(self.path) as db:
-                payloads = load_payloads(db, keys)
-        except sqlite3.DatabaseError:
-            move_aside(self.path)
-            return {}
-        return {key: payload == "true" for key, payload in payloads.items()}
+        return {key: payload == "true" for key, payload in load_derived(self.path, keys).items()}
 
     def save(self, flags: Mapping[str, bool]) -> None:
         """Store each flag."""
         if not flags:
             return
-        payloads = {key: "true" if flag else "false" for key, flag in flags.items()}
-        try:
-            with RecordFile(self.path) as db:
-                save_payloads(db, payloads)
-        except sqlite3.DatabaseError:
-            move_aside(self.path)
+        save_derived(self.path, {key: "true" if flag else "false" for key, flag in flags.items()})
 
 
 __all__ = ["FILE", "GoldMoves", "flag_key", "flag_keys"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,12 +16,7 @@ from pathlib import Path
 
 from sqlbench_lmeval.execution import GoldCache, Job, Limits, Outcome, Status
 from sqlbench_lmeval.execution.outcome import FINISHED
-from sqlbench_lmeval.execution.record_file import (
-    RecordFile,
-    load_payloads,
-    move_aside,
-    save_payloads,
-)
+from sqlbench_lmeval.execution.record_file import load_derived, save_derived
 from sqlbench_lmeval.scoring.compare import Verdict
 from sqlbench_lmeval.scoring.item import Item
 from sqlbench_lmeval.scoring.tie_compare import (
@@ -270,16 +264,8 @@ class TieStore:
     def load(self, keys: set[str]) -> dict[str, tuple[GoldTies, bool | None, bool | None]]:
         """Each stored record of ``keys``, with whether gold has an outermost ORDER BY and
         whether it surely reads no table."""
-        if not keys or not self.path.exists():
-            return {}
-        try:
-            with RecordFile(self.path) as db:
-                payloads = load_payloads(db, keys)
-        except sqlite3.DatabaseError:
-            move_aside(self.path)
-            return {}
         found: dict[str, tuple[GoldTies, bool | None, bool | None]] = {}
-        for key, payload in payloads.items():
+        for key, payload in load_derived(self.path, keys).items():
             status, acceptable, answers, ordered, no_table = json.loads(payload)
             found[key] = (GoldTies(status, acceptable, payload=answers), ordered, no_table)
         return found
@@ -296,8 +282,4 @@ class TieStore:
             payloads[key] = json.dumps(
                 [record.status, record.acceptable, encoded, ordered, no_table]
             )
-        try:
-            with RecordFile(self.path) as db:
-                save_payloads(db, payloads)
-        except sqlite3.DatabaseError:
-            move_aside(self.path)
+        save_derived(self.path, payloads)
