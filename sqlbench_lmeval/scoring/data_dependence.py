@@ -207,7 +207,7 @@ class CopiesAhead:
                     continue
             elif not _moved_kept(self.moves, gold_job, ordered, gold, gold_there):
                 continue  # gold stayed the same there: judge_all will not ask for this run
-            if sql == item.gold_sql:
+            if item.is_gold_text(sql):
                 continue  # gold's own SQL: judge_all takes gold's outcome there (is_gold_there)
             key = (item.database, copy)
             if key not in self._scales:
@@ -224,7 +224,7 @@ class CopiesAhead:
         verbatim = [
             n
             for n, (item, sql, _, ordered, _) in enumerate(wanted)
-            if sql == item.gold_sql and ordered is not None
+            if item.is_gold_text(sql) and ordered is not None
         ]
         if not verbatim:
             return set()
@@ -318,7 +318,7 @@ def _by_flags(cases, pairs, gold_jobs, keys, store, ahead) -> dict[int, str]:
     moved on some copy, else :data:`UNDECIDABLE`. Such an answer gives gold's result on each
     copy (:func:`is_gold_there`: gold finished wherever it moved), which matches itself."""
     held = {} if ahead is None else ahead.flags
-    own = [n for n, (i, _) in enumerate(pairs) if cases[i].sql == cases[i].item.gold_sql]
+    own = [n for n, (i, _) in enumerate(pairs) if cases[i].item.is_gold_text(cases[i].sql)]
     missing = {keys[n] for n in own if (gold_jobs[n], cases[pairs[n][0]].ordered) not in held}
     stored = {} if store is None else store.load({key for key in missing if key is not None})
     flags: dict[int, list[bool | None]] = {}
@@ -360,7 +360,7 @@ def _copy_ties(cases, pairs, gold_jobs, gold_limits, gold_cache) -> tuple[list[i
     """The pairs (case, copy) that need gold's tie record there, and its plan (``gold_jobs``:
     gold's per pair). Not a pair whose answer is gold's own text: it gets gold's outcome on the
     copy (:func:`is_gold_there`), which matches itself before any tie rule is asked."""
-    tied = [n for n, (i, _) in enumerate(pairs) if cases[i].sql != cases[i].item.gold_sql]
+    tied = [n for n, (i, _) in enumerate(pairs) if not cases[i].item.is_gold_text(cases[i].sql)]
     items = [cases[pairs[n][0]].item for n in tied]
     return tied, plan_batch(items, [gold_jobs[n] for n in tied], gold_limits, gold_cache)
 
@@ -439,10 +439,9 @@ def _on_copies(
 
 def is_gold_there(case: Case, there: Outcome) -> bool:
     """Whether ``case``'s answer on a copy is gold's outcome ``there``, not run: its SQL is
-    gold's, character for character, and gold finished there. The same statement on the same
-    file gives the same result (one seed for random functions, a frozen clock); where gold
-    did not finish, the answer runs under its own limits."""
-    return case.sql == case.item.gold_sql and there.status in FINISHED
+    gold's (``Item.is_gold_text``) and gold finished there; where gold did not finish, the
+    answer runs under its own limits."""
+    return case.item.is_gold_text(case.sql) and there.status in FINISHED
 
 
 def copy_limits(limits: Limits, original: Database, copy: Database) -> Limits:

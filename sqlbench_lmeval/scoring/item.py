@@ -53,6 +53,12 @@ class Item:
         """The sqlglot dialect predictions are written in."""
         return self.prediction_dialect or self.dialect
 
+    def is_gold_text(self, sql: str) -> bool:
+        """Whether ``sql`` is gold's own text, character for character: it names a table where
+        gold does and gives gold's result on any file gold ran on (the same statement on the
+        same file, one seed for random functions, a frozen clock)."""
+        return sql == self.gold_sql
+
     def to_doc(self) -> dict:
         """The fields an lm-eval document carries so the filter can rebuild the item."""
         return {

@@ -52,7 +52,7 @@ def _names_no_table(answer: Answer, batch) -> str | None:
     exactly where gold does, so only other texts are tokenized."""
     if answer.outcome.status is not Status.OK or batch.gold_reads_no_table(answer.index):
         return None
-    if answer.run.sql == answer.item.gold_sql:
+    if answer.item.is_gold_text(answer.run.sql):
         return None
     parsed = None if answer.extraction is None else answer.extraction.table_reads  # parsed once
     return NO_TABLE if surely_reads_no_table(answer.run.sql, answer.item.dialect, parsed) else None
